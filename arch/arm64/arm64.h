@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * arm64 kernel-mapping engine model: geometry (pgtable-hwdef.h, memory.h),
+ * 64-bit descriptors (pgtable-prot.h), translation tables as real arrays of
+ * descriptors, and the primitives the generic vmalloc code calls, each
+ * counting its stores, barriers and TLB invalidations where the kernel
+ * issues them.  Sources: linux-mm/linux-mm, see docs/model.md for commits.
+ *
+ * Levels are addressed by depth d = 0 (top, swapper_pg_dir) .. levels-1
+ * (the PTE table).  The hardware level of depth d is 4 - levels + d.
+ */
+#ifndef VT_ARM64_H
+#define VT_ARM64_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/stats.h"
+
+#define ARM64_MAX_LEVELS 5
+
+/* Linux names of a table, by hardware level + 1 (-1 .. 3). */
+enum arm64_lname { ARM64_PGD, ARM64_P4D, ARM64_PUD, ARM64_PMD, ARM64_PTE };
+
+struct arm64_geom {
+	unsigned int page_shift, va_bits, levels;
+	unsigned int bits_per_level;		/* PAGE_SHIFT - 3 */
+	unsigned int shift[ARM64_MAX_LEVELS];	/* VA bits an entry at depth d maps */
+	uint64_t ptrs[ARM64_MAX_LEVELS];	/* entries of a table at depth d */
+	enum arm64_lname name[ARM64_MAX_LEVELS]; /* table name at depth d */
+	int pmd_depth;		/* depth of the PMD (hw level 2) table */
+	int pud_depth;		/* depth of hw level 1, or -1 */
+	uint64_t page_size;
+	unsigned int pmd_shift, pud_shift;
+	uint64_t pmd_size, pud_size;
+	bool pud_block_ok;			/* pud_sect_supported(): 4K only */
+	unsigned int cont_pte_shift, cont_pmd_shift;
+	uint64_t cont_ptes, cont_pte_size, cont_pmds, cont_pmd_size;
+	uint64_t ptrs_per_pte;			/* = MAX_DVM_OPS */
+	unsigned int ioremap_max_order;		/* IOREMAP_MAX_ORDER (a shift) */
+	unsigned int max_page_order;		/* MAX_PAGE_ORDER */
+	bool lpa2;				/* 52-bit VA with 4K/16K */
+	unsigned int pa_bits;
+	uint64_t page_offset, vmalloc_start, vmalloc_end;
+};
+
+/* 0, or -EINVAL if (granule, va_bits) is not a Kconfig-valid pair. */
+int arm64_geom_init(struct arm64_geom *g, unsigned int page_shift,
+		    unsigned int va_bits);
+/* Name of a table level at depth d ("PGD", "P4D", "PUD", "PMD", "PTE"). */
+const char *arm64_level_name(const struct arm64_geom *g, int d);
+
+/* ---- descriptors (arch/arm64/include/asm/pgtable-hwdef.h, -prot.h) ---- */
+#define PTE_VALID	(1ull << 0)
+#define PTE_TYPE_MASK	(3ull << 0)
+#define PTE_TYPE_PAGE	(3ull << 0)	/* level 3 */
+#define PMD_TYPE_TABLE	(3ull << 0)	/* levels 0-2 */
+#define PMD_TYPE_SECT	(1ull << 0)	/* block, levels 1-2 */
+#define PTE_ATTRINDX(t)	((uint64_t)(t) << 2)
+#define PTE_ATTRINDX_MASK (7ull << 2)
+#define PTE_USER	(1ull << 6)
+#define PTE_RDONLY	(1ull << 7)
+#define PTE_SHARED	(3ull << 8)
+#define PTE_AF		(1ull << 10)
+#define PTE_NG		(1ull << 11)
+#define PTE_GP		(1ull << 50)
+#define PTE_WRITE	(1ull << 51)
+#define PTE_CONT	(1ull << 52)
+#define PTE_PXN		(1ull << 53)
+#define PTE_UXN		(1ull << 54)
+#define PTE_DIRTY	(1ull << 55)
+#define PTE_SPECIAL	(1ull << 56)
+#define PMD_TABLE_AF	(1ull << 10)
+#define PMD_TABLE_PXN	(1ull << 59)
+#define PMD_TABLE_UXN	(1ull << 60)
+
+enum { MT_NORMAL, MT_NORMAL_TAGGED, MT_NORMAL_NC, MT_DEVICE_nGnRnE, MT_DEVICE_nGnRE };
+
+/* Descriptor attribute values for a protection (enum vt_prot). */
+uint64_t arm64_prot_bits(const struct arm64_geom *g, unsigned int prot);
+/* __phys_to_pte_val(): output address bits for a PA (52-bit PA folding). */
+uint64_t arm64_pa_to_desc(const struct arm64_geom *g, uint64_t pa);
+/* __pte_to_phys() */
+uint64_t arm64_desc_to_pa(const struct arm64_geom *g, uint64_t desc);
+/* The bits of a descriptor that are not its output address. */
+uint64_t arm64_desc_attrs(const struct arm64_geom *g, uint64_t desc);
+
+static inline bool arm64_desc_valid(uint64_t d) { return d & PTE_VALID; }
+static inline bool arm64_desc_table(uint64_t d) { return (d & PTE_TYPE_MASK) == PMD_TYPE_TABLE; }
+static inline bool arm64_desc_block(uint64_t d) { return (d & PTE_TYPE_MASK) == PMD_TYPE_SECT; }
+
+/* ---- the simulated init_mm -------------------------------------------- */
+
+struct arm64_table;
+
+struct arm64_mm_opts {
+	bool eager_barriers;	/* <= v6.15: a dsb+isb per valid kernel store */
+	bool tlbi_range;	/* FEAT_TLBIRANGE */
+	bool initial_empty;	/* every level starts empty and is counted */
+	bool patch1;		/* Barry Song RFC 1/8: num_contig_ptes N x CONT */
+	bool rodata_rw;		/* boot time: swapper stores without fixmap */
+	bool vmap_cont;		/* v6.16+: arch_vmap_pte_range_map_size() etc. */
+};
+
+struct arm64_mm {
+	struct arm64_geom g;
+	struct arm64_mm_opts o;
+	struct vt_stats *st;		/* where counts go (set by the engine) */
+	/* table pool: tables are ids; id -> descriptor array */
+	uint64_t **tbl;			/* per id, NULL if free */
+	uint8_t *tbl_depth;		/* per id */
+	uint8_t **seen;			/* per id: upper tables, booted materialisation */
+	uint32_t nr_tbl, cap_tbl;
+	uint32_t *free_ids;
+	uint32_t nr_free;
+	uint32_t pgd;			/* id of swapper_pg_dir */
+	uint64_t table_pa_base;
+	/* lazy MMU mode (arch_enter/leave_lazy_mmu_mode, queue_pte_barriers) */
+	bool lazy_active, lazy_pending;
+	/* TLB-entry units of live leaves: a page = cont_ptes units, a CONT
+	 * entry = 1 unit, a block = cont_ptes units */
+	int64_t tlb_units, tlb_units_peak;
+};
+
+int arm64_mm_init(struct arm64_mm *mm, unsigned int page_shift,
+		  unsigned int va_bits, const struct arm64_mm_opts *o);
+void arm64_mm_release(struct arm64_mm *mm);
+
+static inline uint64_t *arm64_table(const struct arm64_mm *mm, uint32_t id)
+{
+	return mm->tbl[id];
+}
+/* Table id a table descriptor points at, or UINT32_MAX if not ours. */
+uint32_t arm64_desc_table_id(const struct arm64_mm *mm, uint64_t desc);
+static inline unsigned int arm64_index(const struct arm64_geom *g, int d, uint64_t va)
+{
+	return (va >> g->shift[d]) & (g->ptrs[d] - 1);
+}
+/* *_addr_end(): end of the entry at depth d containing addr, capped at end */
+static inline uint64_t arm64_addr_end(const struct arm64_geom *g, int d,
+				      uint64_t addr, uint64_t end)
+{
+	uint64_t b = (addr + (1ull << g->shift[d])) & ~((1ull << g->shift[d]) - 1);
+
+	return (b - 1 < end - 1) ? b : end;
+}
+
+/*
+ * --initial=booted: the upper entries covering the vmalloc area exist in a
+ * running kernel.  Called by every walker before it looks at the entry
+ * @idx of table @tid at depth d < pmd_depth: materialises the lower table
+ * the first time the entry is visited, without counting anything.
+ */
+int arm64_booted_touch(struct arm64_mm *mm, int d, uint32_t tid, unsigned int idx,
+		       uint64_t va);
+/* Allocate a zeroed table page for depth d (no counting); returns id. */
+int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *id);
+void arm64_table_free(struct arm64_mm *mm, uint32_t id);
+
+/* ---- barriers and TLB maintenance (asm/barrier.h, asm/tlbflush.h) ---- */
+void arm64_emit_pte_barriers(struct arm64_mm *mm);	/* dsb ishst; isb */
+void arm64_queue_pte_barriers(struct arm64_mm *mm);
+void arm64_lazy_mmu_enable(struct arm64_mm *mm);
+void arm64_lazy_mmu_disable(struct arm64_mm *mm);
+void arm64_smp_wmb(struct arm64_mm *mm);		/* dmb ishst */
+void arm64_flush_tlb_all(struct arm64_mm *mm);
+void arm64_flush_tlb_kernel_range(struct arm64_mm *mm, uint64_t start, uint64_t end);
+void arm64_flush_tlb_kernel_pgtable(struct arm64_mm *mm, uint64_t addr);
+/* TLBIs flush_tlb_kernel_range() issues for @pages (no counting). */
+uint64_t arm64_tlbi_range_count(const struct arm64_mm *mm, uint64_t start,
+				uint64_t pages, bool *full);
+
+/* ---- stores --------------------------------------------------------- */
+/* Store a descriptor into a table at depth d (set_pmd/set_pud/set_p4d/
+ * set_pgd), with set_swapper_pgd() for the top level.  Counts the store by
+ * level and queues the barriers the kernel's setter emits. */
+void arm64_set_entry(struct arm64_mm *mm, int d, uint64_t *p, uint64_t v);
+/* Allocate and install a lower table under the none entry *p at depth d
+ * (__pte_alloc_kernel/__pmd_alloc/... + *_populate()). */
+int arm64_populate(struct arm64_mm *mm, int d, uint64_t *p);
+/* set_pte_at(&init_mm, ...) for one entry. */
+void arm64_set_pte_at(struct arm64_mm *mm, uint64_t *ptep, uint64_t pte);
+/* num_contig_ptes(): entries and stride for a huge size. */
+uint64_t arm64_num_contig_ptes(const struct arm64_mm *mm, uint64_t size,
+			       uint64_t *pgsize);
+/* arch_make_huge_pte(entry, shift). */
+uint64_t arm64_make_huge_pte(const struct arm64_mm *mm, uint64_t entry,
+			     unsigned int shift);
+/* set_huge_pte_at(&init_mm, addr, ptep, pte, size); returns slots written. */
+uint64_t arm64_set_huge_pte_at(struct arm64_mm *mm, uint64_t addr,
+			       uint64_t *ptep, uint64_t pte, uint64_t size);
+/* pmd_set_huge()/pud_set_huge(): 1 if a block was stored. */
+int arm64_set_huge_block(struct arm64_mm *mm, int d, uint64_t *p,
+			 uint64_t phys, uint64_t prot);
+/* pmd_free_pte_page()/pud_free_pmd_page(). */
+int arm64_free_lower_table(struct arm64_mm *mm, int d, uint64_t *p, uint64_t addr);
+/* pmd_clear_huge()/pud_clear_huge(): 1 if a leaf was cleared. */
+int arm64_clear_huge(struct arm64_mm *mm, int d, uint64_t *p);
+/* ptep_get_and_clear(): returns the old entry. */
+uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep);
+/* huge_ptep_get_and_clear(&init_mm, addr, ptep, size). */
+uint64_t arm64_huge_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep,
+				       uint64_t size);
+/* arch_vmap_pte_range_map_size() (v6.16+; @patch2: RFC 2/8). */
+uint64_t arm64_vmap_pte_range_map_size(const struct arm64_mm *mm, uint64_t addr,
+				       uint64_t end, uint64_t pfn,
+				       unsigned int max_page_shift, bool patch2);
+/* arch_vmap_pte_supported_shift() (v6.16+). */
+unsigned int arm64_vmap_pte_supported_shift(const struct arm64_mm *mm,
+					    uint64_t size);
+
+/* TLB-entry bookkeeping for tlb_entries. */
+static inline void arm64_tlb_add(struct arm64_mm *mm, int64_t units)
+{
+	mm->tlb_units += units;
+	if (mm->tlb_units > mm->tlb_units_peak)
+		mm->tlb_units_peak = mm->tlb_units;
+}
+
+/* ---- verifier --------------------------------------------------------- */
+struct arm64_xlat {
+	uint64_t pa;
+	uint64_t desc;
+	int depth;		/* depth of the leaf */
+	bool cont;
+};
+/* Walk the tables as the MMU does; 0 or -EFAULT (translation fault). */
+int arm64_translate(const struct arm64_mm *mm, uint64_t va, struct arm64_xlat *x);
+/* Contiguous-hint invariants over [start, end): every entry of an aligned
+ * CONT group set, output addresses contiguous and aligned, same
+ * attributes.  Returns the number of broken groups; *first_va the first. */
+uint64_t arm64_check_cont(const struct arm64_mm *mm, uint64_t start,
+			  uint64_t end, uint64_t *first_va);
+
+#endif

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The arm64 primitives the generic vmalloc code calls, each counting the
+ * work where the kernel does it.  Models (linux-mm/linux-mm; commits in
+ * docs/model.md): set_pte_at()/__set_ptes_anysz() and the setters in
+ * arch/arm64/include/asm/pgtable.h, set_huge_pte_at(), num_contig_ptes(),
+ * arch_make_huge_pte() and huge_ptep_get_and_clear() in
+ * arch/arm64/mm/hugetlbpage.c, pmd/pud_set_huge(), pmd/pud_clear_huge(),
+ * pmd_free_pte_page(), pud_free_pmd_page(), set_swapper_pgd() and
+ * pgattr_change_is_safe() in arch/arm64/mm/mmu.c, the *_populate() of
+ * asm/pgalloc.h, __pte_alloc_kernel()/__pmd_alloc() of mm/memory.c, and
+ * arch_vmap_pte_range_map_size() of asm/vmalloc.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arm64/arm64.h"
+#include "core/trace.h"
+
+#define ST(mm, x) ((mm)->st->m[VT_M_##x])
+
+uint64_t arm64_prot_bits(const struct arm64_geom *g, unsigned int prot)
+{
+	/* PROT_DEFAULT = PTE_TYPE_PAGE | PTE_MAYBE_NG | PTE_MAYBE_SHARED | PTE_AF;
+	 * PTE_MAYBE_SHARED is 0 with LPA2 (bits 9:8 carry PA[51:50]). */
+	uint64_t def = PTE_TYPE_PAGE | PTE_AF | (g->lpa2 ? 0 : PTE_SHARED);
+
+	switch (prot) {
+	case VT_PROT_KERNEL_RO:	/* PAGE_KERNEL_RO */
+		return def | PTE_PXN | PTE_UXN | PTE_RDONLY | PTE_ATTRINDX(MT_NORMAL);
+	case VT_PROT_KERNEL_EXEC: /* PAGE_KERNEL_EXEC */
+		return def | PTE_UXN | PTE_WRITE | PTE_ATTRINDX(MT_NORMAL);
+	case VT_PROT_KERNEL_NC:	/* pgprot_writecombine(PAGE_KERNEL) */
+		return def | PTE_PXN | PTE_UXN | PTE_WRITE | PTE_ATTRINDX(MT_NORMAL_NC);
+	case VT_PROT_DEVICE:	/* PROT_DEVICE_nGnRE */
+		return def | PTE_PXN | PTE_UXN | PTE_WRITE |
+		       PTE_ATTRINDX(MT_DEVICE_nGnRE);
+	case VT_PROT_KERNEL:	/* PAGE_KERNEL = PROT_NORMAL */
+	default:
+		return def | PTE_PXN | PTE_UXN | PTE_WRITE | PTE_ATTRINDX(MT_NORMAL);
+	}
+}
+
+uint64_t arm64_pa_to_desc(const struct arm64_geom *g, uint64_t pa)
+{
+	if (g->page_shift == 16 && g->pa_bits == 52)
+		/* 64K, 52-bit PA: PA[51:48] in bits [15:12] */
+		return (pa & 0x0000ffffffff0000ull) | ((pa >> 36) & 0xf000ull);
+	if (g->lpa2)
+		/* LPA2: PA[49:PS] in place, PA[51:50] in bits [9:8] */
+		return (pa & ((1ull << 50) - 1) & ~(g->page_size - 1)) |
+		       ((pa >> 42) & 0x300ull);
+	return pa & 0x0000ffffffffffffull & ~(g->page_size - 1);
+}
+
+uint64_t arm64_desc_to_pa(const struct arm64_geom *g, uint64_t d)
+{
+	if (g->page_shift == 16 && g->pa_bits == 52)
+		return (d & 0x0000ffffffff0000ull) | ((d & 0xf000ull) << 36);
+	if (g->lpa2)
+		return (d & ((1ull << 50) - 1) & ~(g->page_size - 1) & ~0x3ffull) |
+		       ((d & 0x300ull) << 42);
+	return d & 0x0000ffffffffffffull & ~(g->page_size - 1);
+}
+
+uint64_t arm64_desc_attrs(const struct arm64_geom *g, uint64_t d)
+{
+	return d & ~arm64_pa_to_desc(g, arm64_desc_to_pa(g, d));
+}
+
+/* ---- table pool -------------------------------------------------------- */
+
+int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
+{
+	uint64_t n = mm->g.ptrs[d] > mm->g.ptrs_per_pte ? mm->g.ptrs[d] : mm->g.ptrs_per_pte;
+	uint32_t id;
+
+	if (mm->nr_free) {
+		id = mm->free_ids[--mm->nr_free];
+	} else {
+		if (mm->nr_tbl == mm->cap_tbl) {
+			uint32_t cap = mm->cap_tbl ? mm->cap_tbl * 2 : 64;
+			uint64_t **t = realloc(mm->tbl, cap * sizeof(*t));
+			uint8_t *dp, **sn;
+			uint32_t *fr;
+
+			if (!t)
+				return -ENOMEM;
+			mm->tbl = t;
+			dp = realloc(mm->tbl_depth, cap);
+			if (!dp)
+				return -ENOMEM;
+			mm->tbl_depth = dp;
+			sn = realloc(mm->seen, cap * sizeof(*sn));
+			if (!sn)
+				return -ENOMEM;
+			mm->seen = sn;
+			fr = realloc(mm->free_ids, cap * sizeof(*fr));
+			if (!fr)
+				return -ENOMEM;
+			mm->free_ids = fr;
+			mm->cap_tbl = cap;
+		}
+		id = mm->nr_tbl++;
+		mm->tbl[id] = NULL;
+		mm->seen[id] = NULL;
+	}
+	if (!mm->tbl[id]) {
+		mm->tbl[id] = calloc(n, sizeof(uint64_t));
+		if (!mm->tbl[id]) {
+			mm->free_ids[mm->nr_free++] = id;
+			return -ENOMEM;
+		}
+	}
+	mm->tbl_depth[id] = d;
+	if (d < mm->g.pmd_depth && !mm->o.initial_empty) {
+		mm->seen[id] = calloc(mm->g.ptrs[d], 1);
+		if (!mm->seen[id]) {
+			mm->free_ids[mm->nr_free++] = id;
+			return -ENOMEM;
+		}
+	}
+	*out = id;
+	return 0;
+}
+
+void arm64_table_free(struct arm64_mm *mm, uint32_t id)
+{
+	uint64_t n = mm->g.ptrs[mm->tbl_depth[id]];
+
+	if (n < mm->g.ptrs_per_pte)
+		n = mm->g.ptrs_per_pte;
+	/* GFP_PGTABLE_KERNEL pages are zeroed when allocated; keeping the
+	 * array zeroed here lets the pool hand it out again without a malloc */
+	memset(mm->tbl[id], 0, n * sizeof(uint64_t));
+	free(mm->seen[id]);
+	mm->seen[id] = NULL;
+	mm->free_ids[mm->nr_free++] = id;
+}
+
+uint32_t arm64_desc_table_id(const struct arm64_mm *mm, uint64_t desc)
+{
+	uint64_t pa = arm64_desc_to_pa(&mm->g, desc);
+	uint64_t id;
+
+	if (pa < mm->table_pa_base)
+		return UINT32_MAX;
+	id = (pa - mm->table_pa_base) >> mm->g.page_shift;
+	if (id >= mm->nr_tbl || !mm->tbl[id])
+		return UINT32_MAX;
+	return (uint32_t)id;
+}
+
+static uint64_t table_desc(const struct arm64_mm *mm, uint32_t id)
+{
+	uint64_t pa = mm->table_pa_base + ((uint64_t)id << mm->g.page_shift);
+
+	/* pmd_populate_kernel()/pud_populate()/p4d_populate() for init_mm */
+	return arm64_pa_to_desc(&mm->g, pa) | PMD_TYPE_TABLE | PMD_TABLE_AF |
+	       PMD_TABLE_UXN;
+}
+
+int arm64_mm_init(struct arm64_mm *mm, unsigned int ps, unsigned int va,
+		  const struct arm64_mm_opts *o)
+{
+	int err;
+
+	memset(mm, 0, sizeof(*mm));
+	err = arm64_geom_init(&mm->g, ps, va);
+	if (err)
+		return err;
+	mm->o = *o;
+	/* Simulated table pages live at PA 2^46 upwards: their addresses only
+	 * link descriptors to arrays and never alias a trace's pfns in a
+	 * translation (table descriptors are never leaves). */
+	mm->table_pa_base = 1ull << 46;
+	return arm64_table_alloc(mm, 0, &mm->pgd);
+}
+
+void arm64_mm_release(struct arm64_mm *mm)
+{
+	for (uint32_t i = 0; i < mm->nr_tbl; i++) {
+		free(mm->tbl[i]);
+		free(mm->seen[i]);
+	}
+	free(mm->tbl);
+	free(mm->tbl_depth);
+	free(mm->seen);
+	free(mm->free_ids);
+	memset(mm, 0, sizeof(*mm));
+}
+
+int arm64_booted_touch(struct arm64_mm *mm, int d, uint32_t tid, unsigned int idx,
+		       uint64_t va)
+{
+	uint8_t *seen = mm->seen[tid];
+	uint64_t *p;
+	uint32_t child;
+	int err;
+
+	if (!seen || seen[idx])
+		return 0;
+	seen[idx] = 1;
+	p = &mm->tbl[tid][idx];
+	if (*p || va < mm->g.vmalloc_start || va >= mm->g.vmalloc_end)
+		return 0;
+	err = arm64_table_alloc(mm, d + 1, &child);
+	if (err)
+		return err;
+	*p = table_desc(mm, child);
+	return 0;
+}
+
+/* ---- barriers ------------------------------------------------------------ */
+
+void arm64_emit_pte_barriers(struct arm64_mm *mm)
+{
+	ST(mm, dsb)++;
+	ST(mm, dsb_ishst)++;
+	ST(mm, isb)++;
+}
+
+/* queue_pte_barriers(): deferred while the lazy MMU mode is active (v6.16+) */
+void arm64_queue_pte_barriers(struct arm64_mm *mm)
+{
+	if (mm->lazy_active)
+		mm->lazy_pending = true;
+	else
+		arm64_emit_pte_barriers(mm);
+}
+
+/* lazy_mmu_mode_enable(): a no-op before v6.16 (eager barrier model) */
+void arm64_lazy_mmu_enable(struct arm64_mm *mm)
+{
+	if (!mm->o.eager_barriers)
+		mm->lazy_active = true;
+}
+
+/* lazy_mmu_mode_disable(): one pair if a valid entry was queued */
+void arm64_lazy_mmu_disable(struct arm64_mm *mm)
+{
+	mm->lazy_active = false;
+	if (mm->lazy_pending) {
+		mm->lazy_pending = false;
+		arm64_emit_pte_barriers(mm);
+	}
+}
+
+void arm64_smp_wmb(struct arm64_mm *mm)
+{
+	ST(mm, dmb)++;
+}
+
+/* ---- stores ---------------------------------------------------------------- */
+
+static const enum vt_metric write_metric[] = {
+	[ARM64_PGD] = VT_M_pgd_writes, [ARM64_P4D] = VT_M_p4d_writes,
+	[ARM64_PUD] = VT_M_pud_writes, [ARM64_PMD] = VT_M_pmd_writes,
+	[ARM64_PTE] = VT_M_pte_writes,
+};
+static const enum vt_metric clear_metric[] = {
+	[ARM64_PGD] = VT_M_pgd_clears, [ARM64_P4D] = VT_M_p4d_clears,
+	[ARM64_PUD] = VT_M_pud_clears, [ARM64_PMD] = VT_M_pmd_clears,
+	[ARM64_PTE] = VT_M_pte_clears,
+};
+
+/*
+ * set_swapper_pgd() (arch/arm64/mm/mmu.c): after boot swapper_pg_dir is
+ * read-only, so the store goes through the FIX_PGD fixmap slot: map (one
+ * fixmap PTE store + barrier pair), store, unmap (one fixmap PTE clear +
+ * flush_tlb_kernel_range() of one page).  While rodata_is_rw: a plain
+ * store + dsb ishst + isb.
+ */
+static void set_swapper_pgd(struct arm64_mm *mm, uint64_t *p, uint64_t v)
+{
+	if (mm->o.rodata_rw) {
+		*p = v;
+		arm64_emit_pte_barriers(mm);
+		return;
+	}
+	ST(mm, fixmap_maps)++;
+	ST(mm, fixmap_stores)++;
+	arm64_emit_pte_barriers(mm);
+	*p = v;
+	ST(mm, fixmap_stores)++;
+	arm64_flush_tlb_kernel_range(mm, 0, mm->g.page_size);
+}
+
+void arm64_set_entry(struct arm64_mm *mm, int d, uint64_t *p, uint64_t v)
+{
+	enum arm64_lname n = mm->g.name[d];
+
+	mm->st->m[v ? write_metric[n] : clear_metric[n]]++;
+	if (d == 0) {
+		set_swapper_pgd(mm, p, v);
+		return;
+	}
+	*p = v;
+	/* set_pmd()/set_pud() queue barriers for valid values only; set_p4d()
+	 * and set_pgd() always do */
+	if ((v & PTE_VALID) || n == ARM64_P4D || n == ARM64_PGD)
+		arm64_queue_pte_barriers(mm);
+}
+
+int arm64_populate(struct arm64_mm *mm, int d, uint64_t *p)
+{
+	uint32_t id;
+	int err = arm64_table_alloc(mm, d + 1, &id);
+
+	if (err)
+		return err;
+	ST(mm, tables_allocated)++;
+	/* __pte_alloc_kernel()/__pmd_alloc(): smp_wmb() before populating */
+	arm64_smp_wmb(mm);
+	arm64_set_entry(mm, d, p, table_desc(mm, id));
+	return 0;
+}
+
+static bool pte_valid_kernel(uint64_t pte)
+{
+	/* pte_valid_not_user(): valid, and UXN set or USER clear */
+	return (pte & PTE_VALID) && !(pte & PTE_USER);
+}
+
+static int64_t tlb_units_of(const struct arm64_mm *mm, uint64_t pte)
+{
+	return (pte & PTE_CONT) ? 1 : (int64_t)mm->g.cont_ptes;
+}
+
+void arm64_set_pte_at(struct arm64_mm *mm, uint64_t *ptep, uint64_t pte)
+{
+	*ptep = pte;
+	ST(mm, set_pte_at_calls)++;
+	if (!(pte & PTE_VALID))
+		return;
+	ST(mm, pte_writes)++;
+	arm64_tlb_add(mm, tlb_units_of(mm, pte));
+	if (pte_valid_kernel(pte))
+		arm64_queue_pte_barriers(mm);
+}
+
+uint64_t arm64_num_contig_ptes(const struct arm64_mm *mm, uint64_t size,
+			       uint64_t *pgsize)
+{
+	const struct arm64_geom *g = &mm->g;
+
+	*pgsize = size;
+	if (size == g->cont_pmd_size) {
+		*pgsize = g->pmd_size;
+		return g->cont_pmds;
+	}
+	if (size == g->cont_pte_size) {
+		*pgsize = g->page_size;
+		return g->cont_ptes;
+	}
+	/* RFC 1/8: any multiple of CONT_PTE_SIZE below CONT_PMD_SIZE, which
+	 * includes PMD_SIZE (the page_table_check BUG, strategies.md 4.10) */
+	if (mm->o.patch1 && size > 0 && size < g->cont_pmd_size &&
+	    !(size & (g->cont_pte_size - 1))) {
+		*pgsize = g->page_size;
+		return size >> g->page_shift;
+	}
+	return 1;
+}
+
+uint64_t arm64_make_huge_pte(const struct arm64_mm *mm, uint64_t entry,
+			     unsigned int shift)
+{
+	const struct arm64_geom *g = &mm->g;
+	uint64_t size = 1ull << shift;
+
+	if (g->pud_block_ok && size == g->pud_size)
+		return (entry & ~PTE_TYPE_MASK) | PMD_TYPE_SECT;
+	if (size == g->cont_pmd_size)
+		return (entry & ~PTE_TYPE_MASK) | PMD_TYPE_SECT | PTE_CONT;
+	if (size == g->pmd_size)
+		return (entry & ~PTE_TYPE_MASK) | PMD_TYPE_SECT;
+	if (size == g->cont_pte_size)
+		return entry | PTE_CONT;
+	if (mm->o.patch1 && size < g->cont_pmd_size &&
+	    !(size & (g->cont_pte_size - 1)))
+		return entry | PTE_CONT;
+	/* "unrecognized huge page size": entry unchanged */
+	return entry;
+}
+
+uint64_t arm64_set_huge_pte_at(struct arm64_mm *mm, uint64_t addr,
+			       uint64_t *ptep, uint64_t pte, uint64_t size)
+{
+	const struct arm64_geom *g = &mm->g;
+	uint64_t pgsize, n = arm64_num_contig_ptes(mm, size, &pgsize);
+	uint64_t stride = arm64_pa_to_desc(g, pgsize);
+
+	ST(mm, set_huge_pte_at_calls)++;
+	if (!(pte & PTE_VALID)) {
+		for (uint64_t i = 0; i < n; i++)
+			ptep[i] = pte;
+		return n;
+	}
+	/* break-before-make only for valid -> valid CONT transitions */
+	if ((pte & PTE_CONT) && (ptep[0] & PTE_VALID)) {
+		for (uint64_t i = 0; i < n; i++)
+			arm64_ptep_get_and_clear(mm, &ptep[i]);
+		arm64_flush_tlb_kernel_range(mm, addr, addr + n * pgsize);
+	}
+	/* __set_ptes_anysz(): n stores, the output address advancing by
+	 * pgsize, then one __set_pte_complete() (a pair per store before
+	 * v6.16) */
+	for (uint64_t i = 0; i < n; i++)
+		ptep[i] = pte + i * stride;
+	ST(mm, pte_writes) += n;
+	if (pte & PTE_CONT) {
+		if (pgsize == g->page_size)
+			ST(mm, cont_ranges) += n / g->cont_ptes;
+		else
+			ST(mm, cont_ranges) += n / g->cont_pmds;
+	}
+	arm64_tlb_add(mm, (int64_t)n * tlb_units_of(mm, pte));
+	if (pte_valid_kernel(pte)) {
+		if (mm->o.eager_barriers)
+			for (uint64_t i = 0; i < n; i++)
+				arm64_emit_pte_barriers(mm);
+		else
+			arm64_queue_pte_barriers(mm);
+	}
+	return n;
+}
+
+/*
+ * pgattr_change_is_safe(): creating or removing a mapping is always safe;
+ * a live entry may only change permission-type bits.
+ */
+static bool pgattr_change_is_safe(const struct arm64_geom *g, uint64_t old,
+				  uint64_t new)
+{
+	uint64_t mask = PTE_PXN | PTE_RDONLY | PTE_WRITE | PTE_NG | PTE_DIRTY |
+			PTE_SPECIAL | (0xfull << 55);
+
+	if (!(old & PTE_VALID) || !(new & PTE_VALID))
+		return true;
+	if (arm64_desc_to_pa(g, old) != arm64_desc_to_pa(g, new))
+		return false;
+	if ((old | new) & PTE_CONT)
+		return false;
+	if (old & ~new & PTE_NG)
+		return false;
+	return ((old ^ new) & ~mask) == 0;
+}
+
+int arm64_set_huge_block(struct arm64_mm *mm, int d, uint64_t *p,
+			 uint64_t phys, uint64_t prot)
+{
+	uint64_t new = arm64_pa_to_desc(&mm->g, phys) |
+		       (prot & ~PTE_TYPE_MASK) | PMD_TYPE_SECT;
+
+	if (!pgattr_change_is_safe(&mm->g, *p, new))
+		return 0;
+	if (*p & PTE_VALID)
+		arm64_tlb_add(mm, -(int64_t)mm->g.cont_ptes);
+	arm64_set_entry(mm, d, p, new);
+	ST(mm, block_maps)++;
+	arm64_tlb_add(mm, (int64_t)mm->g.cont_ptes);
+	return 1;
+}
+
+/* __pmd_free_pte_page(): clear, flush the walk cache, free the table */
+static void free_pte_table(struct arm64_mm *mm, int d, uint64_t *p, uint64_t addr)
+{
+	uint32_t id = arm64_desc_table_id(mm, *p);
+
+	arm64_set_entry(mm, d, p, 0);
+	arm64_flush_tlb_kernel_pgtable(mm, addr);
+	if (id != UINT32_MAX) {
+		arm64_table_free(mm, id);
+		ST(mm, tables_freed)++;
+	}
+}
+
+int arm64_free_lower_table(struct arm64_mm *mm, int d, uint64_t *p, uint64_t addr)
+{
+	uint32_t id;
+	uint64_t *t;
+
+	if (!arm64_desc_table(*p))
+		return 1;		/* VM_WARN_ON(1) */
+	if (d == mm->g.pmd_depth) {
+		free_pte_table(mm, d, p, addr);
+		return 1;
+	}
+	/* pud_free_pmd_page(): every present PMD entry first, then the PUD */
+	id = arm64_desc_table_id(mm, *p);
+	if (id == UINT32_MAX)
+		return 1;
+	t = mm->tbl[id];
+	for (uint64_t i = 0; i < mm->g.ptrs[d + 1]; i++)
+		if ((t[i] & PTE_VALID) && arm64_desc_table(t[i]))
+			free_pte_table(mm, d + 1, &t[i],
+				       addr + (i << mm->g.shift[d + 1]));
+	arm64_set_entry(mm, d, p, 0);
+	arm64_flush_tlb_kernel_pgtable(mm, addr);
+	arm64_table_free(mm, id);
+	ST(mm, tables_freed)++;
+	return 1;
+}
+
+int arm64_clear_huge(struct arm64_mm *mm, int d, uint64_t *p)
+{
+	if (!(*p & PTE_VALID) || !arm64_desc_block(*p))
+		return 0;
+	arm64_set_entry(mm, d, p, 0);
+	arm64_tlb_add(mm, -(int64_t)mm->g.cont_ptes);
+	return 1;
+}
+
+uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep)
+{
+	uint64_t old = *ptep;
+
+	*ptep = 0;
+	ST(mm, pte_clears)++;
+	if (old & PTE_VALID)
+		arm64_tlb_add(mm, -tlb_units_of(mm, old));
+	return old;
+}
+
+uint64_t arm64_huge_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep,
+				       uint64_t size)
+{
+	uint64_t pgsize, n = arm64_num_contig_ptes(mm, size, &pgsize);
+	uint64_t old = ptep[0];
+
+	for (uint64_t i = 0; i < n; i++)
+		arm64_ptep_get_and_clear(mm, &ptep[i]);
+	return old;
+}
+
+uint64_t arm64_vmap_pte_range_map_size(const struct arm64_mm *mm, uint64_t addr,
+				       uint64_t end, uint64_t pfn,
+				       unsigned int max_page_shift, bool patch2)
+{
+	const struct arm64_geom *g = &mm->g;
+	uint64_t size, cap;
+
+	if (!mm->o.vmap_cont)
+		return g->page_size;	/* generic default before v6.16 */
+	if (max_page_shift < g->cont_pte_shift)
+		return g->page_size;
+	if (end - addr < g->cont_pte_size)
+		return g->page_size;
+	if (addr & (g->cont_pte_size - 1))
+		return g->page_size;
+	if ((pfn << g->page_shift) & (g->cont_pte_size - 1))
+		return g->page_size;
+	if (!patch2)
+		return g->cont_pte_size;
+	/* RFC 2/8: min3(end - addr, 1 << max_page_shift, PMD_SIZE >> 1),
+	 * rounded down to a power of two */
+	size = end - addr;
+	cap = max_page_shift >= 63 ? UINT64_MAX : 1ull << max_page_shift;
+	if (cap < size)
+		size = cap;
+	if (g->pmd_size >> 1 < size)
+		size = g->pmd_size >> 1;
+	return 1ull << (63 - __builtin_clzll(size));
+}
+
+unsigned int arm64_vmap_pte_supported_shift(const struct arm64_mm *mm,
+					    uint64_t size)
+{
+	if (mm->o.vmap_cont && size >= mm->g.cont_pte_size)
+		return mm->g.cont_pte_shift;
+	return mm->g.page_shift;
+}

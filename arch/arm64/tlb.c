@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TLB maintenance of arch/arm64/include/asm/tlbflush.h (linux-mm/linux-mm
+ * @ 3c9e86d84801): flush_tlb_kernel_range() with
+ * __flush_tlb_range_limit_excess() and __flush_tlb_range_op(),
+ * flush_tlb_all(), __flush_tlb_kernel_pgtable().  Counts instructions.
+ */
+#include "arch/arm64/arm64.h"
+
+#define ST(mm, x) ((mm)->st->m[VT_M_##x])
+
+/* MAX_TLBI_RANGE_PAGES = __TLBI_RANGE_PAGES(31, 3) = 32 << 16 */
+#define MAX_TLBI_RANGE_PAGES (32ull << 16)
+
+uint64_t arm64_tlbi_range_count(const struct arm64_mm *mm, uint64_t start,
+				uint64_t pages, bool *full)
+{
+	uint64_t n = 0;
+	int scale = 3;
+
+	if (mm->o.tlbi_range ? pages > MAX_TLBI_RANGE_PAGES
+			     : pages >= mm->g.ptrs_per_pte) {
+		*full = true;
+		return 1;
+	}
+	*full = false;
+	if (!mm->o.tlbi_range)
+		return pages;
+	/* __flush_tlb_range_op(): with LPA2, single ops until 64K aligned */
+	while (pages > 0) {
+		if (pages == 1 ||
+		    (mm->g.lpa2 && (start & ((64ull << 10) - 1)))) {
+			n++;
+			start += mm->g.page_size;
+			pages--;
+			continue;
+		}
+		/* __TLBI_RANGE_NUM(pages, scale): up to 32 units of 2^(5s+1) */
+		uint64_t unit = 1ull << (5 * scale + 1);
+		uint64_t num = pages / unit;
+
+		if (num > 32)
+			num = 32;
+		if (num) {
+			n++;
+			start += (num * unit) << mm->g.page_shift;
+			pages -= num * unit;
+		}
+		scale--;
+	}
+	return n;
+}
+
+void arm64_flush_tlb_all(struct arm64_mm *mm)
+{
+	ST(mm, dsb)++;
+	ST(mm, dsb_ishst)++;
+	ST(mm, tlbi)++;
+	ST(mm, tlbi_vmalle1is)++;
+	ST(mm, dsb)++;
+	ST(mm, dsb_ish)++;
+	ST(mm, isb)++;
+}
+
+void arm64_flush_tlb_kernel_range(struct arm64_mm *mm, uint64_t start, uint64_t end)
+{
+	uint64_t ps = mm->g.page_size, pages, n, singles = 0;
+	bool full;
+
+	start &= ~(ps - 1);
+	end = (end + ps - 1) & ~(ps - 1);
+	pages = (end - start) >> mm->g.page_shift;
+	n = arm64_tlbi_range_count(mm, start, pages, &full);
+	if (full) {
+		arm64_flush_tlb_all(mm);
+		return;
+	}
+	ST(mm, dsb)++;
+	ST(mm, dsb_ishst)++;
+	if (!mm->o.tlbi_range) {
+		singles = n;
+	} else {
+		/* split the count into single and range ops */
+		uint64_t p = pages, s = start;
+		int scale = 3;
+
+		while (p > 0) {
+			if (p == 1 || (mm->g.lpa2 && (s & ((64ull << 10) - 1)))) {
+				singles++;
+				s += ps;
+				p--;
+				continue;
+			}
+			uint64_t unit = 1ull << (5 * scale + 1), num = p / unit;
+
+			if (num > 32)
+				num = 32;
+			if (num) {
+				s += (num * unit) << mm->g.page_shift;
+				p -= num * unit;
+			}
+			scale--;
+		}
+	}
+	ST(mm, tlbi) += n;
+	ST(mm, tlbi_vaale1is) += singles;
+	ST(mm, tlbi_rvaale1is) += n - singles;
+	ST(mm, dsb)++;
+	ST(mm, dsb_ish)++;
+	ST(mm, isb)++;
+}
+
+void arm64_flush_tlb_kernel_pgtable(struct arm64_mm *mm, uint64_t addr)
+{
+	(void)addr;
+	ST(mm, dsb)++;
+	ST(mm, dsb_ishst)++;
+	ST(mm, tlbi)++;
+	ST(mm, tlbi_vaae1is)++;
+	ST(mm, dsb)++;
+	ST(mm, dsb_ish)++;
+	ST(mm, isb)++;
+}
+
+/* ---- verifier ------------------------------------------------------------ */
+
+int arm64_translate(const struct arm64_mm *mm, uint64_t va, struct arm64_xlat *x)
+{
+	const struct arm64_geom *g = &mm->g;
+	uint32_t id = mm->pgd;
+
+	for (unsigned int d = 0; d < g->levels; d++) {
+		uint64_t desc = mm->tbl[id][arm64_index(g, d, va)];
+		int hw = 4 - (int)g->levels + (int)d;
+		uint64_t mask = (1ull << g->shift[d]) - 1;
+
+		if (!(desc & PTE_VALID))
+			return -14;	/* -EFAULT */
+		if (d == g->levels - 1) {
+			if (!arm64_desc_table(desc))	/* level 3: 0b01 reserved */
+				return -14;
+		} else if (arm64_desc_table(desc)) {
+			id = arm64_desc_table_id(mm, desc);
+			if (id == UINT32_MAX)
+				return -14;
+			continue;
+		} else if (hw < 1 || (hw == 1 && !g->pud_block_ok)) {
+			return -14;	/* no block at this level */
+		}
+		x->desc = desc;
+		x->depth = d;
+		x->cont = desc & PTE_CONT;
+		x->pa = (arm64_desc_to_pa(g, desc) & ~mask) | (va & mask);
+		return 0;
+	}
+	return -14;
+}
+
+uint64_t arm64_check_cont(const struct arm64_mm *mm, uint64_t start,
+			  uint64_t end, uint64_t *first_va)
+{
+	const struct arm64_geom *g = &mm->g;
+	uint64_t bad = 0, n = g->cont_ptes;
+	uint64_t va = start & ~(g->cont_pte_size - 1);
+
+	for (; va < end; va += g->cont_pte_size) {
+		struct arm64_xlat x0, x;
+		bool any = false, ok = true;
+
+		for (uint64_t i = 0; i < n; i++) {
+			if (!arm64_translate(mm, va + i * g->page_size, &x) &&
+			    x.depth == (int)g->levels - 1 && x.cont)
+				any = true;
+		}
+		if (!any)
+			continue;
+		if (arm64_translate(mm, va, &x0) || !x0.cont ||
+		    (x0.pa & (g->cont_pte_size - 1)))
+			ok = false;
+		for (uint64_t i = 1; ok && i < n; i++) {
+			if (arm64_translate(mm, va + i * g->page_size, &x) ||
+			    !x.cont || x.pa != x0.pa + i * g->page_size ||
+			    arm64_desc_attrs(g, x.desc) != arm64_desc_attrs(g, x0.desc))
+				ok = false;
+		}
+		if (!ok) {
+			if (!bad && first_va)
+				*first_va = va;
+			bad++;
+		}
+	}
+	return bad;
+}

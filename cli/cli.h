@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The contract between cli/main.c (argp, common options, exit codes),
+ * cli/diag.c (the only stderr writer), cli/report.c (the only result
+ * formatter) and the cmd-<name>.c files (one subcommand each).
+ */
+#ifndef VT_CLI_H
+#define VT_CLI_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/error.h"
+#include "core/model.h"
+
+enum vt_format { VT_FMT_TABLE, VT_FMT_JSON, VT_FMT_CSV };
+
+/* Options of interfaces.md 1.1 and 1.3, shared by every subcommand. */
+struct vt_cli {
+	const char *strategies;		/* --strategy (NULL: default list) */
+	const char *profile;		/* --profile */
+	struct vt_model_opts model;	/* what-if options, geometry, --verify */
+	bool granule_set, va_bits_set;	/* given on the command line */
+	enum vt_format format;		/* --format, -j */
+	const char *output;		/* -o/--output */
+	bool per_op;			/* --per-op */
+	bool per_event;			/* --per-event[=FILE] */
+	const char *per_event_file;
+	unsigned int jobs;		/* --jobs */
+	int verbose;			/* -v, repeatable */
+	bool quiet;			/* -q */
+};
+extern struct vt_cli vt_cli;
+
+/* argp child with the common options; every subcommand parser includes it. */
+extern const struct argp vt_common_argp;
+
+#define VT_DEFAULT_STRATEGIES "pagewise,zigzag,batched,segments"
+
+struct vt_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);	/* returns an exit code */
+	const char *summary;
+};
+
+int cmd_replay(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_ptdump(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_strategies(int argc, char **argv);
+int cmd_profiles(int argc, char **argv);
+
+/* Exit code for a core error code (0 for success); the one mapping place. */
+int vt_exit_code(int err);
+
+/* ---- diag.c: the only code that writes to stderr -------------------- */
+int vt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vt_dbg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print a located error compiler-style (file:line:col: error: msg) and,
+ * under --format=json, the {"error": {...}} document on stdout.  Returns
+ * the exit code for it. */
+int vt_report_error(const struct vt_error *e);
+
+/* ---- output files: written whole or not at all ---------------------- */
+/* Open -o FILE as a temporary beside it (or stdout when @path is NULL). */
+FILE *vt_out_open(const char *path);
+/* Publish (rename) or, on failure, remove the temporary; checks stdout
+ * with fflush/ferror.  Returns 0 or an exit code (4). */
+int vt_out_close(FILE *f, const char *path, bool ok);
+
+#endif

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal interface between the generic engine (core/vmap.c, models
+ * mm/vmalloc.c) and the strategies (core/strategy-*.c, one per file).
+ */
+#ifndef VT_ENGINE_H
+#define VT_ENGINE_H
+
+#include "arch/arm64/arm64.h"
+#include "model.h"
+
+/* The page array the kernel is handed: one entry per PAGE_SIZE page. */
+struct vt_pages {
+	uint64_t *pfn;
+	uint8_t *head_order;	/* compound order of a head page, else 0 */
+	uint64_t nr, cap;
+};
+
+/* compound_nr(pages[i]): 1 for tail pages and non-compound pages */
+static inline uint64_t vt_compound_nr(const struct vt_pages *p, uint64_t i)
+{
+	return 1ull << p->head_order[i];
+}
+/* num_pages_contiguous(&pages[i], max) */
+uint64_t vt_num_pages_contiguous(const struct vt_pages *p, uint64_t i,
+				 uint64_t max);
+
+struct vt_area {
+	struct vt_id id;		/* str owned by the area */
+	enum vt_op op;
+	uint64_t va_start, va_end;	/* the vmap_area, guard included */
+	uint64_t size;			/* get_vm_area_size(): mapped bytes */
+	uint64_t nr_pages;
+	unsigned int page_shift;	/* vm->page_order + PAGE_SHIFT */
+	uint32_t flags;
+	uint32_t prot;
+	uint64_t phys;			/* ioremap */
+	struct vt_page_run *runs;	/* the pages asked for (verify, vfree) */
+	uint32_t nr_runs;
+	struct vt_area *nested;		/* vmalloc'd page-pointer array */
+	struct vt_vmap_block *vb;	/* vm_map_ram from a vmap block */
+	uint64_t bad;			/* --verify: pages found wrong */
+	struct vt_area *hnext;		/* id hash chain */
+};
+
+struct vt_vrange {
+	uint64_t start, end;
+};
+
+/* A per-CPU vmap block of vm_map_ram (mm/vmalloc.c struct vmap_block). */
+struct vt_vmap_block {
+	uint64_t va_start;
+	uint64_t free, dirty, dirty_min, dirty_max;
+	bool on_free_list;
+	struct vt_vmap_block *next;
+};
+
+struct vt_engine {
+	struct vt_strategy_spec spec;
+	struct vt_model_opts o;
+	struct arm64_mm mm;
+	uint64_t prot_kernel, prot_device;
+	/* counters of the current event, and of an automatic purge in it */
+	struct vt_stats ev, pg;
+	/* VA space: free ranges sorted by address; lazily freed areas */
+	struct vt_vrange *free;
+	uint64_t nr_free, cap_free;
+	struct vt_vrange *lazy;
+	uint64_t nr_lazy, cap_lazy;
+	uint64_t vmap_lazy_nr, lazy_max_pages;
+	bool purged_in_event;
+	/* live areas by id */
+	struct vt_area **hash;
+	uint64_t hash_size, nr_areas;
+	/* vm_map_ram's vmap blocks (one CPU modelled) */
+	struct vt_vmap_block *blocks;
+	uint64_t vmap_bbmap_bits;
+	/* the page array of the current map */
+	struct vt_pages pages;
+	/* engine page allocator for vmalloc without pages */
+	uint64_t next_pfn;
+	/* --verify */
+	uint64_t mismapped;
+	const struct vt_replay_cb *cb;
+	long cur_index;
+	unsigned int strat_idx;
+	struct vt_error *err;
+};
+
+/* A strategy: one file, one entry in core/strategy.c's table. */
+struct vt_strategy {
+	const char *name;
+	const char *summary;
+	const char *origin;
+	bool takes_patches;	/* "@digits" */
+	bool takes_force;	/* ":force" */
+	bool huge_vmalloc;	/* false: as if booted with nohugevmalloc */
+	/* vmap(): VA placement and mapping of a page array */
+	int (*vmap)(struct vt_engine *e, struct vt_area *a);
+	/* __vmap_pages_range_noflush() for vmalloc's pages at page_shift */
+	int (*vmap_pages_range)(struct vt_engine *e, uint64_t addr, uint64_t end,
+				uint64_t idx, unsigned int page_shift);
+};
+
+extern const struct vt_strategy vt_strategy_pagewise;
+extern const struct vt_strategy vt_strategy_zigzag;
+extern const struct vt_strategy vt_strategy_batched;
+extern const struct vt_strategy vt_strategy_segments;
+
+static inline bool vt_patch(const struct vt_engine *e, int n)
+{
+	return e->spec.patches & (1u << n);
+}
+
+/* ---- mm/vmalloc.c models shared by the strategies (core/vmap.c) ---- */
+
+/* vmap_range_noflush(): one top-down walk mapping phys-contiguous memory */
+int vt_vmap_range_noflush(struct vt_engine *e, uint64_t addr, uint64_t end,
+			  uint64_t phys, uint64_t prot, unsigned int max_page_shift);
+/* vmap_small_pages_range_noflush(): one walk over pages[idx..]; @shift is
+ * PAGE_SHIFT in mainline, larger with Barry Song's RFC 3/8 */
+int vt_vmap_small_pages_range_noflush(struct vt_engine *e, uint64_t addr,
+				      uint64_t end, uint64_t prot, uint64_t idx,
+				      unsigned int shift);
+/* mainline __vmap_pages_range_noflush(): one walk per 2^page_shift chunk */
+int vt_vmap_pages_range_zigzag(struct vt_engine *e, uint64_t addr, uint64_t end,
+			       uint64_t idx, unsigned int page_shift);
+/* get_vm_area_caller()-style VA allocation for @a (size without guard) */
+int vt_area_get_va(struct vt_engine *e, struct vt_area *a, uint64_t size,
+		   uint64_t align, unsigned int shift);
+/* mainline vmap() mapping: one page-array walk at PAGE_SHIFT */
+int vt_vmap_mainline(struct vt_engine *e, struct vt_area *a);
+
+#endif

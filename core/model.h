@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The modelled kernel: what-if options (spec/interfaces.md 1.3), strategy
+ * names (1.2) and the replay driver.  core computes; cli prints.
+ */
+#ifndef VT_MODEL_H
+#define VT_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "stats.h"
+#include "trace.h"
+
+enum vt_kernel_gen {
+	VT_KERNEL_V6_12,	/* Debian 12: eager barriers, no vmap CONT, order-0 pages */
+	VT_KERNEL_V6_16,	/* lazy barriers, CONT-PTE in the vmalloc walkers */
+	VT_KERNEL_MAINLINE,	/* + high-order vmalloc pages (a06157804399) */
+};
+extern const char *const vt_kernel_names[3];
+
+struct vt_model_opts {
+	unsigned int page_shift;	/* 12, 14, 16 */
+	unsigned int va_bits;
+	enum vt_kernel_gen kernel;
+	bool eager_barriers;		/* --barriers=eager */
+	bool vmap_cont;			/* --vmap-cont=on */
+	bool vmalloc_high_order;	/* --vmalloc-pages=high-order */
+	bool purge_immediate;		/* --purge=immediate */
+	bool purge_at_end;		/* --purge-at-end */
+	bool tlbi_range;		/* --tlbi-range: FEAT_TLBIRANGE */
+	bool nohugevmalloc;		/* --nohugevmalloc */
+	bool nohugeiomap;		/* --nohugeiomap */
+	bool initial_empty;		/* --initial=empty */
+	unsigned int cpus;		/* --cpus */
+	bool verify;			/* --verify */
+	bool use_trace_va;		/* --use-trace-va */
+	bool skip_unknown;		/* --skip-unknown */
+};
+
+/* Defaults: newest mainline, 4K/48, 8 CPUs, booted tables, lazy purge. */
+void vt_model_opts_init(struct vt_model_opts *o);
+/* Set the knobs a kernel generation implies (not the geometry). */
+void vt_model_opts_kernel(struct vt_model_opts *o, enum vt_kernel_gen gen);
+/* Which kernel commit each knob models, for reports and 'strategies -v'. */
+const char *vt_model_describe(void);
+
+/* ---- strategies ---------------------------------------------------- */
+
+struct vt_strategy;
+
+#define VT_AXIS_VFREE_BULK	(1u << 0)
+#define VT_AXIS_VFREE_PERPAGE	(1u << 1)
+#define VT_AXIS_LINEAR_OLD	(1u << 2)
+#define VT_AXIS_LINEAR_P1	(1u << 3)
+#define VT_AXIS_LINEAR_P1P2	(1u << 4)
+#define VT_AXIS_LINEAR_NEW	(1u << 5)
+
+struct vt_strategy_spec {
+	const struct vt_strategy *strat;
+	uint32_t patches;	/* batched: bit n set = Barry Song's patch n */
+	bool force;		/* segments:force */
+	uint32_t axes;		/* VT_AXIS_* given with '+' */
+	char name[96];		/* as the user spelled it, lower case */
+};
+
+/* Parse one name of the grammar of interfaces.md 1.2.  Errors are
+ * VT_ERR_NO_STRATEGY or VT_ERR_BAD_STRATEGY with the reason in @err. */
+int vt_strategy_parse(const char *text, struct vt_strategy_spec *out,
+		      struct vt_error *err);
+
+struct vt_strategy_info {
+	const char *name;
+	const char *summary;
+	const char *origin;	/* the patch or kernel code it models */
+};
+/* NULL-terminated list of built-in strategies and axes, for listings. */
+const struct vt_strategy_info *vt_strategy_infos(void);
+
+/* ---- replay -------------------------------------------------------- */
+
+/* The final mapping of an area after an event, for --per-event. */
+struct vt_shape {
+	uint64_t pte;		/* valid leaf PTEs covering the area */
+	uint64_t pte_cont;	/* of which with PTE_CONT */
+	uint64_t pmd_block;
+	uint64_t pud_block;
+};
+
+struct vt_replay_cb {
+	void *ctx;
+	/* After each event and strategy (NULL: not wanted).  @op is the op
+	 * name; an automatic purge triggered by the event is reported as a
+	 * separate call with op "purge" and the same @index. */
+	void (*event)(void *ctx, long index, unsigned int strat,
+		      const char *op, const struct vt_event *ev, uint64_t va,
+		      const struct vt_stats *delta, const struct vt_shape *shape);
+	/* --verify found pages mapped wrong (a finding, not an error). */
+	void (*mismap)(void *ctx, long index, unsigned int strat,
+		       uint64_t first_va, uint64_t expected_pa,
+		       uint64_t found_pa, uint64_t pages);
+	/* A warning about the input (unknown flag, ...). */
+	void (*warn)(void *ctx, const char *msg);
+};
+
+struct vt_strategy_result {
+	struct vt_stats total;
+	struct vt_stats per_op[VT_OP__NR];
+	bool op_seen[VT_OP__NR];
+};
+
+struct vt_replay_result {
+	long events;
+	unsigned int nr;
+	struct vt_strategy_result *s;	/* nr entries, caller frees with vt_replay_result_release() */
+	struct vt_trace_config config;	/* the geometry used */
+};
+
+struct vt_engine;
+
+struct vt_replay_req {
+	const char *path;
+	const struct vt_strategy_spec *specs;
+	unsigned int nr_specs;
+	const struct vt_model_opts *opts;	/* page_shift/va_bits 0: take from the trace */
+	bool geometry_from_cli;			/* opts geometry overrides the trace */
+	long stop_after;			/* ptdump --at: last event index, -1 = all */
+	/* Called once per strategy at the end, with the engine (ptdump). */
+	int (*at_end)(void *ctx, unsigned int strat, struct vt_engine *e);
+	void *at_end_ctx;
+};
+
+int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb,
+		  struct vt_replay_result *res, struct vt_error *err);
+void vt_replay_result_release(struct vt_replay_result *res);
+
+/* ---- page-table dump ----------------------------------------------- */
+
+struct vt_ptdump_range {
+	uint64_t va_start, va_end;
+	uint64_t pa_start;
+	int level;		/* hardware level 0..3 (-1 for 5-level top) */
+	const char *lvl_name;	/* "PGD", "PUD", "PMD", "PTE" */
+	const char *kind;	/* "block", "cont", "page" */
+	uint64_t attrs;		/* descriptor bits other than the address */
+	uint64_t nr;		/* descriptors in this range */
+};
+
+/* Walk @e's tables and report maximal ranges of like descriptors. */
+int vt_engine_ptdump(struct vt_engine *e,
+		     int (*fn)(void *ctx, const struct vt_ptdump_range *r),
+		     void *ctx);
+
+#endif

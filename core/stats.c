@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+
+#include "stats.h"
+
+#define VT_M_NAME(name, kind) #name,
+const char *const vt_metric_names[VT_M__NR] = { VT_METRICS(VT_M_NAME) };
+#undef VT_M_NAME
+
+#define VT_M_KIND(name, kind) kind,
+const enum vt_metric_kind vt_metric_kinds[VT_M__NR] = { VT_METRICS(VT_M_KIND) };
+#undef VT_M_KIND
+
+int vt_metric_find(const char *name)
+{
+	for (int i = 0; i < VT_M__NR; i++)
+		if (!strcmp(vt_metric_names[i], name))
+			return i;
+	return -1;
+}

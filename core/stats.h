@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Metrics of spec/interfaces.md section 4, one X-macro list so that the
+ * engine, the report and the tests agree on names and order.
+ *
+ * X(name, kind): kind says how the report renders the key:
+ *   VT_MK_TOP   a top-level key of "metrics"
+ *   VT_MK_TLBI  a member of "tlbi_by_kind" (name without the "tlbi_" prefix)
+ *   VT_MK_DSB   a member of "dsb_by_kind" (extension: dsb = ishst + ish)
+ *   VT_MK_VERIFY reported only under --verify (mismapped_pages)
+ */
+#ifndef VT_STATS_H
+#define VT_STATS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define VT_METRICS(X)                                  \
+	X(pte_writes, VT_MK_TOP)                       \
+	X(pte_clears, VT_MK_TOP)                       \
+	X(pmd_writes, VT_MK_TOP)                       \
+	X(pud_writes, VT_MK_TOP)                       \
+	X(p4d_writes, VT_MK_TOP)                       \
+	X(pgd_writes, VT_MK_TOP)                       \
+	X(pmd_clears, VT_MK_TOP)                       \
+	X(pud_clears, VT_MK_TOP)                       \
+	X(p4d_clears, VT_MK_TOP)                       \
+	X(pgd_clears, VT_MK_TOP)                       \
+	X(set_pte_at_calls, VT_MK_TOP)                 \
+	X(set_huge_pte_at_calls, VT_MK_TOP)            \
+	X(cont_ranges, VT_MK_TOP)                      \
+	X(block_maps, VT_MK_TOP)                       \
+	X(table_walks, VT_MK_TOP)                      \
+	X(walk_steps, VT_MK_TOP)                       \
+	X(tables_allocated, VT_MK_TOP)                 \
+	X(tables_freed, VT_MK_TOP)                     \
+	X(tlbi, VT_MK_TOP)                             \
+	X(tlbi_vaale1is, VT_MK_TLBI)                   \
+	X(tlbi_vaae1is, VT_MK_TLBI)                    \
+	X(tlbi_vmalle1is, VT_MK_TLBI)                  \
+	X(tlbi_rvaale1is, VT_MK_TLBI)                  \
+	X(tlbi_vale1is, VT_MK_TLBI)                    \
+	X(dsb, VT_MK_TOP)                              \
+	X(dsb_ishst, VT_MK_DSB)                        \
+	X(dsb_ish, VT_MK_DSB)                          \
+	X(isb, VT_MK_TOP)                              \
+	X(dmb, VT_MK_TOP)                              \
+	X(fixmap_maps, VT_MK_TOP)                      \
+	X(fixmap_stores, VT_MK_TOP)                    \
+	X(lazy_pages_pending, VT_MK_TOP)               \
+	X(purges, VT_MK_TOP)                           \
+	X(purged_pages, VT_MK_TOP)                     \
+	X(tlb_entries, VT_MK_TOP)                      \
+	X(batch_overrun, VT_MK_TOP)                    \
+	X(mismapped_pages, VT_MK_VERIFY)
+
+enum vt_metric_kind { VT_MK_TOP, VT_MK_TLBI, VT_MK_DSB, VT_MK_VERIFY };
+
+#define VT_M_ENUM(name, kind) VT_M_##name,
+enum vt_metric { VT_METRICS(VT_M_ENUM) VT_M__NR };
+#undef VT_M_ENUM
+
+/* One counter per metric; plain array so that sums and deltas are loops. */
+struct vt_stats {
+	uint64_t m[VT_M__NR];
+};
+
+extern const char *const vt_metric_names[VT_M__NR];
+extern const enum vt_metric_kind vt_metric_kinds[VT_M__NR];
+
+static inline void vt_stats_clear(struct vt_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static inline void vt_stats_add(struct vt_stats *dst, const struct vt_stats *src)
+{
+	for (int i = 0; i < VT_M__NR; i++)
+		dst->m[i] += src->m[i];
+}
+
+/* dst = a - b, for per-event deltas of monotonic counters. */
+static inline void vt_stats_sub(struct vt_stats *dst, const struct vt_stats *a,
+				const struct vt_stats *b)
+{
+	for (int i = 0; i < VT_M__NR; i++)
+		dst->m[i] = a->m[i] - b->m[i];
+}
+
+/* Returns the metric index for @name, or -1. */
+int vt_metric_find(const char *name);
+
+#endif

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zigzag (alias mainline): the kernel as shipped (mm/vmalloc.c @
+ * 00cc00cd1fb6).  vmap() maps page by page whatever the compound orders;
+ * a huge vmalloc makes one complete vmap_range_noflush() walk per
+ * 2^page_shift chunk.
+ */
+#include "engine.h"
+
+const struct vt_strategy vt_strategy_zigzag = {
+	.name = "zigzag",
+	.summary = "mainline as shipped: a full top-down walk per huge-vmalloc chunk",
+	.origin = "mm/vmalloc.c __vmap_pages_range_noflush() (mainline)",
+	.huge_vmalloc = true,
+	.vmap = vt_vmap_mainline,
+	.vmap_pages_range = vt_vmap_pages_range_zigzag,
+};

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The trace model of spec/interfaces.md section 2: API-level mapping
+ * events and their page runs.  This is the only thing the engine consumes.
+ *
+ * Traces are read as a stream of events (struct vt_trace_reader) so that a
+ * JSON Lines trace of millions of events replays in constant memory; a
+ * one-document JSON trace is the same stream over an in-memory array.
+ */
+#ifndef VT_TRACE_H
+#define VT_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+#define VT_TRACE_FORMAT "vmaptool-trace"
+#define VT_TRACE_VERSION 1
+
+enum vt_op {
+	VT_OP_VMAP,
+	VT_OP_VUNMAP,
+	VT_OP_VMALLOC,
+	VT_OP_VFREE,
+	VT_OP_VM_MAP_RAM,
+	VT_OP_VM_UNMAP_RAM,
+	VT_OP_IOREMAP,
+	VT_OP_IOUNMAP,
+	VT_OP_PURGE,
+	VT_OP_LINEAR_MAP,
+	VT_OP__NR
+};
+
+extern const char *const vt_op_names[VT_OP__NR];
+/* Returns the op for @name, or -1. */
+int vt_op_find(const char *name);
+/* True for ops that create a mapping named by an id. */
+bool vt_op_is_map(enum vt_op op);
+/* For an unmap op, the op that creates what it destroys; else -1. */
+int vt_op_map_of(enum vt_op op);
+
+/* The kernel's VM_* flags (include/linux/vmalloc.h) and linear-map flags. */
+#define VT_VM_FLAGS(X)                         \
+	X(VM_IOREMAP)                          \
+	X(VM_ALLOC)                            \
+	X(VM_MAP)                              \
+	X(VM_USERMAP)                          \
+	X(VM_DMA_COHERENT)                     \
+	X(VM_UNINITIALIZED)                    \
+	X(VM_NO_GUARD)                         \
+	X(VM_KASAN)                            \
+	X(VM_FLUSH_RESET_PERMS)                \
+	X(VM_MAP_PUT_PAGES)                    \
+	X(VM_ALLOW_HUGE_VMAP)                  \
+	X(VM_DEFER_KMEMLEAK)                   \
+	X(VM_SPARSE)                           \
+	X(NO_BLOCK_MAPPINGS)                   \
+	X(NO_CONT_MAPPINGS)                    \
+	X(NO_EXEC_MAPPINGS)
+
+#define VT_FLAG_BIT(name) VT_FB_##name,
+enum { VT_VM_FLAGS(VT_FLAG_BIT) VT_FB__NR };
+#undef VT_FLAG_BIT
+#define VT_FLAG(name) (1u << VT_FB_##name)
+extern const char *const vt_flag_names[VT_FB__NR];
+/* Returns the flag bit for @name, or 0 if unknown. */
+uint32_t vt_flag_find(const char *name);
+
+/* Protections a trace may name; PAGE_KERNEL is the default. */
+enum vt_prot {
+	VT_PROT_KERNEL,		/* PAGE_KERNEL */
+	VT_PROT_KERNEL_RO,	/* PAGE_KERNEL_RO */
+	VT_PROT_KERNEL_EXEC,	/* PAGE_KERNEL_EXEC */
+	VT_PROT_KERNEL_NC,	/* pgprot_writecombine(PAGE_KERNEL) */
+	VT_PROT_DEVICE,		/* PROT_DEVICE_nGnRE (ioremap) */
+	VT_PROT__NR
+};
+extern const char *const vt_prot_names[VT_PROT__NR];
+int vt_prot_find(const char *name);
+
+/*
+ * N blocks of 2^order pages; block i starts at pfn + i * 2^order, so a run
+ * is physically contiguous.  order > 0: each block is a compound page.
+ */
+struct vt_page_run {
+	uint64_t pfn;
+	uint64_t count;
+	uint32_t order;
+};
+
+/* An id is a JSON integer >= 0 or a string; 1 and "1" differ. */
+struct vt_id {
+	bool present;
+	bool is_str;
+	uint64_t num;
+	char *str;		/* owned by the event's storage */
+};
+
+struct vt_event {
+	enum vt_op op;
+	struct vt_id id;
+	uint32_t flags;		/* VT_FLAG() bits */
+	uint32_t prot;		/* enum vt_prot */
+	uint64_t size;		/* vmalloc, ioremap, linear_map: bytes */
+	uint64_t phys;		/* ioremap, linear_map */
+	uint64_t align;		/* vmalloc: caller's align (0 = 1) */
+	struct vt_page_run *runs;
+	uint32_t nr_runs;
+	bool has_pages;		/* "pages" given */
+	uint64_t nr_pages;	/* sum over runs of count << order */
+	bool has_va;
+	uint64_t va;		/* the address the recorded kernel chose */
+	bool has_t;
+	uint64_t t;
+	int32_t cpu;		/* -1 if absent */
+	const char *caller;	/* NULL if absent */
+	/* where the event starts in its file (1-based; 0 unknown) */
+	unsigned long line, column;
+};
+
+struct vt_trace_config {
+	unsigned int page_shift;	/* 12, 14, 16; 0 = not given */
+	unsigned int va_bits;		/* 0 = not given */
+};
+
+/*
+ * A stream of events.  vt_trace_next() returns 1 and fills @ev (valid until
+ * the next call), 0 at the end, or a negative code with @err filled.
+ */
+struct vt_trace_reader;
+
+struct vt_trace_read_opts {
+	bool skip_unknown;	/* --skip-unknown: ignore unknown ops */
+	unsigned int max_order;	/* orders above are bad input (default by granule) */
+	unsigned int pa_bits;	/* pfns beyond are bad input (default 48/52) */
+};
+
+int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
+		  struct vt_trace_reader **out, struct vt_error *err);
+/* Read from a memory buffer (tests, fuzzers); @name is used in messages. */
+int vt_trace_open_mem(const char *name, const char *buf, size_t len,
+		      const struct vt_trace_read_opts *opts,
+		      struct vt_trace_reader **out, struct vt_error *err);
+const struct vt_trace_config *vt_trace_config(const struct vt_trace_reader *r);
+/* The "meta" object as compact JSON text ("{}" if absent). */
+const char *vt_trace_meta_json(const struct vt_trace_reader *r);
+bool vt_trace_is_jsonl(const struct vt_trace_reader *r);
+int vt_trace_next(struct vt_trace_reader *r, struct vt_event *ev,
+		  struct vt_error *err);
+/* Warnings gathered so far (unknown flags, ...), one per line; may be "". */
+const char *vt_trace_warnings(const struct vt_trace_reader *r);
+void vt_trace_close(struct vt_trace_reader *r);
+
+/*
+ * Writer: one JSON document, or JSON Lines when @jsonl.  The output file is
+ * written whole or not at all (a temporary file renamed on commit).
+ */
+struct vt_trace_writer;
+
+int vt_trace_writer_open(const char *path, bool jsonl,
+			 const struct vt_trace_config *cfg,
+			 const char *meta_json, struct vt_trace_writer **out,
+			 struct vt_error *err);
+/* Write to an open stream (stdout); committed by vt_trace_writer_commit(). */
+int vt_trace_writer_open_file(FILE *f, bool jsonl,
+			      const struct vt_trace_config *cfg,
+			      const char *meta_json,
+			      struct vt_trace_writer **out, struct vt_error *err);
+int vt_trace_writer_event(struct vt_trace_writer *w, const struct vt_event *ev,
+			  struct vt_error *err);
+/* Finish and publish the file; frees @w. */
+int vt_trace_writer_commit(struct vt_trace_writer *w, struct vt_error *err);
+/* Discard the partial file; frees @w. */
+void vt_trace_writer_abort(struct vt_trace_writer *w);
+
+/* True if @path names a JSON Lines file by its suffix (.jsonl, .ndjson). */
+bool vt_trace_path_is_jsonl(const char *path);
+
+#endif
