@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmaptool import RECORDING -o TRACE: a real kernel recording (trace-cmd
+ * trace.dat, or ftrace/trace-cmd report text, plain or xz) to a trace
+ * (docs/vmaptool-import.md).  What cannot be reconstructed is a warning
+ * with a count, never silent.
+ */
+#include <argp.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/import.h"
+
+enum { OPT_KEEP_OTHER = 0x300, OPT_NO_PAGES, OPT_NO_PURGES };
+
+struct import_args {
+	const char *recording;
+	struct vt_import_opts opts;
+};
+
+static const struct argp_option import_options[] = {
+	{ "keep-other-ranges", OPT_KEEP_OTHER, NULL, 0,
+	  "keep areas outside the vmalloc range (module/execmem areas) as vmalloc", 0 },
+	{ "no-pages", OPT_NO_PAGES, NULL, 0,
+	  "emit no page lists: the engine allocates every vmalloc's pages", 0 },
+	{ "no-purges", OPT_NO_PURGES, NULL, 0,
+	  "do not emit the recorded explicit purges (vm_unmap_aliases)", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static error_t import_parse(int key, char *arg, struct argp_state *state)
+{
+	struct import_args *a = state->input;
+
+	switch (key) {
+	case OPT_KEEP_OTHER:
+		a->opts.keep_other_ranges = true;
+		break;
+	case OPT_NO_PAGES:
+		a->opts.no_pages = true;
+		break;
+	case OPT_NO_PURGES:
+		a->opts.explicit_purges = false;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->recording)
+			argp_error(state, "more than one recording given");
+		a->recording = arg;
+		break;
+	case ARGP_KEY_NO_ARGS:
+		argp_error(state, "no recording given");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child import_children[] = {
+	{ &vt_common_argp, 0, NULL, 0 },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct argp import_argp = {
+	.options = import_options,
+	.parser = import_parse,
+	.args_doc = "RECORDING",
+	.doc = "Reconstruct vmalloc/vmap/ioremap API events from a kernel "
+	       "recording (trace-cmd trace.dat, or the text of ftrace's "
+	       "trace/trace_pipe or of 'trace-cmd report', optionally "
+	       "xz-compressed) and write them as a trace (-o, or stdout).\v"
+	       "docs/recording.md lists the events to record.  Exit status: "
+	       "0 success, 2 usage, 3 unreadable or corrupt recording "
+	       "(nothing is written), 4 system error.",
+	.children = import_children,
+};
+
+static void print_summary(const struct vt_import *im)
+{
+	const struct vt_import_summary *s = vt_import_summary(im);
+	const char *w = vt_import_warnings(im);
+	char line[512];
+	int i;
+
+	while (*w) {
+		size_t n = strcspn(w, "\n");
+
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, w, n);
+		line[n] = '\0';
+		vt_warn("%s", line);
+		w += strcspn(w, "\n");
+		if (*w)
+			w++;
+	}
+	vt_info("imported %" PRIu64 " event(s) from %" PRIu64
+		" record(s): %" PRIu64 " area(s), %" PRIu64
+		" nested array(s) dropped",
+		s->out_events, s->records, s->areas, s->nested_dropped);
+	for (i = 0; i < VT_OP__NR; i++)
+		if (s->out_by_op[i])
+			vt_dbg(1, "  %-12s %" PRIu64, vt_op_names[i],
+			       s->out_by_op[i]);
+	vt_dbg(1, "pages from vfree: %" PRIu64 ", from huge chunks: %" PRIu64
+	       ", from mm_page_alloc: %" PRIu64 "; explicit purges %" PRIu64,
+	       s->pages_from_free, s->pages_from_chunks, s->pages_from_alloc,
+	       s->purges_explicit);
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static char name[] = "vmaptool import";
+	struct import_args a;
+	struct vt_trace_config cfg;
+	struct vt_trace_writer *w = NULL;
+	struct vt_import *im = NULL;
+	struct vt_error err;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	vt_import_opts_init(&a.opts);
+	argv[0] = name;
+	argp_parse(&import_argp, argc, argv, 0, NULL, &a);
+	vt_error_init(&err);
+
+	rc = vt_import_open(a.recording, &a.opts, &im, &err);
+	if (rc)
+		goto fail;
+	rc = vt_import_run(im, &err);
+	if (rc < 0)
+		goto fail;
+	cfg = *vt_import_config(im);
+	if (vt_cli.va_bits_set)
+		cfg.va_bits = vt_cli.model.va_bits;
+	if (vt_cli.granule_set)
+		cfg.page_shift = vt_cli.model.page_shift;
+	print_summary(im);
+
+	vt_error_init(&err);
+	if (vt_cli.output)
+		rc = vt_trace_writer_open(vt_cli.output,
+					  vt_trace_path_is_jsonl(vt_cli.output),
+					  &cfg, vt_import_meta_json(im), &w,
+					  &err);
+	else
+		rc = vt_trace_writer_open_file(stdout, false, &cfg,
+					       vt_import_meta_json(im), &w,
+					       &err);
+	if (rc)
+		goto fail;
+	rc = vt_import_write(im, w, &err);
+	if (rc) {
+		vt_trace_writer_abort(w);
+		goto fail;
+	}
+	rc = vt_trace_writer_commit(w, &err);
+	if (rc)
+		goto fail;
+	vt_import_close(im);
+	return 0;
+fail:
+	vt_import_close(im);
+	if (!err.file[0] && a.recording && rc == VT_ERR_IMPORT)
+		snprintf(err.file, sizeof(err.file), "%s", a.recording);
+	return vt_report_error(&err);
+}

@@ -1,0 +1,2046 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmaptool import: kernel recordings -> API-level trace events.
+ *
+ * Two front ends produce one normalised record (struct kev): the
+ * trace-cmd .dat reader (libtracecmd iterates, libtraceevent reads the
+ * fields by name) and a hand parser for ftrace text lines
+ * ("comm-pid [cpu] flags ts: name: key=value ...", function tracer lines
+ * "ts: func <-parent", and "trace-cmd report" output, whose
+ * "[FAILED TO PARSE]" lines still carry the raw fields).  One back end
+ * groups the records per task into vmap areas (vmalloc-paths.md 2-9).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <lzma.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <trace-cmd/trace-cmd.h>
+#include <traceevent/event-parse.h>
+
+#include "import.h"
+
+#define PAGE_SHIFT_4K 12
+#define PAGE_SIZE_4K 4096ULL
+#define MAX_TASK_STACK 8
+#define MAX_KV 24
+#define MAX_UNKNOWN_NAMES 8
+
+static const char dat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c',
+				  'i', 'n', 'g' };
+static const unsigned char xz_magic[] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+
+/* ---- normalised kernel records ----------------------------------- */
+
+enum kev_kind {
+	KEV_ALLOC_VA,		/* vmalloc:alloc_vmap_area */
+	KEV_FREE_VA,		/* vmalloc:free_vmap_area_noflush */
+	KEV_PURGE_TP,		/* vmalloc:purge_vmap_area_lazy */
+	KEV_PAGE_ALLOC,		/* kmem:mm_page_alloc */
+	KEV_PAGE_FREE,		/* kmem:mm_page_free */
+	KP_VMAP_PAGES,		/* __vmap_pages_range_noflush */
+	KP_VMAP_SMALL,		/* vmap_small_pages_range_noflush */
+	KP_VMAP_RANGE,		/* vmap_range_noflush */
+	KP_PMD_SET_HUGE,
+	KP_PUD_SET_HUGE,
+	KP_PMD_FREE_PTE,
+	KP_PTE_ALLOC,		/* __pte_alloc_kernel */
+	KP_PMD_ALLOC,		/* __pmd_alloc */
+	KP_VUNMAP,		/* __vunmap_range_noflush */
+	KP_PURGE,		/* __purge_vmap_area_lazy */
+	KP_BULK,		/* alloc_pages_bulk_noprof */
+	KP_FREE_PAGES,		/* __free_pages */
+	KEV_FUNCTION,		/* ftrace:function */
+	KEV__NR
+};
+
+#define KEV_MAX_FIELDS 6
+
+/*
+ * One row per kind: the names the event may have (tracepoint name, the
+ * kprobe names of docs/recording.md, the probed symbol), its fields as
+ * printed in text, and (where it differs) the field name in the format
+ * file of a .dat.
+ */
+struct kev_desc {
+	const char *names[3];
+	const char *sym;	/* probed kernel function (kprobes) */
+	bool kprobe;
+	const char *fields[KEV_MAX_FIELDS];
+	const char *dat_fields[KEV_MAX_FIELDS];
+	unsigned int required;	/* bit mask over fields */
+};
+
+static const struct kev_desc kev_descs[KEV__NR] = {
+	[KEV_ALLOC_VA] = { { "alloc_vmap_area" }, NULL, false,
+		{ "va_start", "size", "align", "vstart", "vend", "failed" },
+		{ "addr" }, 0x3f },
+	[KEV_FREE_VA] = { { "free_vmap_area_noflush" }, NULL, false,
+		{ "va_start", "nr_lazy", "nr_lazy_max" }, { NULL }, 0x1 },
+	[KEV_PURGE_TP] = { { "purge_vmap_area_lazy" }, NULL, false,
+		{ "start", "end", "num_purged" },
+		{ NULL, NULL, "npurged" }, 0x7 },
+	[KEV_PAGE_ALLOC] = { { "mm_page_alloc" }, NULL, false,
+		{ "pfn", "order" }, { NULL }, 0x3 },
+	[KEV_PAGE_FREE] = { { "mm_page_free" }, NULL, false,
+		{ "pfn", "order" }, { NULL }, 0x3 },
+	[KP_VMAP_PAGES] = { { "vmap_pages" }, "__vmap_pages_range_noflush",
+		true, { "addr", "end", "page_shift" }, { NULL }, 0x7 },
+	[KP_VMAP_SMALL] = { { "vmap_small" },
+		"vmap_small_pages_range_noflush", true, { "addr", "end" },
+		{ NULL }, 0x3 },
+	[KP_VMAP_RANGE] = { { "vmap_range" }, "vmap_range_noflush", true,
+		{ "addr", "end", "phys", "max_page_shift" }, { NULL }, 0x7 },
+	[KP_PMD_SET_HUGE] = { { "pmd_set_huge" }, "pmd_set_huge", true,
+		{ "pmdp", "phys" }, { NULL }, 0 },
+	[KP_PUD_SET_HUGE] = { { "pud_set_huge" }, "pud_set_huge", true,
+		{ "pudp", "phys" }, { NULL }, 0 },
+	[KP_PMD_FREE_PTE] = { { "pmd_free_pte" }, "pmd_free_pte_page", true,
+		{ "pmdp", "addr" }, { NULL }, 0 },
+	[KP_PTE_ALLOC] = { { "pte_alloc_kernel" }, "__pte_alloc_kernel", true,
+		{ "pmdp" }, { NULL }, 0 },
+	[KP_PMD_ALLOC] = { { "pmd_alloc" }, "__pmd_alloc", true,
+		{ "pudp", "addr" }, { NULL }, 0 },
+	[KP_VUNMAP] = { { "vunmap_range" }, "__vunmap_range_noflush", true,
+		{ "start", "end" }, { NULL }, 0x3 },
+	[KP_PURGE] = { { "purge_lazy" }, "__purge_vmap_area_lazy", true,
+		{ "start", "end" }, { NULL }, 0 },
+	[KP_BULK] = { { "bulk" }, "alloc_pages_bulk_noprof", true,
+		{ "nr" }, { NULL }, 0x1 },
+	[KP_FREE_PAGES] = { { "free_pages" }, "__free_pages", true,
+		{ "page", "order" }, { NULL }, 0 },
+	[KEV_FUNCTION] = { { "function" }, NULL, false, { NULL }, { NULL },
+		0 },
+};
+
+struct kev {
+	enum kev_kind kind;
+	int pid;
+	int cpu;
+	uint64_t t;
+	const char *comm;
+	uint64_t f[KEV_MAX_FIELDS];
+	unsigned int have;		/* bit mask of fields read */
+	bool irq;			/* in hardirq or softirq context */
+	const char *func, *parent;	/* KEV_FUNCTION */
+	unsigned long line;
+};
+
+/* ---- reconstruction state ----------------------------------------- */
+
+enum area_kind { AK_UNKNOWN, AK_VMALLOC, AK_VMAP, AK_IOREMAP };
+enum area_state { AS_OPEN, AS_MAPPED, AS_FREED };
+
+struct u64vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+struct area {
+	uint64_t va, vsize, align, vstart, vend;
+	uint64_t t;
+	int cpu, pid;
+	enum area_kind kind;
+	enum area_state state;
+	bool nested, other_range, huge_caller, saw_alloc;
+	unsigned int page_shift;
+	uint64_t phys, map_size;
+	struct u64vec alloc;	/* pairs: pfn, order */
+	struct u64vec chunks;	/* first pfn of each huge chunk */
+	struct u64vec freed;	/* order-0 pfns freed by vfree, in order */
+	const char *caller;
+	size_t map_slot, unmap_slot;
+	bool has_unmap;
+};
+
+struct slot {
+	struct vt_event ev;
+	long area;		/* -1 for purge */
+	bool drop;
+};
+
+struct task {
+	int pid;
+	int open[MAX_TASK_STACK];
+	int nopen;
+	int mapping;		/* area whose huge chunks are being mapped */
+	int collect;		/* area whose vfree pages are being freed */
+	uint64_t collect_left;
+	bool collect_paused;
+	bool skip_next_free;
+	const char *pend_caller;	/* parent of __vmalloc_node_range */
+	bool pend_huge;
+	long purge_slot;	/* purge in progress */
+	bool purge_from_func;
+};
+
+struct strtab {
+	char **s;
+	size_t n, cap;
+};
+
+struct vt_import {
+	char *name;
+	struct vt_import_opts opts;
+	struct vt_import_summary sum;
+	struct vt_trace_config cfg;
+
+	/* input */
+	struct tracecmd_input *dat;
+	FILE *f;
+	const unsigned char *mem;
+	size_t mem_len, mem_pos;
+	bool xz;
+	lzma_stream lz;
+	bool lz_init;
+	unsigned char inbuf[65536];
+	size_t in_len, in_pos;
+	bool in_eof;
+	char *lbuf;
+	size_t lbuf_len, lbuf_cap, lbuf_pos;
+	bool out_eof;
+
+	/* state */
+	struct area *areas;
+	size_t nareas, areas_cap;
+	struct slot *slots;
+	size_t nslots, slots_cap;
+	struct task *tasks;
+	size_t ntasks, tasks_cap;
+	size_t last_task;
+	int64_t *live;		/* open-addressing va -> area index */
+	size_t live_cap, live_used;
+	struct strtab strs;
+	uint64_t min_linear;	/* lowest kernel pointer in the linear map */
+	uint64_t vm_start, vm_end;	/* the vmalloc range */
+	char unknown_names[MAX_UNKNOWN_NAMES][48];
+	uint64_t unknown_counts[MAX_UNKNOWN_NAMES];
+	bool oom;
+	bool ran;
+	size_t *order;		/* slots of the emitted events */
+	struct vt_page_run *runs;	/* all page runs of the output */
+	size_t nruns, runs_cap;
+	char *meta;
+	char *warnings;
+	size_t warn_len, warn_cap;
+};
+
+/* ---- small helpers ------------------------------------------------- */
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *np;
+
+	if (need <= *cap)
+		return true;
+	ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, ncap * elem);
+	if (!np)
+		return false;
+	*p = np;
+	*cap = ncap;
+	return true;
+}
+
+static bool vec_push(struct vt_import *im, struct u64vec *v, uint64_t x)
+{
+	if (!grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v))) {
+		im->oom = true;
+		return false;
+	}
+	v->v[v->n++] = x;
+	return true;
+}
+
+static const char *intern(struct vt_import *im, const char *s)
+{
+	size_t i;
+	char *d;
+
+	if (!s || !*s)
+		return NULL;
+	for (i = 0; i < im->strs.n; i++)
+		if (!strcmp(im->strs.s[i], s))
+			return im->strs.s[i];
+	if (!grow((void **)&im->strs.s, &im->strs.cap, im->strs.n + 1,
+		  sizeof(char *))) {
+		im->oom = true;
+		return NULL;
+	}
+	d = strdup(s);
+	if (!d) {
+		im->oom = true;
+		return NULL;
+	}
+	im->strs.s[im->strs.n++] = d;
+	return d;
+}
+
+static void warnf(struct vt_import *im, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warnf(struct vt_import *im, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !grow((void **)&im->warnings, &im->warn_cap,
+			   im->warn_len + n + 2, 1)) {
+		im->oom = true;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(im->warnings + im->warn_len, n + 1, fmt, ap);
+	va_end(ap);
+	im->warn_len += n;
+	im->warnings[im->warn_len++] = '\n';
+	im->warnings[im->warn_len] = '\0';
+}
+
+/* Note a kernel pointer: the lowest linear-map one tells VA_BITS. */
+static void see_pointer(struct vt_import *im, uint64_t p)
+{
+	if (p >> 63 && p != UINT64_MAX && p < im->min_linear)
+		im->min_linear = p;
+}
+
+/* ---- live-area table: va -> area index ----------------------------- */
+
+#define LIVE_EMPTY (-1)
+#define LIVE_TOMB (-2)
+
+static size_t live_hash(uint64_t va, size_t cap)
+{
+	return (size_t)((va >> 12) * 0x9e3779b97f4a7c15ULL) & (cap - 1);
+}
+
+static bool live_rehash(struct vt_import *im, size_t ncap)
+{
+	int64_t *old = im->live;
+	size_t ocap = im->live_cap, i;
+
+	im->live = malloc(ncap * sizeof(*im->live));
+	if (!im->live) {
+		im->live = old;
+		im->oom = true;
+		return false;
+	}
+	for (i = 0; i < ncap; i++)
+		im->live[i] = LIVE_EMPTY;
+	im->live_cap = ncap;
+	im->live_used = 0;
+	for (i = 0; i < ocap; i++) {
+		int64_t a = old[i];
+		size_t h;
+
+		if (a < 0)
+			continue;
+		h = live_hash(im->areas[a].va, ncap);
+		while (im->live[h] != LIVE_EMPTY)
+			h = (h + 1) & (ncap - 1);
+		im->live[h] = a;
+		im->live_used++;
+	}
+	free(old);
+	return true;
+}
+
+static long live_find(const struct vt_import *im, uint64_t va, size_t *pos)
+{
+	size_t h, n;
+
+	if (!im->live_cap)
+		return -1;
+	h = live_hash(va, im->live_cap);
+	for (n = 0; n < im->live_cap; n++) {
+		int64_t a = im->live[h];
+
+		if (a == LIVE_EMPTY)
+			return -1;
+		if (a >= 0 && im->areas[a].va == va) {
+			if (pos)
+				*pos = h;
+			return a;
+		}
+		h = (h + 1) & (im->live_cap - 1);
+	}
+	return -1;
+}
+
+static void live_del(struct vt_import *im, uint64_t va)
+{
+	size_t pos;
+
+	if (live_find(im, va, &pos) >= 0)
+		im->live[pos] = LIVE_TOMB;
+}
+
+static bool live_add(struct vt_import *im, long a)
+{
+	size_t h;
+
+	live_del(im, im->areas[a].va);	/* a stale entry loses */
+	if ((im->live_used + 1) * 2 > im->live_cap &&
+	    !live_rehash(im, im->live_cap ? im->live_cap * 2 : 256))
+		return false;
+	h = live_hash(im->areas[a].va, im->live_cap);
+	while (im->live[h] >= 0)
+		h = (h + 1) & (im->live_cap - 1);
+	if (im->live[h] == LIVE_EMPTY)
+		im->live_used++;
+	im->live[h] = a;
+	return true;
+}
+
+/* ---- tasks --------------------------------------------------------- */
+
+static struct task *task_get(struct vt_import *im, int pid)
+{
+	struct task *t;
+	size_t i;
+
+	if (im->last_task < im->ntasks && im->tasks[im->last_task].pid == pid)
+		return &im->tasks[im->last_task];
+	for (i = 0; i < im->ntasks; i++)
+		if (im->tasks[i].pid == pid) {
+			im->last_task = i;
+			return &im->tasks[i];
+		}
+	if (!grow((void **)&im->tasks, &im->tasks_cap, im->ntasks + 1,
+		  sizeof(*im->tasks))) {
+		im->oom = true;
+		return NULL;
+	}
+	t = &im->tasks[im->ntasks];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->mapping = -1;
+	t->collect = -1;
+	t->purge_slot = -1;
+	im->last_task = im->ntasks++;
+	return t;
+}
+
+static long slot_new(struct vt_import *im, enum vt_op op,
+		     const struct kev *k, long area)
+{
+	struct slot *s;
+
+	if (!grow((void **)&im->slots, &im->slots_cap, im->nslots + 1,
+		  sizeof(*im->slots))) {
+		im->oom = true;
+		return -1;
+	}
+	s = &im->slots[im->nslots];
+	memset(s, 0, sizeof(*s));
+	s->ev.op = op;
+	s->ev.has_t = true;
+	s->ev.t = k->t;
+	s->ev.cpu = k->cpu;
+	s->ev.line = k->line;
+	s->area = area;
+	return (long)im->nslots++;
+}
+
+static struct area *top_open(struct vt_import *im, struct task *t)
+{
+	if (!t->nopen)
+		return NULL;
+	return &im->areas[t->open[t->nopen - 1]];
+}
+
+static void pop_open(struct task *t, int a)
+{
+	int i;
+
+	for (i = t->nopen - 1; i >= 0; i--)
+		if (t->open[i] == a) {
+			memmove(&t->open[i], &t->open[i + 1],
+				(t->nopen - i - 1) * sizeof(t->open[0]));
+			t->nopen--;
+			return;
+		}
+}
+
+/* ---- the reconstruction rules -------------------------------------- */
+
+static bool is_kworker(const char *comm)
+{
+	return comm && !strncmp(comm, "kworker/", 8);
+}
+
+/*
+ * A new area.  It is the nested page array of vmalloc-paths.md 5.2 when
+ * the same task has an unmapped vmalloc open whose array does not fit a
+ * page (nr_pages * 8 > PAGE_SIZE) and this area has exactly the array's
+ * size (PAGE_ALIGN(nr_pages * 8) plus the guard page).
+ */
+static void on_alloc_va(struct vt_import *im, struct task *t,
+			const struct kev *k)
+{
+	struct area *a, *outer;
+	long idx;
+
+	im->sum.alloc_vmap_area++;
+	if (k->f[5]) {
+		im->sum.alloc_failed++;
+		t->pend_caller = NULL;
+		return;
+	}
+	see_pointer(im, k->f[3]);
+	if (!grow((void **)&im->areas, &im->areas_cap, im->nareas + 1,
+		  sizeof(*im->areas))) {
+		im->oom = true;
+		return;
+	}
+	idx = (long)im->nareas++;
+	a = &im->areas[idx];
+	memset(a, 0, sizeof(*a));
+	a->va = k->f[0];
+	a->vsize = k->f[1];
+	a->align = k->f[2];
+	a->vstart = k->f[3];
+	a->vend = k->f[4];
+	a->t = k->t;
+	a->cpu = k->cpu;
+	a->pid = k->pid;
+	a->caller = t->pend_caller;
+	a->huge_caller = t->pend_huge;
+	a->page_shift = PAGE_SHIFT_4K;
+	t->pend_caller = NULL;
+	t->pend_huge = false;
+	im->sum.areas++;
+
+	/* the widest range asked for is the vmalloc range */
+	if (a->vend - a->vstart > im->vm_end - im->vm_start) {
+		im->vm_start = a->vstart;
+		im->vm_end = a->vend;
+	}
+
+	outer = top_open(im, t);
+	if (outer && outer->state == AS_OPEN && !outer->nested &&
+	    outer->vsize > PAGE_SIZE_4K) {
+		uint64_t nr = (outer->vsize - PAGE_SIZE_4K) >> PAGE_SHIFT_4K;
+		uint64_t arr = nr * 8;
+
+		if (arr > PAGE_SIZE_4K &&
+		    a->vsize == ((arr + PAGE_SIZE_4K - 1) & ~(PAGE_SIZE_4K - 1)) +
+				PAGE_SIZE_4K) {
+			a->nested = true;
+			im->sum.nested_dropped++;
+		}
+	}
+	a->map_slot = slot_new(im, VT_OP_VMALLOC, k, idx);
+	if (t->nopen == MAX_TASK_STACK)
+		memmove(&t->open[0], &t->open[1],
+			(MAX_TASK_STACK - 1) * sizeof(t->open[0]));
+	else
+		t->nopen++;
+	t->open[t->nopen - 1] = (int)idx;
+	live_add(im, idx);
+}
+
+/* The area is unmapped: vfree/vunmap/iounmap by what it was mapped as. */
+static void on_free_va(struct vt_import *im, struct task *t,
+		       const struct kev *k)
+{
+	struct area *a;
+	long idx;
+
+	im->sum.free_vmap_area++;
+	see_pointer(im, k->f[0]);
+	idx = live_find(im, k->f[0], NULL);
+	if (idx < 0) {
+		im->sum.unmatched_frees++;
+		return;
+	}
+	a = &im->areas[idx];
+	live_del(im, a->va);
+	pop_open(t, (int)idx);
+	if (a->nested)
+		im->sum.nested_frees_dropped++;
+	a->state = AS_FREED;
+	a->has_unmap = true;
+	a->unmap_slot = slot_new(im, VT_OP_VFREE, k, idx);
+	if (t->mapping == idx)
+		t->mapping = -1;
+	/* vfree frees vm->pages[0..nr_pages) next, each as order 0 */
+	if (a->kind == AK_VMALLOC && a->vsize > PAGE_SIZE_4K) {
+		t->collect = (int)idx;
+		t->collect_left = (a->vsize - PAGE_SIZE_4K) >> PAGE_SHIFT_4K;
+		t->collect_paused = false;
+		t->skip_next_free = false;
+	} else {
+		t->collect = -1;
+	}
+}
+
+static void on_page_alloc(struct vt_import *im, struct task *t,
+			  const struct kev *k)
+{
+	struct area *a = top_open(im, t);
+
+	im->sum.page_alloc++;
+	if (k->f[0] == UINT64_MAX || k->f[1] > 20 || k->irq)
+		return;		/* failed allocation */
+	if (!a || a->state != AS_OPEN)
+		return;
+	a->saw_alloc = true;
+	vec_push(im, &a->alloc, k->f[0]);
+	vec_push(im, &a->alloc, k->f[1]);
+}
+
+static void on_page_free(struct vt_import *im, struct task *t,
+			 const struct kev *k)
+{
+	struct area *a;
+
+	im->sum.page_free++;
+	/* vfree's loop runs in task context; an interrupt's free is not it */
+	if (t->collect < 0 || t->collect_paused || k->irq)
+		return;
+	if (t->skip_next_free) {
+		t->skip_next_free = false;
+		return;
+	}
+	a = &im->areas[t->collect];
+	if (k->f[1] != 0) {
+		t->collect = -1;	/* not vfree's per-page loop */
+		return;
+	}
+	vec_push(im, &a->freed, k->f[0]);
+	if (--t->collect_left == 0)
+		t->collect = -1;
+}
+
+/* __vmap_pages_range_noflush(): vmalloc's or vmap's page-array mapping. */
+static void on_vmap_pages(struct vt_import *im, struct task *t,
+			  const struct kev *k)
+{
+	struct area *a = top_open(im, t);
+
+	if (!a || a->va != k->f[0] || a->state != AS_OPEN) {
+		im->sum.unmatched_maps++;
+		return;
+	}
+	a->state = AS_MAPPED;
+	a->page_shift = (unsigned int)k->f[2];
+	a->map_size = k->f[1] - k->f[0];
+	/*
+	 * vmalloc allocates its pages between the VA and the mapping
+	 * (bulk kprobe or mm_page_alloc); vmap() maps the caller's pages.
+	 */
+	if (a->saw_alloc || a->page_shift > PAGE_SHIFT_4K ||
+	    (a->caller && strstr(a->caller, "alloc")))
+		a->kind = AK_VMALLOC;
+	else
+		a->kind = AK_VMAP;
+	if (a->page_shift > PAGE_SHIFT_4K)
+		im->sum.huge_areas++;
+	pop_open(t, (int)(a - im->areas));
+	t->mapping = (int)(a - im->areas);
+}
+
+/*
+ * vmap_range_noflush(): one chunk of a huge vmalloc (after vmap_pages
+ * with page_shift > PAGE_SHIFT), or the whole of an ioremap.
+ */
+static void on_vmap_range(struct vt_import *im, struct task *t,
+			  const struct kev *k)
+{
+	struct area *a;
+
+	if (t->mapping >= 0) {
+		a = &im->areas[t->mapping];
+		if (a->kind == AK_VMALLOC && a->page_shift > PAGE_SHIFT_4K &&
+		    k->f[0] >= a->va && k->f[1] <= a->va + a->map_size) {
+			vec_push(im, &a->chunks, k->f[2] >> PAGE_SHIFT_4K);
+			return;
+		}
+	}
+	a = top_open(im, t);
+	if (!a || a->va != k->f[0] || a->state != AS_OPEN) {
+		im->sum.unmatched_maps++;
+		return;
+	}
+	a->state = AS_MAPPED;
+	a->kind = AK_IOREMAP;
+	a->phys = k->f[2];
+	a->map_size = k->f[1] - k->f[0];
+	pop_open(t, (int)(a - im->areas));
+	t->mapping = -1;
+}
+
+static bool purge_parent_explicit(const char *parent)
+{
+	/* vm_unmap_aliases() and vm_reset_perms() of VM_FLUSH_RESET_PERMS */
+	return parent && !strcmp(parent, "_vm_unmap_aliases");
+}
+
+/*
+ * A purge is emitted only when it was explicit (_vm_unmap_aliases); the
+ * drain worker's lazy purge and the purge on VA exhaustion are made by
+ * the engine itself.  Without the function tracer a purge in a kworker
+ * is taken as the drain worker.
+ */
+static void purge_begin(struct vt_import *im, struct task *t,
+			const struct kev *k)
+{
+	struct slot *s;
+
+	if (t->purge_slot >= 0)
+		return;
+	t->purge_slot = slot_new(im, VT_OP_PURGE, k, -1);
+	t->purge_from_func = false;
+	if (t->purge_slot < 0)
+		return;
+	s = &im->slots[t->purge_slot];
+	s->drop = is_kworker(k->comm);
+	/* vfree's page loop comes after the purge of vm_reset_perms() */
+	if (t->collect >= 0)
+		t->collect_paused = true;
+}
+
+static void purge_end(struct vt_import *im, struct task *t)
+{
+	struct slot *s;
+
+	if (t->purge_slot < 0)
+		return;
+	s = &im->slots[t->purge_slot];
+	if (s->drop || !im->opts.explicit_purges) {
+		s->drop = true;
+		im->sum.purges_lazy++;
+	} else {
+		im->sum.purges_explicit++;
+	}
+	t->purge_slot = -1;
+	t->collect_paused = false;
+}
+
+static void on_function(struct vt_import *im, struct task *t,
+			const struct kev *k)
+{
+	const char *f = k->func, *p = k->parent;
+
+	im->sum.functions++;
+	if (!f)
+		return;
+	if (!strcmp(f, "__vmalloc_node_range_noprof") ||
+	    !strcmp(f, "__vmalloc_node_range")) {
+		t->pend_caller = intern(im, p);
+		t->pend_huge = p && strstr(p, "vmalloc_huge");
+	} else if (!strcmp(f, "__purge_vmap_area_lazy")) {
+		if (t->purge_slot < 0) {
+			purge_begin(im, t, k);
+			if (t->purge_slot >= 0)
+				im->slots[t->purge_slot].drop = true;
+		}
+		if (t->purge_slot >= 0 && p) {
+			im->slots[t->purge_slot].drop =
+				!purge_parent_explicit(p);
+			t->purge_from_func = true;
+		}
+	} else if (!strcmp(f, "__free_pages") && p && t->collect >= 0 &&
+		   !k->irq &&
+		   strcmp(p, "vfree") && strcmp(p, "__free_page")) {
+		t->skip_next_free = true;
+	}
+}
+
+static void handle(struct vt_import *im, const struct kev *k)
+{
+	struct task *t = task_get(im, k->pid);
+
+	if (!t)
+		return;
+	if (k->kind != KEV_FUNCTION)
+		im->sum.records++;
+	switch (k->kind) {
+	case KEV_ALLOC_VA:
+		on_alloc_va(im, t, k);
+		break;
+	case KEV_FREE_VA:
+		on_free_va(im, t, k);
+		break;
+	case KEV_PURGE_TP:
+		im->sum.purge_tp++;
+		if (k->f[0] != UINT64_MAX)
+			see_pointer(im, k->f[0]);
+		purge_begin(im, t, k);
+		purge_end(im, t);
+		break;
+	case KEV_PAGE_ALLOC:
+		on_page_alloc(im, t, k);
+		break;
+	case KEV_PAGE_FREE:
+		on_page_free(im, t, k);
+		break;
+	case KP_VMAP_PAGES:
+		im->sum.kprobes++;
+		on_vmap_pages(im, t, k);
+		break;
+	case KP_VMAP_RANGE:
+		im->sum.kprobes++;
+		on_vmap_range(im, t, k);
+		break;
+	case KP_BULK:
+		im->sum.kprobes++;
+		if (top_open(im, t) && top_open(im, t)->state == AS_OPEN) {
+			top_open(im, t)->saw_alloc = true;
+			if (k->f[0] < (1ULL << 31))
+				im->sum.bulk_pages += k->f[0];
+		}
+		break;
+	case KP_PURGE:
+		im->sum.kprobes++;
+		/* a second entry without the tracepoint closes the first */
+		purge_end(im, t);
+		purge_begin(im, t, k);
+		break;
+	case KP_PMD_SET_HUGE:
+	case KP_PUD_SET_HUGE:
+	case KP_PMD_FREE_PTE:
+	case KP_PTE_ALLOC:
+	case KP_PMD_ALLOC:
+		im->sum.kprobes++;
+		if (k->have & 1)
+			see_pointer(im, k->f[0]);
+		break;
+	case KP_VMAP_SMALL:
+	case KP_VUNMAP:
+	case KP_FREE_PAGES:
+		im->sum.kprobes++;
+		break;
+	case KEV_FUNCTION:
+		on_function(im, t, k);
+		break;
+	case KEV__NR:
+		break;
+	}
+}
+
+static void count_unknown(struct vt_import *im, const char *name)
+{
+	int i;
+
+	im->sum.unknown_events++;
+	for (i = 0; i < MAX_UNKNOWN_NAMES; i++) {
+		if (!im->unknown_names[i][0]) {
+			snprintf(im->unknown_names[i],
+				 sizeof(im->unknown_names[i]), "%s", name);
+			im->unknown_counts[i] = 1;
+			return;
+		}
+		if (!strcmp(im->unknown_names[i], name)) {
+			im->unknown_counts[i]++;
+			return;
+		}
+	}
+}
+
+/* Find the kind for an event name and, for kprobes, its probed symbol. */
+static int kind_of(const char *name, const char *sym)
+{
+	int i, j;
+
+	if (sym && *sym)
+		for (i = 0; i < KEV__NR; i++)
+			if (kev_descs[i].sym && !strcmp(kev_descs[i].sym, sym))
+				return i;
+	for (i = 0; i < KEV__NR; i++)
+		for (j = 0; j < 3 && kev_descs[i].names[j]; j++)
+			if (!strcmp(kev_descs[i].names[j], name))
+				return i;
+	if (sym && *sym)
+		return -1;
+	for (i = 0; i < KEV__NR; i++)
+		if (kev_descs[i].sym && !strcmp(kev_descs[i].sym, name))
+			return i;
+	return -1;
+}
+
+/* ---- text front end ------------------------------------------------ */
+
+/* Raw bytes from the file or the memory buffer. */
+static ssize_t raw_read(struct vt_import *im, void *buf, size_t len)
+{
+	if (im->mem) {
+		size_t n = im->mem_len - im->mem_pos;
+
+		if (n > len)
+			n = len;
+		memcpy(buf, im->mem + im->mem_pos, n);
+		im->mem_pos += n;
+		return (ssize_t)n;
+	}
+	if (!im->f)
+		return 0;
+	{
+		size_t n = fread(buf, 1, len, im->f);
+
+		if (!n && ferror(im->f))
+			return -EIO;
+		return (ssize_t)n;
+	}
+}
+
+/* Append decoded bytes to the line buffer; 0 at end, <0 on error. */
+static int text_fill(struct vt_import *im, struct vt_error *err)
+{
+	size_t want = 65536;
+	ssize_t n;
+
+	if (im->out_eof)
+		return 0;
+	if (im->lbuf_pos) {
+		memmove(im->lbuf, im->lbuf + im->lbuf_pos,
+			im->lbuf_len - im->lbuf_pos);
+		im->lbuf_len -= im->lbuf_pos;
+		im->lbuf_pos = 0;
+	}
+	if (!grow((void **)&im->lbuf, &im->lbuf_cap,
+		  im->lbuf_len + want + 1, 1))
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	if (!im->xz) {
+		n = raw_read(im, im->lbuf + im->lbuf_len, want);
+		if (n < 0)
+			return vt_error_set(err, -EIO, "cannot read '%s'",
+					    im->name);
+		if (!n)
+			im->out_eof = true;
+		im->lbuf_len += n;
+		return (int)(n > 0);
+	}
+	im->lz.next_out = (uint8_t *)im->lbuf + im->lbuf_len;
+	im->lz.avail_out = want;
+	while (im->lz.avail_out == want) {
+		lzma_ret r;
+
+		if (im->in_pos == im->in_len && !im->in_eof) {
+			n = raw_read(im, im->inbuf, sizeof(im->inbuf));
+			if (n < 0)
+				return vt_error_set(err, -EIO,
+						    "cannot read '%s'",
+						    im->name);
+			im->in_len = n;
+			im->in_pos = 0;
+			if (!n)
+				im->in_eof = true;
+		}
+		im->lz.next_in = im->inbuf + im->in_pos;
+		im->lz.avail_in = im->in_len - im->in_pos;
+		r = lzma_code(&im->lz, im->in_eof ? LZMA_FINISH : LZMA_RUN);
+		im->in_pos = im->in_len - im->lz.avail_in;
+		if (r == LZMA_STREAM_END) {
+			im->out_eof = true;
+			break;
+		}
+		if (r == LZMA_MEM_ERROR)
+			return vt_error_set(err, -ENOMEM, "out of memory");
+		if (r != LZMA_OK)
+			return vt_error_set(err, VT_ERR_IMPORT,
+					    "corrupt xz data in '%s' (lzma error %d)",
+					    im->name, (int)r);
+		if (im->in_eof && !im->lz.avail_in &&
+		    im->lz.avail_out == want)
+			return vt_error_set(err, VT_ERR_IMPORT,
+					    "truncated xz data in '%s'",
+					    im->name);
+	}
+	im->lbuf_len += want - im->lz.avail_out;
+	return 1;
+}
+
+/* The next line, NUL-terminated in place; NULL at end or on error. */
+static char *text_line(struct vt_import *im, int *rc, struct vt_error *err)
+{
+	for (;;) {
+		char *start = im->lbuf + im->lbuf_pos;
+		char *nl = im->lbuf_len > im->lbuf_pos ?
+			memchr(start, '\n', im->lbuf_len - im->lbuf_pos) :
+			NULL;
+
+		if (nl) {
+			*nl = '\0';
+			im->lbuf_pos = nl - im->lbuf + 1;
+			return start;
+		}
+		if (im->out_eof) {
+			if (im->lbuf_pos < im->lbuf_len) {
+				im->lbuf[im->lbuf_len] = '\0';
+				im->lbuf_pos = im->lbuf_len;
+				return start;
+			}
+			return NULL;
+		}
+		*rc = text_fill(im, err);
+		if (*rc < 0)
+			return NULL;
+	}
+}
+
+/* Parse a number as the kernel prints it: 0x-hex, or decimal (signed). */
+static bool parse_num(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+	bool neg = false, hex = false;
+
+	if (!len)
+		return false;
+	if (s[0] == '-') {
+		neg = true;
+		i = 1;
+	}
+	if (len - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+		hex = true;
+		i += 2;
+	}
+	if (i == len)
+		return false;
+	for (; i < len; i++) {
+		int d;
+
+		if (hex && isxdigit((unsigned char)s[i]))
+			d = isdigit((unsigned char)s[i]) ? s[i] - '0' :
+			    tolower((unsigned char)s[i]) - 'a' + 10;
+		else if (!hex && isdigit((unsigned char)s[i]))
+			d = s[i] - '0';
+		else
+			return false;
+		if (hex ? v >> 60 : v > (UINT64_MAX - d) / 10)
+			return false;
+		v = hex ? v << 4 | d : v * 10 + d;
+	}
+	*out = neg ? (uint64_t)-(int64_t)v : v;
+	return true;
+}
+
+static char *skip_sp(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+static char *tok_end(char *p)
+{
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	return p;
+}
+
+/*
+ * Timestamp "SECS.FRAC:" (microseconds from ftrace, nanoseconds from
+ * trace-cmd -t) to ns.
+ */
+static bool parse_ts(const char *s, size_t len, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	size_t i = 0, nd = 0;
+
+	if (!len || !isdigit((unsigned char)s[0]))
+		return false;
+	for (; i < len && isdigit((unsigned char)s[i]); i++) {
+		if (sec > UINT64_MAX / 10 / 1000000000ULL)
+			return false;
+		sec = sec * 10 + (s[i] - '0');
+	}
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && isdigit((unsigned char)s[i]); i++, nd++)
+			if (nd < 9)
+				frac = frac * 10 + (s[i] - '0');
+	}
+	if (i != len)
+		return false;
+	for (; nd < 9; nd++)
+		frac *= 10;
+	*ns = sec * 1000000000ULL + frac;
+	return true;
+}
+
+/* Fill the fields of @k from "key=value" (or "key: value") tokens. */
+static void parse_fields(struct vt_import *im, char *p, struct kev *k)
+{
+	const struct kev_desc *d = &kev_descs[k->kind];
+	int i;
+
+	while (*(p = skip_sp(p))) {
+		char *e = tok_end(p), *eq, *key = p, *val;
+		size_t klen;
+
+		eq = memchr(p, '=', e - p);
+		if (eq) {
+			klen = eq - p;
+			val = eq + 1;
+		} else if (e > p && e[-1] == ':' && *e) {
+			/* "va_start: 1234" */
+			klen = e - p - 1;
+			val = skip_sp(e);
+			e = tok_end(val);
+		} else {
+			p = e;
+			continue;
+		}
+		for (i = 0; i < KEV_MAX_FIELDS && d->fields[i]; i++) {
+			uint64_t v;
+
+			if (strlen(d->fields[i]) != klen ||
+			    memcmp(d->fields[i], key, klen))
+				continue;
+			if (parse_num(val, e - val, &v)) {
+				k->f[i] = v;
+				k->have |= 1u << i;
+			}
+			break;
+		}
+		p = e;
+	}
+	(void)im;
+}
+
+/*
+ * One text line.  Returns 1 for a record, 0 for a line to skip (header,
+ * comment, lost-events note), -1 for a line that is not an event.
+ */
+static int text_parse(struct vt_import *im, char *line, struct kev *k,
+		      char *name, size_t name_sz)
+{
+	char *p, *br, *e, *cpu_end, *dash;
+	char sym[128];
+	uint64_t v;
+	size_t n;
+	int kind;
+
+	line[strcspn(line, "\r")] = '\0';
+	p = skip_sp(line);
+	if (!*p || *p == '#')
+		return 0;
+	if (!strncmp(p, "cpus=", 5) || !strncmp(p, "version =", 9))
+		return 0;
+	if (!strncmp(p, "CPU:", 4) && strstr(p, "LOST")) {
+		char *l = strstr(p, "LOST");
+
+		e = tok_end(skip_sp(l + 4));
+		if (parse_num(skip_sp(l + 4), e - skip_sp(l + 4), &v))
+			im->sum.lost_events += v;
+		return 0;
+	}
+	if (!strncmp(p, "##### CPU", 9))
+		return 0;
+	/* "comm-pid [cpu]": comm may hold spaces and dashes */
+	br = strstr(p, " [");
+	while (br) {
+		cpu_end = strchr(br + 2, ']');
+		if (cpu_end && cpu_end - br - 2 > 0 && cpu_end - br - 2 < 8) {
+			char *c;
+
+			for (c = br + 2; c < cpu_end && isdigit((unsigned char)*c); c++)
+				;
+			if (c == cpu_end)
+				break;
+		}
+		br = strstr(br + 1, " [");
+	}
+	if (!br)
+		return -1;
+	cpu_end = strchr(br + 2, ']');
+	e = br;
+	while (e > p && e[-1] == ' ')
+		e--;
+	*e = '\0';
+	dash = strrchr(p, '-');
+	if (!dash || !parse_num(dash + 1, strlen(dash + 1), &v) ||
+	    v > INT32_MAX)
+		return -1;
+	*dash = '\0';
+	k->comm = p;
+	k->pid = (int)v;
+	if (!parse_num(br + 2, cpu_end - br - 2, &v) || v > 4096)
+		return -1;
+	k->cpu = (int)v;
+	/* optional irq/preempt flags, then "ts:" */
+	p = skip_sp(cpu_end + 1);
+	e = tok_end(p);
+	if (e == p || e[-1] != ':' || !parse_ts(p, e - p - 1, &k->t)) {
+		/* irqs-off, need-resched, hardirq/softirq ('h', 's', 'H') */
+		if (e - p >= 3)
+			k->irq = p[2] == 'h' || p[2] == 's' || p[2] == 'H';
+		p = skip_sp(e);
+		e = tok_end(p);
+		if (e == p || e[-1] != ':' || !parse_ts(p, e - p - 1, &k->t))
+			return -1;
+	}
+	p = skip_sp(e);
+	e = tok_end(p);
+	if (e == p)
+		return -1;
+	if (e[-1] != ':') {
+		/* function tracer: "func <-parent" */
+		k->kind = KEV_FUNCTION;
+		if (*e)
+			*e++ = '\0';
+		k->func = p;
+		p = skip_sp(e);
+		if (!strncmp(p, "<-", 2)) {
+			p += 2;
+			while (*p == '-' || *p == ' ')
+				p++;
+			e = tok_end(p);
+			*e = '\0';
+			k->parent = p;
+		}
+		snprintf(name, name_sz, "function");
+		return 1;
+	}
+	n = e - p - 1;
+	if (n >= name_sz)
+		n = name_sz - 1;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	p = skip_sp(e);
+	if (!strcmp(name, "function")) {
+		/* trace-cmd report: "function: func <-- parent" */
+		k->kind = KEV_FUNCTION;
+		e = tok_end(p);
+		if (*e)
+			*e++ = '\0';
+		k->func = p;
+		p = skip_sp(e);
+		if (!strncmp(p, "<-", 2)) {
+			p += 2;
+			while (*p == '-' || *p == ' ')
+				p++;
+			e = tok_end(p);
+			*e = '\0';
+			k->parent = p;
+		}
+		return 1;
+	}
+	sym[0] = '\0';
+	if (*p == '(') {
+		/* kprobe location: "(sym+0x0/0x140)" or "(ffff8000803a5b28)" */
+		e = strchr(p, ')');
+		if (e) {
+			size_t sl = strcspn(p + 1, "+)");
+
+			if (sl < sizeof(sym) && !parse_num(p + 1, sl, &v) &&
+			    !(sl == 16 && strspn(p + 1, "0123456789abcdef") >= 16)) {
+				memcpy(sym, p + 1, sl);
+				sym[sl] = '\0';
+			}
+			p = e + 1;
+		}
+	}
+	if (!strncmp(skip_sp(p), "[FAILED TO PARSE]", 17))
+		p = skip_sp(p) + 17;
+	kind = kind_of(name, sym);
+	if (kind < 0)
+		return 2;	/* an event we do not use */
+	k->kind = kind;
+	parse_fields(im, p, k);
+	return 1;
+}
+
+static int text_run(struct vt_import *im, struct vt_error *err)
+{
+	char name[64];
+	char *line;
+	int rc = 0;
+
+	while ((line = text_line(im, &rc, err))) {
+		struct kev k;
+		int r;
+
+		im->sum.lines++;
+		memset(&k, 0, sizeof(k));
+		k.line = (unsigned long)im->sum.lines;
+		r = text_parse(im, line, &k, name, sizeof(name));
+		if (r < 0) {
+			if (!im->sum.bad_lines)
+				im->sum.first_bad_line = k.line;
+			im->sum.bad_lines++;
+			continue;
+		}
+		if (r == 0)
+			continue;
+		if (r == 2) {
+			im->sum.records++;
+			count_unknown(im, name);
+			continue;
+		}
+		if ((k.have & kev_descs[k.kind].required) !=
+		    kev_descs[k.kind].required) {
+			im->sum.records++;
+			im->sum.bad_fields++;
+			continue;
+		}
+		handle(im, &k);
+		if (im->oom)
+			return vt_error_set(err, -ENOMEM, "out of memory");
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- trace.dat front end ------------------------------------------- */
+
+struct dat_ctx {
+	struct vt_import *im;
+	struct tep_handle *tep;
+	/* per event id: kind (or -1), cached fields */
+	int cache_id[64];
+	int cache_kind[64];
+	struct tep_format_field *cache_fields[64][KEV_MAX_FIELDS];
+	struct tep_format_field *cache_probe_ip[64];
+	int ncache;
+};
+
+static bool dat_read_field(struct tep_record *r, struct tep_format_field *f,
+			   uint64_t *out)
+{
+	unsigned long long v;
+
+	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 ||
+	    (f->flags & TEP_FIELD_IS_ARRAY) ||
+	    (long long)f->offset + f->size > r->size)
+		return false;
+	if (tep_read_number_field(f, r->data, &v))
+		return false;
+	if (f->flags & TEP_FIELD_IS_SIGNED) {
+		switch (f->size) {
+		case 1: v = (uint64_t)(int64_t)(int8_t)v; break;
+		case 2: v = (uint64_t)(int64_t)(int16_t)v; break;
+		case 4: v = (uint64_t)(int64_t)(int32_t)v; break;
+		default: break;
+		}
+	}
+	*out = v;
+	return true;
+}
+
+static int dat_lookup(struct dat_ctx *c, struct tep_event *ev)
+{
+	int i, j, kind;
+	const char *sym = NULL;
+	struct tep_format_field *pip;
+
+	for (i = 0; i < c->ncache; i++)
+		if (c->cache_id[i] == ev->id)
+			return i;
+	if (c->ncache == 64)
+		c->ncache = 0;	/* tiny cache: recycle */
+	i = c->ncache++;
+	c->cache_id[i] = ev->id;
+	pip = tep_find_field(ev, "__probe_ip");
+	c->cache_probe_ip[i] = pip;
+	kind = -1;
+	if (!strcmp(ev->name, "function") && ev->system &&
+	    !strcmp(ev->system, "ftrace"))
+		kind = KEV_FUNCTION;
+	else if (!pip)
+		kind = kind_of(ev->name, NULL);
+	if (kind >= 0 && !pip && kev_descs[kind].kprobe)
+		kind = -1;
+	(void)sym;
+	c->cache_kind[i] = kind;
+	for (j = 0; j < KEV_MAX_FIELDS; j++) {
+		const char *fn;
+
+		c->cache_fields[i][j] = NULL;
+		if (kind < 0 || kind == KEV_FUNCTION)
+			continue;
+		fn = kev_descs[kind].dat_fields[j] ? kev_descs[kind].dat_fields[j] :
+		     kev_descs[kind].fields[j];
+		if (fn)
+			c->cache_fields[i][j] = tep_find_field(ev, fn);
+	}
+	return i;
+}
+
+static int dat_cb(struct tracecmd_input *h, struct tep_record *r, int cpu,
+		  void *data)
+{
+	struct dat_ctx *c = data;
+	struct vt_import *im = c->im;
+	struct tep_event *ev;
+	struct kev k;
+	int ci, kind, j;
+	uint64_t v;
+
+	(void)h;
+	if (r->missed_events > 0)
+		im->sum.lost_events += (uint64_t)r->missed_events;
+	ev = tep_find_event_by_record(c->tep, r);
+	if (!ev) {
+		im->sum.records++;
+		count_unknown(im, "(no format)");
+		return 0;
+	}
+	ci = dat_lookup(c, ev);
+	kind = c->cache_kind[ci];
+	memset(&k, 0, sizeof(k));
+	k.cpu = cpu;
+	k.t = r->ts;
+	k.pid = tep_data_pid(c->tep, r);
+	k.comm = tep_data_comm_from_pid(c->tep, k.pid);
+	{
+		int fl = tep_data_flags(c->tep, r);
+
+		k.irq = fl > 0 && (fl & (TRACE_FLAG_HARDIRQ |
+					 TRACE_FLAG_SOFTIRQ));
+	}
+	if (kind < 0 && c->cache_probe_ip[ci] &&
+	    dat_read_field(r, c->cache_probe_ip[ci], &v)) {
+		/* a kprobe under another name: classify by its symbol */
+		const char *sym = tep_find_function(c->tep, v);
+
+		if (sym)
+			kind = kind_of(ev->name, sym);
+		if (kind >= 0) {
+			c->cache_kind[ci] = kind;
+			for (j = 0; j < KEV_MAX_FIELDS; j++)
+				c->cache_fields[ci][j] = kev_descs[kind].fields[j] ?
+					tep_find_field(ev, kev_descs[kind].fields[j]) :
+					NULL;
+		}
+	}
+	if (kind < 0) {
+		im->sum.records++;
+		count_unknown(im, ev->name);
+		return 0;
+	}
+	k.kind = kind;
+	if (kind == KEV_FUNCTION) {
+		struct tep_format_field *fip = tep_find_field(ev, "ip");
+		struct tep_format_field *fpip = tep_find_field(ev, "parent_ip");
+
+		if (dat_read_field(r, fip, &v))
+			k.func = tep_find_function(c->tep, v);
+		if (dat_read_field(r, fpip, &v))
+			k.parent = tep_find_function(c->tep, v);
+	} else {
+		for (j = 0; j < KEV_MAX_FIELDS; j++)
+			if (dat_read_field(r, c->cache_fields[ci][j], &k.f[j]))
+				k.have |= 1u << j;
+		if ((k.have & kev_descs[kind].required) !=
+		    kev_descs[kind].required) {
+			im->sum.records++;
+			im->sum.bad_fields++;
+			return 0;
+		}
+	}
+	handle(im, &k);
+	return im->oom ? -1 : 0;
+}
+
+static int dat_run(struct vt_import *im, struct vt_error *err)
+{
+	struct dat_ctx *c;
+	int rc;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	c->im = im;
+	c->tep = tracecmd_get_tep(im->dat);
+	if (!c->tep) {
+		free(c);
+		return vt_error_set(err, VT_ERR_IMPORT,
+				    "'%s': no event formats in the recording",
+				    im->name);
+	}
+	rc = tracecmd_iterate_events(im->dat, NULL, 0, dat_cb, c);
+	free(c);
+	if (im->oom)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	if (rc < 0)
+		return vt_error_set(err, VT_ERR_IMPORT,
+				    "'%s': cannot read the trace data",
+				    im->name);
+	return 0;
+}
+
+/* ---- open / close -------------------------------------------------- */
+
+void vt_import_opts_init(struct vt_import_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->explicit_purges = true;
+}
+
+static int open_common(struct vt_import *im, const unsigned char *head,
+		       size_t hlen, int fd, struct vt_error *err)
+{
+	if (hlen >= sizeof(dat_magic) &&
+	    !memcmp(head, dat_magic, sizeof(dat_magic))) {
+		im->sum.format = VT_IMPORT_FMT_DAT;
+		tracecmd_set_loglevel(TEP_LOG_CRITICAL);
+		im->dat = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS);
+		if (!im->dat) {
+			close(fd);
+			return vt_error_set(err, VT_ERR_IMPORT,
+					    "'%s': corrupt or unsupported trace-cmd recording",
+					    im->name);
+		}
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (hlen >= sizeof(xz_magic) &&
+	    !memcmp(head, xz_magic, sizeof(xz_magic))) {
+		lzma_stream init = LZMA_STREAM_INIT;
+
+		im->sum.format = VT_IMPORT_FMT_TEXT_XZ;
+		im->xz = true;
+		im->lz = init;
+		if (lzma_stream_decoder(&im->lz, UINT64_MAX,
+					LZMA_CONCATENATED) != LZMA_OK)
+			return vt_error_set(err, -ENOMEM,
+					    "cannot start the xz decoder");
+		im->lz_init = true;
+		return 0;
+	}
+	im->sum.format = VT_IMPORT_FMT_TEXT;
+	return 0;
+}
+
+static struct vt_import *import_alloc(const char *name,
+				      const struct vt_import_opts *opts)
+{
+	struct vt_import *im = calloc(1, sizeof(*im));
+
+	if (!im)
+		return NULL;
+	im->name = strdup(name ? name : "(memory)");
+	if (!im->name) {
+		free(im);
+		return NULL;
+	}
+	if (opts)
+		im->opts = *opts;
+	else
+		vt_import_opts_init(&im->opts);
+	im->min_linear = UINT64_MAX;
+	im->cfg.page_shift = PAGE_SHIFT_4K;
+	return im;
+}
+
+int vt_import_open(const char *path, const struct vt_import_opts *opts,
+		   struct vt_import **out, struct vt_error *err)
+{
+	struct vt_import *im;
+	unsigned char head[16];
+	size_t hlen;
+	int fd, rc;
+
+	*out = NULL;
+	im = import_alloc(path, opts);
+	if (!im)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	if (err)
+		snprintf(err->file, sizeof(err->file), "%s", path);
+	im->f = fopen(path, "rb");
+	if (!im->f) {
+		rc = -errno;
+		vt_import_close(im);
+		return vt_error_set(err, rc, "cannot open recording '%s': %s",
+				    path, strerror(-rc));
+	}
+	hlen = fread(head, 1, sizeof(head), im->f);
+	if (ferror(im->f)) {
+		vt_import_close(im);
+		return vt_error_set(err, -EIO, "cannot read recording '%s'",
+				    path);
+	}
+	rewind(im->f);
+	fd = -1;
+	if (hlen >= sizeof(dat_magic) &&
+	    !memcmp(head, dat_magic, sizeof(dat_magic))) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			vt_import_close(im);
+			return vt_error_set(err, rc,
+					    "cannot open recording '%s': %s",
+					    path, strerror(-rc));
+		}
+	}
+	rc = open_common(im, head, hlen, fd, err);
+	if (rc) {
+		vt_import_close(im);
+		return rc;
+	}
+	*out = im;
+	return 0;
+}
+
+int vt_import_open_mem(const char *name, const void *buf, size_t len,
+		       const struct vt_import_opts *opts,
+		       struct vt_import **out, struct vt_error *err)
+{
+	struct vt_import *im;
+	int fd = -1, rc;
+
+	*out = NULL;
+	im = import_alloc(name, opts);
+	if (!im)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	im->mem = buf;
+	im->mem_len = len;
+	if (!im->mem)
+		im->mem = (const unsigned char *)"";
+	if (len >= sizeof(dat_magic) && !memcmp(buf, dat_magic,
+						sizeof(dat_magic))) {
+		/* libtracecmd reads from a descriptor */
+		const char *p = buf;
+		size_t done = 0;
+
+		fd = memfd_create("vt-import", MFD_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			vt_import_close(im);
+			return vt_error_set(err, rc, "memfd_create: %s",
+					    strerror(-rc));
+		}
+		while (done < len) {
+			ssize_t n = write(fd, p + done, len - done);
+
+			if (n <= 0) {
+				close(fd);
+				vt_import_close(im);
+				return vt_error_set(err, -EIO,
+						    "cannot buffer '%s'", name);
+			}
+			done += n;
+		}
+		lseek(fd, 0, SEEK_SET);
+	}
+	rc = open_common(im, buf, len, fd, err);
+	if (rc) {
+		vt_import_close(im);
+		return rc;
+	}
+	*out = im;
+	return 0;
+}
+
+void vt_import_close(struct vt_import *im)
+{
+	size_t i;
+
+	if (!im)
+		return;
+	if (im->dat)
+		tracecmd_close(im->dat);
+	if (im->f)
+		fclose(im->f);
+	if (im->lz_init)
+		lzma_end(&im->lz);
+	for (i = 0; i < im->nareas; i++) {
+		free(im->areas[i].alloc.v);
+		free(im->areas[i].chunks.v);
+		free(im->areas[i].freed.v);
+	}
+	for (i = 0; i < im->strs.n; i++)
+		free(im->strs.s[i]);
+	free(im->strs.s);
+	free(im->areas);
+	free(im->slots);
+	free(im->tasks);
+	free(im->live);
+	free(im->lbuf);
+	free(im->runs);
+	free(im->order);
+	free(im->meta);
+	free(im->warnings);
+	free(im->name);
+	free(im);
+}
+
+/* ---- finishing: decide every area, build page runs ----------------- */
+
+/* Append @n order-0 pfns as runs of contiguous pages. */
+static bool add_pfns(struct vt_import *im, const uint64_t *pfn, size_t n,
+		     size_t stride, uint64_t per, size_t *first)
+{
+	size_t i;
+
+	*first = im->nruns;
+	for (i = 0; i < n; i++) {
+		uint64_t p = pfn[i * stride];
+		struct vt_page_run *last = im->nruns > *first ?
+			&im->runs[im->nruns - 1] : NULL;
+		uint64_t cnt = per ? per : (uint64_t)1 << pfn[i * stride + 1];
+
+		if (last && last->pfn + last->count == p) {
+			last->count += cnt;
+			continue;
+		}
+		if (!grow((void **)&im->runs, &im->runs_cap, im->nruns + 1,
+			  sizeof(*im->runs)))
+			return false;
+		im->runs[im->nruns].pfn = p;
+		im->runs[im->nruns].count = cnt;
+		im->runs[im->nruns].order = 0;
+		im->nruns++;
+	}
+	return true;
+}
+
+/*
+ * The pages vm->pages[] held, best source first: the physical address
+ * of each chunk of a huge mapping; the pages vfree freed (in array
+ * order); the pages allocated between the VA and the mapping.
+ */
+static int area_pages(struct vt_import *im, struct area *a, size_t *first,
+		      uint64_t *nr)
+{
+	uint64_t need = a->map_size >> PAGE_SHIFT_4K;
+	uint64_t per, got = 0;
+	size_t i;
+
+	*nr = 0;
+	if (!need)
+		return 0;
+	if (a->page_shift > PAGE_SHIFT_4K && a->page_shift < 40) {
+		per = 1ULL << (a->page_shift - PAGE_SHIFT_4K);
+		if (a->chunks.n && a->chunks.n * per == need) {
+			if (!add_pfns(im, a->chunks.v, a->chunks.n, 1, per,
+				      first))
+				return -ENOMEM;
+			*nr = need;
+			im->sum.pages_from_chunks++;
+			return 1;
+		}
+	}
+	if (a->freed.n == need) {
+		if (!add_pfns(im, a->freed.v, a->freed.n, 1, 1, first))
+			return -ENOMEM;
+		*nr = need;
+		im->sum.pages_from_free++;
+		return 1;
+	}
+	for (i = 0; i + 1 < a->alloc.n; i += 2)
+		got += a->alloc.v[i + 1] < 20 ? 1ULL << a->alloc.v[i + 1] : 0;
+	if (got == need) {
+		if (!add_pfns(im, a->alloc.v, a->alloc.n / 2, 2, 0, first))
+			return -ENOMEM;
+		*nr = need;
+		im->sum.pages_from_alloc++;
+		return 1;
+	}
+	return 0;
+}
+
+static void finish_purges(struct vt_import *im)
+{
+	size_t i;
+
+	for (i = 0; i < im->ntasks; i++)
+		purge_end(im, &im->tasks[i]);
+}
+
+static int finish(struct vt_import *im, struct vt_error *err)
+{
+	uint64_t next_id = 1;
+	size_t i;
+	int lead;
+
+	finish_purges(im);
+	for (i = 0; i < im->nareas; i++) {
+		struct area *a = &im->areas[i];
+		struct slot *s = &im->slots[a->map_slot];
+		size_t first = 0;
+		uint64_t nr = 0;
+		int r;
+
+		a->other_range = im->vm_end &&
+			(a->vstart != im->vm_start || a->vend != im->vm_end);
+		s->ev.has_va = true;
+		s->ev.va = a->va;
+		s->ev.caller = a->caller;
+		s->ev.cpu = a->cpu;
+		if (a->nested) {
+			s->drop = true;
+		} else if (a->other_range) {
+			im->sum.other_range++;
+			if (!im->opts.keep_other_ranges) {
+				im->sum.other_range_dropped++;
+				s->drop = true;
+			}
+		}
+		if (!s->drop && a->kind == AK_UNKNOWN) {
+			im->sum.never_mapped++;
+			s->drop = true;
+		}
+		if (!s->drop && a->state != AS_FREED)
+			im->sum.still_mapped++;
+		switch (a->kind) {
+		case AK_VMALLOC:
+			s->ev.op = VT_OP_VMALLOC;
+			s->ev.size = a->map_size;
+			if (a->page_shift > PAGE_SHIFT_4K || a->huge_caller)
+				s->ev.flags |= VT_FLAG(VM_ALLOW_HUGE_VMAP);
+			if (a->align > PAGE_SIZE_4K && a->page_shift < 64 &&
+			    a->align > (1ULL << a->page_shift))
+				s->ev.align = a->align;
+			break;
+		case AK_VMAP:
+			s->ev.op = VT_OP_VMAP;
+			break;
+		case AK_IOREMAP:
+			s->ev.op = VT_OP_IOREMAP;
+			s->ev.phys = a->phys;
+			s->ev.size = a->map_size;
+			s->ev.prot = VT_PROT_DEVICE;
+			break;
+		case AK_UNKNOWN:
+			break;
+		}
+		if (s->drop || a->kind == AK_IOREMAP)
+			goto unmap;
+		r = im->opts.no_pages ? 0 : area_pages(im, a, &first, &nr);
+		if (r < 0)
+			return vt_error_set(err, -ENOMEM, "out of memory");
+		if (r > 0) {
+			/* runs are resolved to pointers once all are built */
+			s->ev.has_pages = true;
+			s->ev.nr_pages = nr;
+			s->ev.runs = (struct vt_page_run *)(uintptr_t)first;
+			s->ev.nr_runs = (uint32_t)(im->nruns - first);
+		} else if (a->kind == AK_VMAP) {
+			im->sum.vmap_no_pages++;
+			s->drop = true;
+		} else {
+			im->sum.vmalloc_no_pages++;
+		}
+unmap:
+		if (!s->drop) {
+			s->ev.id.present = true;
+			s->ev.id.num = next_id++;
+		}
+		if (a->has_unmap) {
+			struct slot *u = &im->slots[a->unmap_slot];
+
+			u->drop = s->drop;
+			u->ev.id = s->ev.id;
+			u->ev.has_va = true;
+			u->ev.va = a->va;
+			u->ev.op = a->kind == AK_VMAP ? VT_OP_VUNMAP :
+				   a->kind == AK_IOREMAP ? VT_OP_IOUNMAP :
+				   VT_OP_VFREE;
+		}
+	}
+	im->order = malloc((im->nslots + 1) * sizeof(*im->order));
+	if (!im->order)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < im->nslots; i++) {
+		struct slot *s = &im->slots[i];
+
+		if (s->ev.has_pages)
+			s->ev.runs = im->runs + (uintptr_t)s->ev.runs;
+		if (s->drop)
+			continue;
+		im->order[im->sum.out_events++] = i;
+		im->sum.out_by_op[s->ev.op]++;
+	}
+
+	/* VA_BITS from the lowest linear-map pointer (4K: 39, 48, 52) */
+	if (im->min_linear != UINT64_MAX) {
+		lead = __builtin_clzll(~im->min_linear);
+		if (64 - lead == 39 || 64 - lead == 48 || 64 - lead == 52)
+			im->sum.va_bits = 64 - lead;
+	}
+	im->cfg.va_bits = im->sum.va_bits;
+	return 0;
+}
+
+static void build_warnings(struct vt_import *im)
+{
+	const struct vt_import_summary *s = &im->sum;
+	int i;
+
+	if (s->bad_lines)
+		warnf(im, "%" PRIu64 " line(s) are not trace events (first: line %lu)",
+		      s->bad_lines, s->first_bad_line);
+	if (s->lost_events)
+		warnf(im, "the recording lost %" PRIu64 " event(s) to ring-buffer overruns; areas may be incomplete",
+		      s->lost_events);
+	if (s->bad_fields)
+		warnf(im, "%" PRIu64 " known event(s) lack required fields and were ignored",
+		      s->bad_fields);
+	if (s->nested_dropped)
+		warnf(im, "%" PRIu64 " nested page-array vmalloc(s) of large vmallocs dropped (%" PRIu64 " of their vfrees); the engine makes them itself",
+		      s->nested_dropped, s->nested_frees_dropped);
+	if (s->other_range_dropped)
+		warnf(im, "%" PRIu64 " area(s) outside the vmalloc range (modules/execmem) dropped; --keep-other-ranges keeps them as vmalloc",
+		      s->other_range_dropped);
+	else if (s->other_range)
+		warnf(im, "%" PRIu64 " area(s) outside the vmalloc range (modules/execmem) kept as vmalloc",
+		      s->other_range);
+	if (s->alloc_failed)
+		warnf(im, "%" PRIu64 " failed alloc_vmap_area ignored",
+		      s->alloc_failed);
+	if (s->never_mapped)
+		warnf(im, "%" PRIu64 " area(s) whose mapping was not recorded (no __vmap_pages_range_noflush / vmap_range_noflush kprobe, or get_vm_area users) dropped",
+		      s->never_mapped);
+	if (s->unmatched_maps)
+		warnf(im, "%" PRIu64 " mapping(s) of no recorded area (vm_map_ram blocks, vmap_page_range users) not imported",
+		      s->unmatched_maps);
+	if (s->unmatched_frees)
+		warnf(im, "%" PRIu64 " free(s) of area(s) allocated before the recording started ignored",
+		      s->unmatched_frees);
+	if (s->still_mapped)
+		warnf(im, "%" PRIu64 " area(s) still mapped when the recording ended (no matching free)",
+		      s->still_mapped);
+	if (s->vmalloc_no_pages)
+		warnf(im, "%" PRIu64 " vmalloc(s) emitted without pages (bulk allocation records no pfn and no vfree was recorded); the engine allocates them",
+		      s->vmalloc_no_pages);
+	if (s->vmap_no_pages)
+		warnf(im, "%" PRIu64 " vmap(s) dropped with their vunmap: the caller's pages are not in the recording",
+		      s->vmap_no_pages);
+	if (s->purges_lazy)
+		warnf(im, "%" PRIu64 " lazy purge(s) by the drain worker not emitted (the engine purges at lazy_max_pages)",
+		      s->purges_lazy);
+	for (i = 0; i < MAX_UNKNOWN_NAMES && im->unknown_names[i][0]; i++)
+		warnf(im, "%" PRIu64 " record(s) of unused event '%s' ignored",
+		      im->unknown_counts[i], im->unknown_names[i]);
+	if (s->va_bits == 0)
+		warnf(im, "VA_BITS could not be inferred (no linear-map pointer recorded); pass --va-bits");
+}
+
+static void json_str(char *dst, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s && o + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			dst[o++] = '\\';
+			dst[o++] = c;
+		} else if (c < 0x20) {
+			o += snprintf(dst + o, len - o, "\\u%04x", c);
+		} else {
+			dst[o++] = c;
+		}
+	}
+	dst[o] = '\0';
+}
+
+static int build_meta(struct vt_import *im)
+{
+	static const char *const fmts[] = {
+		[VT_IMPORT_FMT_DAT] = "trace-cmd trace.dat",
+		[VT_IMPORT_FMT_TEXT] = "ftrace text",
+		[VT_IMPORT_FMT_TEXT_XZ] = "ftrace text (xz)",
+	};
+	const char *base = strrchr(im->name, '/');
+	char esc[600];
+	int n;
+
+	json_str(esc, sizeof(esc), base ? base + 1 : im->name);
+	n = asprintf(&im->meta,
+		     "{\"source\":\"vmaptool import of %s (%s)\","
+		     "\"recording\":\"%s\",\"importer\":\"vmaptool import\","
+		     "\"page_size\":4096%s%s%s}",
+		     esc, fmts[im->sum.format], esc,
+		     im->sum.va_bits ? ",\"va_bits\":" : "",
+		     im->sum.va_bits == 52 ? "52" : im->sum.va_bits == 48 ?
+		     "48" : im->sum.va_bits == 39 ? "39" : "",
+		     "");
+	if (n < 0) {
+		im->meta = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int vt_import_run(struct vt_import *im, struct vt_error *err)
+{
+	int rc;
+
+	if (im->ran)
+		return (int)im->sum.out_events;
+	im->ran = true;
+	rc = im->dat ? dat_run(im, err) : text_run(im, err);
+	if (rc < 0)
+		return rc;
+	if (!im->sum.records && !im->sum.functions)
+		return vt_error_set(err, VT_ERR_IMPORT,
+				    "'%s' holds no trace events%s", im->name,
+				    im->sum.bad_lines ?
+				    " (not an ftrace or trace-cmd recording)" : "");
+	if (!im->sum.alloc_vmap_area && !im->sum.free_vmap_area)
+		warnf(im, "no vmalloc:alloc_vmap_area or free_vmap_area_noflush events: nothing to reconstruct (see docs/recording.md)");
+	rc = finish(im, err);
+	if (rc < 0)
+		return rc;
+	build_warnings(im);
+	if (build_meta(im) || im->oom)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	return (int)(im->sum.out_events > INT32_MAX ? INT32_MAX :
+		     im->sum.out_events);
+}
+
+size_t vt_import_nr_events(const struct vt_import *im)
+{
+	return (size_t)im->sum.out_events;
+}
+
+const struct vt_event *vt_import_event(const struct vt_import *im, size_t i)
+{
+	if (!im->order || i >= im->sum.out_events)
+		return NULL;
+	return &im->slots[im->order[i]].ev;
+}
+
+int vt_import_write(const struct vt_import *im, struct vt_trace_writer *w,
+		    struct vt_error *err)
+{
+	size_t j;
+	int rc;
+
+	for (j = 0; j < im->sum.out_events; j++) {
+		rc = vt_trace_writer_event(w, &im->slots[im->order[j]].ev,
+					   err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+const struct vt_import_summary *vt_import_summary(const struct vt_import *im)
+{
+	return &im->sum;
+}
+
+const struct vt_trace_config *vt_import_config(const struct vt_import *im)
+{
+	return &im->cfg;
+}
+
+const char *vt_import_meta_json(const struct vt_import *im)
+{
+	return im->meta ? im->meta : "{}";
+}
+
+const char *vt_import_warnings(const struct vt_import *im)
+{
+	return im->warnings ? im->warnings : "";
+}

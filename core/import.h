@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Import of real kernel recordings (trace-cmd trace.dat through
+ * libtracecmd/libtraceevent, or the text of ftrace's trace/trace_pipe and
+ * of "trace-cmd report", plain or xz-compressed) into API-level events of
+ * the trace format (spec/interfaces.md section 2).
+ *
+ * The kernel's own events (vmalloc:*, kmem:mm_page_*, kprobes on the
+ * vmalloc paths, the function tracer) are grouped per task into vmap
+ * areas; what the kernel does internally (the nested page-array vmalloc of
+ * vmalloc-paths.md 5.2, lazy purges by the drain worker) is dropped and
+ * counted.  See docs/vmaptool-import.md for the rules.
+ */
+#ifndef VT_IMPORT_H
+#define VT_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "trace.h"
+
+struct vt_import_opts {
+	/* keep areas outside the vmalloc range (modules/execmem) */
+	bool keep_other_ranges;
+	/* emit no page lists (let the engine allocate every vmalloc) */
+	bool no_pages;
+	/* emit vm_unmap_aliases-type purges (default true via init) */
+	bool explicit_purges;
+};
+
+void vt_import_opts_init(struct vt_import_opts *o);
+
+enum vt_import_format {
+	VT_IMPORT_FMT_DAT,		/* trace-cmd trace.dat */
+	VT_IMPORT_FMT_TEXT,		/* ftrace / trace-cmd report text */
+	VT_IMPORT_FMT_TEXT_XZ,		/* the same, xz-compressed */
+};
+
+/* Counts gathered by one import; every loss is counted somewhere here. */
+struct vt_import_summary {
+	enum vt_import_format format;
+	uint64_t lines;			/* text lines read */
+	uint64_t records;		/* event records read */
+	uint64_t bad_lines;		/* text lines that are not events */
+	unsigned long first_bad_line;
+	uint64_t lost_events;		/* ring-buffer overruns reported */
+	uint64_t bad_fields;		/* known events with unreadable fields */
+	uint64_t unknown_events;	/* records of events we do not use */
+
+	/* kernel events used */
+	uint64_t alloc_vmap_area, alloc_failed;
+	uint64_t free_vmap_area;
+	uint64_t purge_tp;
+	uint64_t page_alloc, page_free;
+	uint64_t kprobes;
+	uint64_t functions;
+
+	/* reconstruction */
+	uint64_t areas;			/* alloc_vmap_area that succeeded */
+	uint64_t nested_dropped;	/* nested page arrays (5.2) */
+	uint64_t nested_frees_dropped;
+	uint64_t other_range;		/* areas outside the vmalloc range */
+	uint64_t other_range_dropped;
+	uint64_t never_mapped;		/* areas whose mapping was not seen */
+	uint64_t unmatched_frees;	/* frees of areas not seen allocated */
+	uint64_t unmatched_maps;	/* mappings of no open area */
+	uint64_t still_mapped;		/* areas live when the recording ends */
+	uint64_t vmalloc_no_pages;	/* vmalloc emitted without pages */
+	uint64_t vmap_no_pages;		/* vmap dropped: pages unknown */
+	uint64_t pages_from_free;	/* areas whose pages came from ... */
+	uint64_t pages_from_chunks;
+	uint64_t pages_from_alloc;
+	uint64_t bulk_pages;		/* pages asked of alloc_pages_bulk */
+	uint64_t purges_explicit;
+	uint64_t purges_lazy;		/* drain-worker purges (not emitted) */
+	uint64_t huge_areas;		/* page_shift > PAGE_SHIFT */
+
+	uint64_t out_events;
+	uint64_t out_by_op[VT_OP__NR];
+	unsigned int va_bits;		/* inferred, 0 if not */
+};
+
+struct vt_import;
+
+/**
+ * vt_import_open() - open a recording and detect its format
+ * @path: trace.dat, ftrace text, or either text form xz-compressed
+ * @opts: options (NULL for defaults)
+ * @out: the import handle
+ * @err: filled on failure
+ *
+ * Return: 0, VT_ERR_IMPORT for an unreadable recording, -errno for I/O.
+ */
+int vt_import_open(const char *path, const struct vt_import_opts *opts,
+		   struct vt_import **out, struct vt_error *err);
+/* The same over a memory buffer (tests, fuzzers); @name names it. */
+int vt_import_open_mem(const char *name, const void *buf, size_t len,
+		       const struct vt_import_opts *opts,
+		       struct vt_import **out, struct vt_error *err);
+
+/**
+ * vt_import_run() - read the whole recording and reconstruct its events
+ * @im: the handle
+ * @err: filled on failure
+ *
+ * Return: the number of reconstructed events, VT_ERR_IMPORT if the input
+ * is not a recording, -ENOMEM or -EIO.
+ */
+int vt_import_run(struct vt_import *im, struct vt_error *err);
+
+/* Reconstructed events, in recorded order (valid until vt_import_close). */
+size_t vt_import_nr_events(const struct vt_import *im);
+const struct vt_event *vt_import_event(const struct vt_import *im, size_t i);
+
+const struct vt_import_summary *vt_import_summary(const struct vt_import *im);
+/* Trace config: granule 4k, va_bits inferred (0 if not). */
+const struct vt_trace_config *vt_import_config(const struct vt_import *im);
+/* The "meta" object as JSON text. */
+const char *vt_import_meta_json(const struct vt_import *im);
+/* What could not be reconstructed, one warning per line; may be "". */
+const char *vt_import_warnings(const struct vt_import *im);
+
+/* Write every event to @w (which the caller commits or aborts). */
+int vt_import_write(const struct vt_import *im, struct vt_trace_writer *w,
+		    struct vt_error *err);
+
+void vt_import_close(struct vt_import *im);
+
+#endif

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmaptool import on the real recordings of ../shared/recordings (Debian
+ * arm64 6.12, lib/test_vmalloc) and on small hand-written recordings in
+ * ftrace's text format (tests/data/import/).  The expected counts were
+ * read off the "trace-cmd report" text and the ftrace text by hand.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/import.h"
+#include "test.h"
+
+/* libtraceevent keeps a few format strings for the process lifetime */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libtraceevent.so\nleak:libtracecmd.so\n";
+}
+
+static const char *shared, *src;
+
+static struct vt_import *import(const char *dir, const char *file,
+				const struct vt_import_opts *o, int *rc)
+{
+	struct vt_import *im = NULL;
+	struct vt_error err;
+	char path[1024];
+
+	vt_error_init(&err);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	*rc = vt_import_open(path, o, &im, &err);
+	if (*rc) {
+		fprintf(stderr, "%s: %s\n", path, err.msg);
+		return NULL;
+	}
+	*rc = vt_import_run(im, &err);
+	if (*rc < 0) {
+		fprintf(stderr, "%s: %s\n", path, err.msg);
+		vt_import_close(im);
+		return NULL;
+	}
+	return im;
+}
+
+static uint64_t run_pages(const struct vt_event *ev)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < ev->nr_runs; i++)
+		n += ev->runs[i].count << ev->runs[i].order;
+	return n;
+}
+
+/*
+ * fix_size_alloc_test nr_pages=256 x10, module load and unload around it:
+ * 17 alloc_vmap_area (kernel_read_file's 90-page buffer, 5 execmem areas
+ * in the module range, 1 fork stack, 10 x 1 MiB), 17 frees, 13 purges
+ * from _vm_unmap_aliases (set_memory_* at load, vm_reset_perms at unload).
+ */
+static void check_fix256(struct vt_import *im, bool dat)
+{
+	const struct vt_import_summary *s = vt_import_summary(im);
+	const struct vt_event *ev;
+	size_t i;
+	int loops = 0;
+
+	TEST_ASSERT_EQ("records", s->records, 5568);
+	TEST_ASSERT_EQ("alloc_vmap_area", s->alloc_vmap_area, 17);
+	TEST_ASSERT_EQ("free_vmap_area", s->free_vmap_area, 17);
+	TEST_ASSERT_EQ("page frees", s->page_free, 2711);
+	TEST_ASSERT_EQ("page allocs", s->page_alloc, 36);
+	TEST_ASSERT_EQ("module-range areas dropped", s->other_range_dropped, 5);
+	TEST_ASSERT_EQ("nested", s->nested_dropped, 0);
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 37);
+	TEST_ASSERT_EQ("vmalloc", s->out_by_op[VT_OP_VMALLOC], 12);
+	TEST_ASSERT_EQ("vfree", s->out_by_op[VT_OP_VFREE], 12);
+	TEST_ASSERT_EQ("purge", s->out_by_op[VT_OP_PURGE], 13);
+	TEST_ASSERT_EQ("explicit purges", s->purges_explicit, 13);
+	TEST_ASSERT_EQ("pages from vfree", s->pages_from_free, 12);
+	TEST_ASSERT_EQ("no-page vmallocs", s->vmalloc_no_pages, 0);
+	TEST_ASSERT_EQ("still mapped", s->still_mapped, 0);
+	TEST_ASSERT_EQ("va_bits", vt_import_config(im)->va_bits, 52);
+	TEST_ASSERT_EQ("bad lines", s->bad_lines, 0);
+
+	/* kernel_read_file's buffer of the module: 90 pages */
+	ev = vt_import_event(im, 0);
+	TEST_ASSERT_VAL("first is vmalloc", ev && ev->op == VT_OP_VMALLOC);
+	if (ev) {
+		TEST_ASSERT_EQ("first size", ev->size, 90 * 4096);
+		TEST_ASSERT_EQ("first pages", run_pages(ev), 90);
+		TEST_ASSERT_EQ("first va", ev->va, 0xffff800083286000ULL);
+		TEST_ASSERT_EQ("first pfn", ev->runs[0].pfn, 0x49402);
+	}
+	for (i = 1; i <= 8; i++) {
+		ev = vt_import_event(im, i);
+		TEST_ASSERT_VAL("load purges", ev && ev->op == VT_OP_PURGE);
+	}
+	ev = vt_import_event(im, 9);
+	TEST_ASSERT_VAL("vfree of the module file",
+			ev && ev->op == VT_OP_VFREE && ev->id.num == 1);
+	ev = vt_import_event(im, 10);
+	TEST_ASSERT_VAL("fork stack", ev && ev->op == VT_OP_VMALLOC &&
+			ev->size == 16384 && ev->align == 32768);
+	if (dat && ev)
+		TEST_ASSERT_VAL("fork caller", ev->caller &&
+				!strcmp(ev->caller, "copy_process"));
+	/* the test: 10 x (vmalloc 1 MiB, vfree), in order */
+	for (i = 11; i + 1 < 31; i += 2) {
+		const struct vt_event *a = vt_import_event(im, i);
+		const struct vt_event *f = vt_import_event(im, i + 1);
+
+		if (!a || !f)
+			break;
+		TEST_ASSERT_VAL("test vmalloc", a->op == VT_OP_VMALLOC);
+		TEST_ASSERT_EQ("test size", a->size, 1 << 20);
+		TEST_ASSERT_EQ("test pages", a->nr_pages, 256);
+		TEST_ASSERT_EQ("test run pages", run_pages(a), 256);
+		TEST_ASSERT_EQ("no huge flag", a->flags, 0);
+		TEST_ASSERT_VAL("test vfree", f->op == VT_OP_VFREE &&
+				f->id.num == a->id.num && f->va == a->va);
+		TEST_ASSERT_VAL("vfree after vmalloc", f->t > a->t);
+		loops++;
+	}
+	TEST_ASSERT_EQ("loops", loops, 10);
+	ev = vt_import_event(im, 31);
+	TEST_ASSERT_VAL("fork stack freed by a kworker",
+			ev && ev->op == VT_OP_VFREE && ev->id.num == 2);
+	for (i = 32; i < 37; i++) {
+		ev = vt_import_event(im, i);
+		TEST_ASSERT_VAL("unload purges", ev && ev->op == VT_OP_PURGE);
+	}
+}
+
+static void test_fix256(void)
+{
+	struct vt_import *dat, *txt;
+	size_t i;
+	int rc;
+
+	dat = import(shared, "recordings/fix256_x10.trace.dat", NULL, &rc);
+	TEST_ASSERT_VAL("import trace.dat", dat);
+	if (dat) {
+		TEST_ASSERT_EQ("dat format", vt_import_summary(dat)->format,
+			       VT_IMPORT_FMT_DAT);
+		check_fix256(dat, true);
+	}
+	txt = import(shared, "recordings/fix256_x10.trace-cmd-report.txt.xz",
+		     NULL, &rc);
+	TEST_ASSERT_VAL("import report text", txt);
+	if (txt) {
+		TEST_ASSERT_EQ("xz format", vt_import_summary(txt)->format,
+			       VT_IMPORT_FMT_TEXT_XZ);
+		check_fix256(txt, false);
+	}
+	/*
+	 * The binary and its report text give the same events.  Except
+	 * one page: during the module-file vfree (event 0) a free_pages()
+	 * call from another path frees pfn 0x49409 inside vfree's loop;
+	 * twelve softirq frees interleave too.  The .dat's irq flags and
+	 * the function tracer's parent_ip tell them apart; the report text
+	 * (no parents, no irq flags) cannot, so its page lists differ;
+	 * ops, addresses, sizes and page counts must agree.
+	 */
+	if (dat && txt) {
+		const struct vt_event *a = vt_import_event(dat, 0);
+		const struct vt_event *b = vt_import_event(txt, 0);
+
+		TEST_ASSERT_VAL("dat skips the foreign free",
+				a->runs[0].pfn == 0x49402 &&
+				a->runs[a->nr_runs - 1].pfn != 0x49409);
+		TEST_ASSERT_EQ("text has the same count", b->nr_pages, 90);
+	}
+	for (i = 0; dat && txt && i < vt_import_nr_events(dat); i++) {
+		const struct vt_event *x = vt_import_event(dat, i);
+		const struct vt_event *y = vt_import_event(txt, i);
+
+		if (!y)
+			break;
+		TEST_ASSERT_VAL("same op", x->op == y->op && x->va == y->va &&
+				x->size == y->size &&
+				x->nr_pages == y->nr_pages);
+		/* the report rounds to microseconds */
+		TEST_ASSERT_EQ("same us", (x->t + 500) / 1000, y->t / 1000);
+	}
+	vt_import_close(dat);
+	vt_import_close(txt);
+}
+
+/*
+ * fix_size_alloc_test nr_pages=1 x1000 (ftrace text with the function
+ * tracer): 1000 vmalloc(4 KiB)+vfree, the module's file buffer, two fork
+ * stacks (never freed in the recording), 13 explicit purges.
+ */
+static void test_fix1(void)
+{
+	const struct vt_import_summary *s;
+	struct vt_import *im;
+	size_t i;
+	int rc, pairs = 0;
+
+	im = import(shared, "recordings/fix1.trace.txt.xz", NULL, &rc);
+	TEST_ASSERT_VAL("import fix1", im);
+	if (!im)
+		return;
+	s = vt_import_summary(im);
+	TEST_ASSERT_EQ("lines", s->lines, 28848);
+	TEST_ASSERT_EQ("alloc_vmap_area", s->alloc_vmap_area, 1008);
+	TEST_ASSERT_EQ("free_vmap_area", s->free_vmap_area, 1006);
+	TEST_ASSERT_EQ("other range", s->other_range_dropped, 5);
+	TEST_ASSERT_EQ("vmalloc", s->out_by_op[VT_OP_VMALLOC], 1003);
+	TEST_ASSERT_EQ("vfree", s->out_by_op[VT_OP_VFREE], 1001);
+	TEST_ASSERT_EQ("purge", s->out_by_op[VT_OP_PURGE], 13);
+	TEST_ASSERT_EQ("still mapped", s->still_mapped, 2);
+	TEST_ASSERT_EQ("no pages", s->vmalloc_no_pages, 2);
+	TEST_ASSERT_EQ("va_bits", s->va_bits, 52);
+	TEST_ASSERT_EQ("unknown (markers)", s->unknown_events, 2);
+	TEST_ASSERT_VAL("warned", strstr(vt_import_warnings(im),
+					 "2 vmalloc(s) emitted without pages"));
+	for (i = 0; i + 1 < vt_import_nr_events(im); i++) {
+		const struct vt_event *a = vt_import_event(im, i);
+		const struct vt_event *f = vt_import_event(im, i + 1);
+
+		if (a->op != VT_OP_VMALLOC || !a->caller ||
+		    strcmp(a->caller, "vmalloc_noprof") || a->size != 4096)
+			continue;
+		TEST_ASSERT_VAL("followed by its vfree",
+				f->op == VT_OP_VFREE && f->id.num == a->id.num);
+		TEST_ASSERT_EQ("one page", run_pages(a), 1);
+		pairs++;
+	}
+	TEST_ASSERT_EQ("test pairs", pairs, 1000);
+	vt_import_close(im);
+}
+
+static void test_huge_nested(void)
+{
+	const struct vt_import_summary *s;
+	const struct vt_event *ev;
+	struct vt_import *im;
+	int rc;
+
+	im = import(src, "tests/data/import/vmalloc-huge-nested.txt", NULL,
+		    &rc);
+	TEST_ASSERT_VAL("import huge", im);
+	if (!im)
+		return;
+	s = vt_import_summary(im);
+	TEST_ASSERT_EQ("nested dropped", s->nested_dropped, 1);
+	TEST_ASSERT_EQ("nested free dropped", s->nested_frees_dropped, 1);
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 2);
+	TEST_ASSERT_EQ("huge areas", s->huge_areas, 1);
+	ev = vt_import_event(im, 0);
+	TEST_ASSERT_VAL("vmalloc", ev && ev->op == VT_OP_VMALLOC);
+	if (ev) {
+		TEST_ASSERT_EQ("size", ev->size, 4 << 20);
+		TEST_ASSERT_VAL("VM_ALLOW_HUGE_VMAP",
+				ev->flags & VT_FLAG(VM_ALLOW_HUGE_VMAP));
+		TEST_ASSERT_EQ("runs", ev->nr_runs, 2);
+		TEST_ASSERT_EQ("chunk 0", ev->runs[0].pfn, 0x60000);
+		TEST_ASSERT_EQ("chunk 0 pages", ev->runs[0].count, 512);
+		TEST_ASSERT_EQ("chunk 1", ev->runs[1].pfn, 0x60400);
+		TEST_ASSERT_VAL("caller", ev->caller &&
+				!strcmp(ev->caller, "vmalloc_huge_noprof"));
+		TEST_ASSERT_EQ("va", ev->va, 0xffff800084000000ULL);
+	}
+	ev = vt_import_event(im, 1);
+	TEST_ASSERT_VAL("vfree", ev && ev->op == VT_OP_VFREE &&
+			ev->id.num == 1);
+	TEST_ASSERT_VAL("warned", strstr(vt_import_warnings(im), "nested"));
+	vt_import_close(im);
+}
+
+static void test_vmap(void)
+{
+	const struct vt_import_summary *s;
+	const struct vt_event *ev;
+	struct vt_import *im;
+	int rc;
+
+	im = import(src, "tests/data/import/vmap.txt", NULL, &rc);
+	TEST_ASSERT_VAL("import vmap", im);
+	if (!im)
+		return;
+	s = vt_import_summary(im);
+	TEST_ASSERT_EQ("vmap without pages", s->vmap_no_pages, 1);
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 2);
+	TEST_ASSERT_VAL("warned", strstr(vt_import_warnings(im),
+					 "1 vmap(s) dropped"));
+	ev = vt_import_event(im, 0);
+	TEST_ASSERT_VAL("vmalloc", ev && ev->op == VT_OP_VMALLOC &&
+			ev->size == 8192 && ev->nr_runs == 2);
+	if (ev && ev->nr_runs == 2) {
+		/* vm->pages[] order is the vfree order */
+		TEST_ASSERT_EQ("page 0", ev->runs[0].pfn, 0x42001);
+		TEST_ASSERT_EQ("page 1", ev->runs[1].pfn, 0x42000);
+	}
+	TEST_ASSERT_EQ("va_bits unknown", vt_import_config(im)->va_bits, 0);
+	vt_import_close(im);
+}
+
+static void test_ioremap(void)
+{
+	const struct vt_event *ev;
+	struct vt_import *im;
+	int rc;
+
+	im = import(src, "tests/data/import/ioremap.txt", NULL, &rc);
+	TEST_ASSERT_VAL("import ioremap", im);
+	if (!im)
+		return;
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 3);
+	ev = vt_import_event(im, 0);
+	TEST_ASSERT_VAL("ioremap", ev && ev->op == VT_OP_IOREMAP &&
+			ev->phys == 0x10000000 && ev->size == 2 << 20 &&
+			!ev->has_pages);
+	ev = vt_import_event(im, 1);
+	TEST_ASSERT_VAL("iounmap", ev && ev->op == VT_OP_IOUNMAP &&
+			ev->id.num == 1);
+	ev = vt_import_event(im, 2);
+	TEST_ASSERT_VAL("explicit purge only", ev && ev->op == VT_OP_PURGE &&
+			ev->cpu == 0);
+	TEST_ASSERT_EQ("lazy purge dropped",
+		       vt_import_summary(im)->purges_lazy, 1);
+	TEST_ASSERT_EQ("va_bits from pmdp", vt_import_config(im)->va_bits, 52);
+	vt_import_close(im);
+}
+
+static void test_garbage(void)
+{
+	const struct vt_import_summary *s;
+	struct vt_import *im;
+	struct vt_error err;
+	int rc;
+
+	im = import(src, "tests/data/import/garbage-line.txt", NULL, &rc);
+	TEST_ASSERT_VAL("one bad line is a warning", im);
+	if (im) {
+		s = vt_import_summary(im);
+		TEST_ASSERT_EQ("bad lines", s->bad_lines, 1);
+		TEST_ASSERT_EQ("first bad line", s->first_bad_line, 9);
+		TEST_ASSERT_EQ("bad fields", s->bad_fields, 1);
+		TEST_ASSERT_VAL("warned", strstr(vt_import_warnings(im),
+						 "(first: line 9)"));
+		TEST_ASSERT_EQ("events", vt_import_nr_events(im), 1);
+		TEST_ASSERT_EQ("pages from mm_page_alloc",
+			       vt_import_summary(im)->pages_from_alloc, 1);
+		vt_import_close(im);
+	}
+	im = import(src, "tests/data/import/garbage.txt", NULL, &rc);
+	TEST_ASSERT_VAL("garbage is an error", !im && rc == VT_ERR_IMPORT);
+
+	/* a truncated trace.dat header and truncated xz are errors too */
+	vt_error_init(&err);
+	rc = vt_import_open_mem("short.dat", "\x17\x08\x44tracing6\0\0", 12,
+				NULL, &im, &err);
+	TEST_ASSERT_VAL("short dat", rc == VT_ERR_IMPORT && !im);
+	rc = vt_import_open_mem("short.xz", "\xfd" "7zXZ\0\0\0\0", 9, NULL,
+				&im, &err);
+	if (!rc) {
+		rc = vt_import_run(im, &err);
+		vt_import_close(im);
+	}
+	TEST_ASSERT_VAL("short xz", rc == VT_ERR_IMPORT);
+	TEST_ASSERT_VAL("message", strstr(err.msg, "xz"));
+
+	rc = vt_import_open("/nonexistent/rec.dat", NULL, &im, &err);
+	TEST_ASSERT_VAL("missing file", rc == -ENOENT);
+}
+
+/* Mutated text must never crash the importer. */
+static void test_mutations(void)
+{
+	static const char base[] =
+		"  a-1 [000] ..... 1.000001: alloc_vmap_area: va_start: 4096 size=8192 align=1 vstart=0x1000 vend=0x100000 failed=0\n"
+		"  a-1 [000] ..... 1.000002: vmap_pages: (x+0/1) addr=0x1000 end=0x2000 page_shift=21\n"
+		"  a-1 [000] ..... 1.000003: vmap_range: (vmap_range_noflush+0/1) addr=0x1000 end=0x2000 phys=0x5000 max_page_shift=21\n"
+		"  a-1 [000] ..... 1.000004: free_vmap_area_noflush: va_start=0x1000 nr_lazy=1 nr_lazy_max=2\n"
+		"  a-1 [000] ..... 1.000005: mm_page_free: page=0 pfn=0x5 order=0\n";
+	char buf[sizeof(base)];
+	unsigned int seed = 1;
+	size_t i, j;
+
+	for (i = 0; i < 3000; i++) {
+		struct vt_import *im;
+		struct vt_error err;
+
+		memcpy(buf, base, sizeof(base));
+		for (j = 0; j < 1 + i % 8; j++) {
+			seed = seed * 1103515245 + 12345;
+			buf[(seed >> 8) % (sizeof(base) - 1)] =
+				(char)(seed >> 20);
+		}
+		vt_error_init(&err);
+		if (vt_import_open_mem("mut", buf, (seed >> 4) % sizeof(base),
+				       NULL, &im, &err))
+			continue;
+		vt_import_run(im, &err);
+		vt_import_close(im);
+	}
+}
+
+int main(void)
+{
+	shared = getenv("VT_SHARED");
+	src = getenv("VT_SRC");
+	if (!src)
+		src = ".";
+	test_huge_nested();
+	test_vmap();
+	test_ioremap();
+	test_garbage();
+	test_mutations();
+	if (!shared) {
+		fprintf(stderr, "VT_SHARED not set: real recordings skipped\n");
+		if (test_failures)
+			return test_result("test-import");
+		return TEST_SKIP;
+	}
+	{
+		char p[1024];
+		FILE *f;
+
+		snprintf(p, sizeof(p), "%s/recordings/fix1.trace.txt.xz",
+			 shared);
+		f = fopen(p, "rb");
+		if (!f) {
+			fprintf(stderr, "%s missing: real recordings skipped\n",
+				p);
+			return test_failures ? test_result("test-import") :
+			       TEST_SKIP;
+		}
+		fclose(f);
+	}
+	test_fix256();
+	test_fix1();
+	return test_result("test-import");
+}
