@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Install what vmaptool needs on a fresh Debian 12 machine (run as root).
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libjansson-dev libelf-dev
+      libtraceevent-dev libtracecmd-dev libtracefs-dev liblzma-dev
+      xz-utils python3)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
