@@ -123,8 +123,8 @@ struct vt_replay_req {
 	const char *path;
 	const struct vt_strategy_spec *specs;
 	unsigned int nr_specs;
-	const struct vt_model_opts *opts;	/* page_shift/va_bits 0: take from the trace */
-	bool geometry_from_cli;			/* opts geometry overrides the trace */
+	const struct vt_model_opts *opts;	/* geometry: the default a trace's config overrides */
+	bool geometry_from_cli;			/* opts geometry overrides the trace's config */
 	long stop_after;			/* ptdump --at: last event index, -1 = all */
 	/* Called once per strategy at the end, with the engine (ptdump). */
 	int (*at_end)(void *ctx, unsigned int strat, struct vt_engine *e);
