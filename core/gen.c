@@ -1,0 +1,973 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace generators: seeded, reproducible workloads written as trace events.
+ * The same seed and options give the same events on every machine (the
+ * generator is splitmix64 and no floating point reaches an event field).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+/* The largest MAX_PAGE_ORDER of any granule (64K pages: 13). */
+#define VT_GEN_MAX_ORDER 13
+
+/* ---- splitmix64 ------------------------------------------------------ */
+
+void vt_rng_init(struct vt_rng *r, uint64_t seed)
+{
+	r->s = seed;
+}
+
+uint64_t vt_rng_next(struct vt_rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t vt_rng_below(struct vt_rng *r, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)vt_rng_next(r) * n) >> 64);
+}
+
+double vt_rng_double(struct vt_rng *r)
+{
+	return (vt_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* ---- a buddy free-area model ------------------------------------------ */
+
+/*
+ * Free blocks per order, every block naturally aligned, buddies merged on
+ * free as __free_one_page() does.  A block is taken from a random position
+ * of its free list (seeded) rather than the list head, so that buffers
+ * scatter over memory as they do on a long-running system.
+ */
+struct buddy {
+	uint64_t base;			/* pfn of offset 0, max-order aligned */
+	uint64_t nr;			/* pages, a multiple of the max block */
+	unsigned int max_order;
+	uint8_t *head;			/* order + 1 of a free block starting here */
+	uint32_t *pos;			/* its index in fl[order] */
+	struct {
+		uint32_t *v;
+		size_t n, cap;
+	} fl[VT_GEN_MAX_ORDER + 1];
+	struct vt_rng *rng;
+};
+
+static int fl_add(struct buddy *b, uint32_t off, unsigned int order)
+{
+	typeof(b->fl[0]) *l = &b->fl[order];
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		uint32_t *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	b->pos[off] = l->n;
+	l->v[l->n++] = off;
+	b->head[off] = order + 1;
+	return 0;
+}
+
+static void fl_del(struct buddy *b, uint32_t off, unsigned int order)
+{
+	typeof(b->fl[0]) *l = &b->fl[order];
+	uint32_t i = b->pos[off], last = l->v[--l->n];
+
+	l->v[i] = last;
+	b->pos[last] = i;
+	b->head[off] = 0;
+}
+
+static int buddy_init(struct buddy *b, uint64_t base, uint64_t nr,
+		      unsigned int max_order, struct vt_rng *rng)
+{
+	memset(b, 0, sizeof(*b));
+	b->base = base;
+	b->nr = nr;
+	b->max_order = max_order;
+	b->rng = rng;
+	b->head = calloc(nr, 1);
+	b->pos = malloc(nr * sizeof(*b->pos));
+	return b->head && b->pos ? 0 : -ENOMEM;
+}
+
+static void buddy_release(struct buddy *b)
+{
+	free(b->head);
+	free(b->pos);
+	for (unsigned int o = 0; o <= VT_GEN_MAX_ORDER; o++)
+		free(b->fl[o].v);
+}
+
+/* Models __rmqueue_smallest() + expand(): returns the pfn or -1. */
+static int64_t buddy_alloc(struct buddy *b, unsigned int order)
+{
+	unsigned int o = order;
+	uint32_t off;
+
+	while (o <= b->max_order && !b->fl[o].n)
+		o++;
+	if (o > b->max_order)
+		return -1;
+	off = b->fl[o].v[vt_rng_below(b->rng, b->fl[o].n)];
+	fl_del(b, off, o);
+	while (o > order) {
+		o--;
+		if (fl_add(b, off + (1u << o), o))
+			return -2;
+	}
+	return b->base + off;
+}
+
+/* Models __free_one_page(): merge with free buddies up to max_order. */
+static int buddy_free(struct buddy *b, uint64_t pfn, unsigned int order)
+{
+	uint32_t off = pfn - b->base;
+
+	while (order < b->max_order) {
+		uint32_t bud = off ^ (1u << order);
+
+		if (bud >= b->nr || b->head[bud] != order + 1)
+			break;
+		fl_del(b, bud, order);
+		off &= ~(1u << order);
+		order++;
+	}
+	return fl_add(b, off, order);
+}
+
+/* All of [base, base + nr) free, in max-order blocks. */
+static int buddy_fill(struct buddy *b)
+{
+	for (uint64_t off = 0; off < b->nr; off += 1ull << b->max_order)
+		if (fl_add(b, off, b->max_order))
+			return -ENOMEM;
+	return 0;
+}
+
+/* MAX_PAGE_ORDER per granule: arch/arm64/Kconfig ARCH_FORCE_MAX_ORDER. */
+static unsigned int max_order_of(unsigned int page_shift)
+{
+	return page_shift == 16 ? 13 : page_shift == 14 ? 11 : 10;
+}
+
+static int check_out(const struct vt_gen_out *out, struct vt_error *err)
+{
+	if (out->page_shift != 12 && out->page_shift != 14 &&
+	    out->page_shift != 16)
+		return vt_error_set(err, -EINVAL,
+				    "page shift %u is not 12, 14 or 16",
+				    out->page_shift);
+	return 0;
+}
+
+/*
+ * Parse /proc/buddyinfo text ("Node 0, zone   Normal   c0 c1 ... cN")
+ * and sum the free-block counts per order over all zones.
+ */
+static int parse_buddyinfo(const char *text, const char *name,
+			   unsigned int max_order, uint64_t *counts,
+			   struct vt_error *err)
+{
+	unsigned long lineno = 0;
+	const char *s = text;
+	bool any = false;
+
+	while (*s) {
+		const char *eol = strchr(s, '\n');
+		size_t len = eol ? (size_t)(eol - s) : strlen(s);
+		char line[1024], *p, *tok, *save = NULL;
+		unsigned int o = 0;
+		int field = 0;
+
+		lineno++;
+		if (len >= sizeof(line)) {
+			snprintf(err->file, sizeof(err->file), "%s", name);
+			err->line = lineno;
+			return vt_error_set(err, -EINVAL,
+					    "buddyinfo line is too long");
+		}
+		memcpy(line, s, len);
+		line[len] = 0;
+		s += len + (eol ? 1 : 0);
+		for (p = line; *p == ' ' || *p == '\t'; p++)
+			;
+		if (!*p)
+			continue;
+		for (tok = strtok_r(p, " \t\r", &save); tok;
+		     tok = strtok_r(NULL, " \t\r", &save), field++) {
+			char *end;
+			unsigned long long c;
+
+			if (field == 0 && !strcmp(tok, "Node"))
+				continue;
+			if (field == 1 && tok[strlen(tok) - 1] == ',')
+				continue;
+			if (field == 2 && !strcmp(tok, "zone"))
+				continue;
+			if (field == 3)
+				continue;	/* zone name */
+			if (field < 4)
+				goto bad;
+			errno = 0;
+			c = strtoull(tok, &end, 10);
+			if (*end || errno || tok[0] == '-')
+				goto bad;
+			if (o > max_order) {
+				snprintf(err->file, sizeof(err->file), "%s", name);
+				err->line = lineno;
+				return vt_error_set(err, -EINVAL,
+						    "buddyinfo has more than %u orders (MAX_PAGE_ORDER is %u for this granule)",
+						    max_order + 1, max_order);
+			}
+			if (c > (1ull << 32) || counts[o] + c > (1ull << 32))
+				goto bad;
+			counts[o++] += c;
+		}
+		if (field < 5)
+			goto bad;
+		any = true;
+		continue;
+bad:
+		snprintf(err->file, sizeof(err->file), "%s", name);
+		err->line = lineno;
+		return vt_error_set(err, -EINVAL,
+				    "not a /proc/buddyinfo line: expected 'Node N, zone NAME' and a free-block count per order");
+	}
+	if (!any) {
+		snprintf(err->file, sizeof(err->file), "%s", name);
+		return vt_error_set(err, -EINVAL,
+				    "buddyinfo has no zone lines");
+	}
+	return 0;
+}
+
+/*
+ * Place the free blocks of a buddyinfo snapshot at random aligned spots of
+ * a span twice their size; everything else is memory in use by others.
+ * Two free buddies of one order would have been merged, so none is placed
+ * next to its buddy.
+ */
+static int buddy_from_counts(struct buddy *b, uint64_t base,
+			     const uint64_t *counts, unsigned int max_order,
+			     struct vt_rng *rng, struct vt_error *err)
+{
+	uint64_t free_pages = 0, nr, block = 1ull << max_order;
+	uint8_t *used;
+	int ret;
+
+	for (unsigned int o = 0; o <= max_order; o++)
+		free_pages += counts[o] << o;
+	if (!free_pages)
+		return vt_error_set(err, VT_ERR_BAD_REQUEST,
+				    "buddyinfo has no free memory");
+	nr = (2 * free_pages + block - 1) / block * block;
+	if (nr < 4 * block)
+		nr = 4 * block;
+	if (nr > (1ull << 32))
+		return vt_error_set(err, -EINVAL,
+				    "buddyinfo describes more memory than the model holds");
+	ret = buddy_init(b, base, nr, max_order, rng);
+	if (ret)
+		return vt_error_set(err, ret, "out of memory");
+	used = calloc(nr, 1);
+	if (!used)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	for (int o = max_order; o >= 0; o--) {
+		uint64_t slots = nr >> o;
+
+		for (uint64_t i = 0; i < counts[o]; i++) {
+			int tries;
+
+			for (tries = 0; tries < 100000; tries++) {
+				uint64_t off = vt_rng_below(rng, slots) << o;
+				uint64_t bud = off ^ (1ull << o);
+				uint64_t j;
+
+				if ((unsigned int)o < max_order && bud < nr &&
+				    b->head[bud] == o + 1)
+					continue;
+				for (j = 0; j < (1ull << o); j++)
+					if (used[off + j])
+						break;
+				if (j < (1ull << o))
+					continue;
+				memset(used + off, 1, 1ull << o);
+				if (fl_add(b, off, o)) {
+					free(used);
+					return vt_error_set(err, -ENOMEM,
+							    "out of memory");
+				}
+				break;
+			}
+			if (tries == 100000) {
+				free(used);
+				return vt_error_set(err, -EINVAL,
+						    "cannot place the buddyinfo blocks of order %d",
+						    o);
+			}
+		}
+	}
+	free(used);
+	return 0;
+}
+
+/* ---- event helpers ---------------------------------------------------- */
+
+struct block {
+	uint64_t pfn;
+	unsigned int order;
+};
+
+struct runs {
+	struct vt_page_run *v;
+	size_t n, cap;
+};
+
+/* Append a block, merging it into the last run when it continues it. */
+static int runs_add(struct runs *r, uint64_t pfn, unsigned int order)
+{
+	if (r->n) {
+		struct vt_page_run *last = &r->v[r->n - 1];
+
+		if (last->order == order &&
+		    last->pfn + (last->count << order) == pfn) {
+			last->count++;
+			return 0;
+		}
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct vt_page_run *v = realloc(r->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n++] = (struct vt_page_run){ .pfn = pfn, .order = order,
+					     .count = 1 };
+	return 0;
+}
+
+static void ev_init(struct vt_event *ev, enum vt_op op, uint64_t id,
+		    const char *caller)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->op = op;
+	ev->prot = op == VT_OP_IOREMAP ? VT_PROT_DEVICE : VT_PROT_KERNEL;
+	ev->cpu = -1;
+	ev->caller = caller;
+	if (op != VT_OP_PURGE) {
+		ev->id.present = true;
+		ev->id.num = id;
+	}
+}
+
+static int emit_simple(const struct vt_gen_out *out, enum vt_op op,
+		       uint64_t id, uint64_t size, uint64_t align,
+		       uint32_t flags, const char *caller, struct vt_error *err)
+{
+	struct vt_event ev;
+
+	ev_init(&ev, op, id, caller);
+	ev.size = size;
+	ev.align = align;
+	ev.flags = flags;
+	return out->emit(out->ctx, &ev, err);
+}
+
+/* A set of live mappings: pick one at random to release. */
+struct live {
+	struct lbuf {
+		uint64_t id;
+		struct block *blocks;
+		size_t nr;
+	} *v;
+	size_t n, cap;
+};
+
+static int live_add(struct live *l, struct lbuf b)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct lbuf *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = b;
+	return 0;
+}
+
+static struct lbuf live_take(struct live *l, struct vt_rng *rng)
+{
+	size_t i = vt_rng_below(rng, l->n);
+	struct lbuf b = l->v[i];
+
+	l->v[i] = l->v[--l->n];
+	return b;
+}
+
+static void live_release(struct live *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].blocks);
+	free(l->v);
+}
+
+/* ---- systemheap ------------------------------------------------------- */
+
+static const char sh_caller[] = "system_heap_do_vmap";
+
+/* vunmap a buffer and give its pages back (system_heap_dma_buf_release). */
+static int sh_release(const struct vt_gen_out *out, struct buddy *b,
+		      struct lbuf *lb, struct vt_error *err)
+{
+	int ret = emit_simple(out, VT_OP_VUNMAP, lb->id, 0, 0, 0, sh_caller,
+			      err);
+
+	for (size_t i = 0; !ret && i < lb->nr; i++)
+		if (buddy_free(b, lb->blocks[i].pfn, lb->blocks[i].order))
+			ret = vt_error_set(err, -ENOMEM, "out of memory");
+	free(lb->blocks);
+	lb->blocks = NULL;
+	return ret;
+}
+
+/*
+ * Models system_heap_allocate() in drivers/dma-buf/heaps/system_heap.c
+ * (linux-mm, read 2026-04): alloc_largest_available() tries orders 8, 4, 0
+ * that fit the remaining size and do not exceed the order of the previous
+ * page; orders 8 and 4 are __GFP_COMP high-order attempts without reclaim,
+ * which is where --frag makes them fail.  Deviation: a failed order-0
+ * allocation fails the generator rather than the one buffer.
+ */
+static int sh_alloc(const struct vt_gen_systemheap *o, struct buddy *b,
+		    struct vt_rng *rng, uint64_t npages, struct lbuf *lb,
+		    struct vt_error *err)
+{
+	static const unsigned int orders[] = { 8, 4, 0 };
+	unsigned int max_order = orders[0];
+	uint64_t remaining = npages;
+	size_t cap = 0;
+
+	lb->nr = 0;
+	lb->blocks = NULL;
+	while (remaining) {
+		int64_t pfn = -1;
+		unsigned int got = 0;
+
+		for (int i = 0; i < 3; i++) {
+			unsigned int ord = orders[i];
+
+			if (remaining < (1ull << ord) || max_order < ord)
+				continue;
+			if (ord > b->max_order)
+				continue;
+			if (ord && o->frag > 0 && vt_rng_double(rng) < o->frag)
+				continue;
+			pfn = buddy_alloc(b, ord);
+			if (pfn == -2)
+				return vt_error_set(err, -ENOMEM,
+						    "out of memory");
+			if (pfn >= 0) {
+				got = ord;
+				break;
+			}
+		}
+		if (pfn < 0)
+			return vt_error_set(err, VT_ERR_BAD_REQUEST,
+					    "the model's physical memory is exhausted (raise --mem or lower --live)");
+		if (lb->nr == cap) {
+			struct block *v;
+
+			cap = cap ? cap * 2 : 64;
+			v = realloc(lb->blocks, cap * sizeof(*v));
+			if (!v)
+				return vt_error_set(err, -ENOMEM,
+						    "out of memory");
+			lb->blocks = v;
+		}
+		lb->blocks[lb->nr++] = (struct block){ pfn, got };
+		remaining -= 1ull << got;
+		max_order = got;
+	}
+	return 0;
+}
+
+int vt_gen_systemheap(const struct vt_gen_systemheap *o,
+		      const struct vt_gen_out *out, struct vt_error *err)
+{
+	unsigned int max_order = max_order_of(out->page_shift);
+	uint64_t page_size = 1ull << out->page_shift, id = 1;
+	struct live live = { 0 };
+	struct runs runs = { 0 };
+	struct vt_rng rng;
+	struct buddy b = { 0 };
+	uint64_t base;
+	int ret;
+
+	ret = check_out(out, err);
+	if (ret)
+		return ret;
+	if (!o->nr_sizes || !o->buffers || !o->live)
+		return vt_error_set(err, -EINVAL,
+				    "systemheap needs sizes, buffers and live > 0");
+	if (o->frag < 0 || o->frag > 1)
+		return vt_error_set(err, -EINVAL,
+				    "fragmentation %g is not within 0..1", o->frag);
+	for (unsigned int i = 0; i < o->nr_sizes; i++)
+		if (!o->sizes[i] || o->sizes[i] > (1ull << 40))
+			return vt_error_set(err, -EINVAL,
+					    "buffer size %llu is not within 1..1T",
+					    (unsigned long long)o->sizes[i]);
+	vt_rng_init(&rng, out->seed);
+	base = o->base_pfn ? o->base_pfn : 0x80000000ull >> out->page_shift;
+	if (base & ((1ull << max_order) - 1))
+		return vt_error_set(err, -EINVAL,
+				    "base pfn 0x%llx is not aligned to MAX_PAGE_ORDER",
+				    (unsigned long long)base);
+	if (o->buddyinfo) {
+		uint64_t counts[VT_GEN_MAX_ORDER + 1] = { 0 };
+
+		ret = parse_buddyinfo(o->buddyinfo, o->buddyinfo_name ?
+				      o->buddyinfo_name : "buddyinfo",
+				      max_order, counts, err);
+		if (ret)
+			return ret;
+		ret = buddy_from_counts(&b, base, counts, max_order, &rng, err);
+	} else {
+		uint64_t block = 1ull << max_order;
+		uint64_t nr = (o->mem_bytes >> out->page_shift) / block * block;
+
+		if (!nr || nr > (1ull << 32))
+			return vt_error_set(err, -EINVAL,
+					    "memory size %llu is not within one MAX_PAGE_ORDER block and 2^32 pages",
+					    (unsigned long long)o->mem_bytes);
+		ret = buddy_init(&b, base, nr, max_order, &rng);
+		if (!ret)
+			ret = buddy_fill(&b);
+		if (ret)
+			vt_error_set(err, ret, "out of memory");
+	}
+	if (ret)
+		goto out;
+
+	for (unsigned long n = 0; n < o->buffers; n++) {
+		uint64_t len = o->sizes[n % o->nr_sizes];
+		uint64_t npages = (len + page_size - 1) >> out->page_shift;
+		uint64_t array_id = 0;
+		struct vt_event ev;
+		struct lbuf lb;
+
+		if (live.n == o->live) {
+			struct lbuf old = live_take(&live, &rng);
+
+			ret = sh_release(out, &b, &old, err);
+			if (ret)
+				goto out;
+		}
+		ret = sh_alloc(o, &b, &rng, npages, &lb, err);
+		if (ret) {
+			free(lb.blocks);
+			goto out;
+		}
+		runs.n = 0;
+		for (size_t i = 0; i < lb.nr; i++)
+			if (runs_add(&runs, lb.blocks[i].pfn, lb.blocks[i].order)) {
+				free(lb.blocks);
+				ret = vt_error_set(err, -ENOMEM, "out of memory");
+				goto out;
+			}
+
+		/* system_heap_do_vmap(): vmalloc(sizeof(struct page *) *
+		 * npages) for the page array, vmap(), vfree(array). */
+		if (!o->no_page_array) {
+			array_id = id++;
+			ret = emit_simple(out, VT_OP_VMALLOC, array_id,
+					  npages * 8, 0, 0, sh_caller, err);
+		}
+		lb.id = id++;
+		ev_init(&ev, VT_OP_VMAP, lb.id, sh_caller);
+		ev.flags = VT_FLAG(VM_MAP);
+		ev.runs = runs.v;
+		ev.nr_runs = runs.n;
+		ev.has_pages = true;
+		ev.nr_pages = npages;
+		if (!ret)
+			ret = out->emit(out->ctx, &ev, err);
+		if (!ret && !o->no_page_array)
+			ret = emit_simple(out, VT_OP_VFREE, array_id, 0, 0, 0,
+					  sh_caller, err);
+		if (!ret && live_add(&live, lb))
+			ret = vt_error_set(err, -ENOMEM, "out of memory");
+		if (ret) {
+			free(lb.blocks);
+			goto out;
+		}
+	}
+	while (live.n) {
+		struct lbuf old = live_take(&live, &rng);
+
+		ret = sh_release(out, &b, &old, err);
+		if (ret)
+			goto out;
+	}
+out:
+	live_release(&live);
+	free(runs.v);
+	buddy_release(&b);
+	return ret;
+}
+
+/* ---- test_vmalloc ------------------------------------------------------ */
+
+#define VT_TV_NAME(name) #name,
+const char *const vt_tv_test_names[VT_TV__NR] = { VT_TV_TESTS(VT_TV_NAME) };
+#undef VT_TV_NAME
+
+int vt_tv_test_find(const char *name)
+{
+	for (int i = 0; i < VT_TV__NR; i++)
+		if (!strcmp(vt_tv_test_names[i], name))
+			return i;
+	return -1;
+}
+
+struct tv {
+	const struct vt_gen_test_vmalloc *o;
+	const struct vt_gen_out *out;
+	struct vt_rng rng;
+	uint64_t page_size;
+	uint64_t id;
+	const char *caller;
+	struct vt_error *err;
+};
+
+/* vmalloc(@size) (or __vmalloc_node(size, align, ...)); returns the id. */
+static int tv_vmalloc(struct tv *t, uint64_t size, uint64_t align,
+		      uint32_t flags, uint64_t *id)
+{
+	*id = t->id++;
+	return emit_simple(t->out, VT_OP_VMALLOC, *id, size, align, flags,
+			   t->caller, t->err);
+}
+
+static int tv_vfree(struct tv *t, uint64_t id)
+{
+	return emit_simple(t->out, VT_OP_VFREE, id, 0, 0, 0, t->caller, t->err);
+}
+
+/* vmalloc and vfree @n objects of @size held in an array of ids. */
+static int tv_alloc_array(struct tv *t, uint64_t **ids, unsigned long n)
+{
+	*ids = malloc((n ? n : 1) * sizeof(**ids));
+	if (!*ids)
+		return vt_error_set(t->err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* fls() of the kernel: 1-based index of the highest set bit. */
+static unsigned int fls_u(unsigned int x)
+{
+	return x ? 32 - __builtin_clz(x) : 0;
+}
+
+/* THREAD_ALIGN << 1 of fix_align_alloc_test: arch/arm64/include/asm/
+ * memory.h, with VMAP_STACK and no KASAN: THREAD_SHIFT = max(14,
+ * PAGE_SHIFT), THREAD_ALIGN = 2 * THREAD_SIZE. */
+static uint64_t thread_align2(unsigned int page_shift)
+{
+	unsigned int thread_shift = page_shift > 14 ? page_shift : 14;
+
+	return (2ull << thread_shift) << 1;
+}
+
+/*
+ * Models the test cases of lib/test_vmalloc.c (linux-mm, read 2026-04),
+ * one call per test_func() iteration, sequential_test_order.  Deviations:
+ * get_random_*() is our seeded generator; kvfree_rcu() frees at once (the
+ * grace period is not modelled); pcpu_alloc_test emits only its vmalloc'ed
+ * pointer array (the percpu allocator's own areas are not API calls the
+ * trace format has).
+ */
+static int tv_run(struct tv *t, enum vt_tv_test test)
+{
+	const struct vt_gen_test_vmalloc *o = t->o;
+	uint64_t ps = t->page_size, a, c, *p = NULL, *q = NULL;
+	unsigned long nr_pages = o->nr_pages ? o->nr_pages : 1, i, n;
+	int ret = 0;
+
+	t->caller = vt_tv_test_names[test];
+	switch (test) {
+	case VT_TV_fix_size_alloc_test:
+		for (i = 0; !ret && i < o->loops; i++) {
+			ret = tv_vmalloc(t, nr_pages * ps, 0, o->use_huge ?
+					 VT_FLAG(VM_ALLOW_HUGE_VMAP) : 0, &a);
+			if (!ret)
+				ret = tv_vfree(t, a);
+		}
+		break;
+	case VT_TV_full_fit_alloc_test:
+		n = o->junk ? o->junk :
+		    fls_u(o->cpus ? o->cpus : 1) * ((32ull << 20) / ps);
+		ret = tv_vmalloc(t, 8 * n, 0, 0, &a);
+		if (!ret)
+			ret = tv_vmalloc(t, 8 * n, 0, 0, &c);
+		if (!ret)
+			ret = tv_alloc_array(t, &p, n);
+		if (!ret)
+			ret = tv_alloc_array(t, &q, n);
+		for (i = 0; !ret && i < n; i++) {
+			ret = tv_vmalloc(t, ps, 0, 0, &p[i]);
+			if (!ret)
+				ret = tv_vmalloc(t, ps, 0, 0, &q[i]);
+		}
+		for (i = 0; !ret && i < n; i++)
+			ret = tv_vfree(t, q[i]);
+		for (i = 0; !ret && i < o->loops; i++) {
+			uint64_t tmp;
+
+			ret = tv_vmalloc(t, ps, 0, 0, &tmp);
+			if (!ret)
+				ret = tv_vfree(t, tmp);
+		}
+		for (i = 0; !ret && i < n; i++)
+			ret = tv_vfree(t, p[i]);
+		if (!ret)
+			ret = tv_vfree(t, a);
+		if (!ret)
+			ret = tv_vfree(t, c);
+		break;
+	case VT_TV_long_busy_list_alloc_test:
+		n = o->busy ? o->busy : 15000;
+		ret = tv_vmalloc(t, 8 * n, 0, 0, &a);
+		if (!ret)
+			ret = tv_alloc_array(t, &p, n);
+		for (i = 0; !ret && i < n; i++)
+			ret = tv_vmalloc(t, ps, 0, 0, &p[i]);
+		for (i = 0; !ret && i < o->loops; i++) {
+			uint64_t p1, p2;
+
+			ret = tv_vmalloc(t, 100 * ps, 0, 0, &p1);
+			if (!ret)
+				ret = tv_vmalloc(t, ps, 0, 0, &p2);
+			if (!ret)
+				ret = tv_vfree(t, p1);
+			if (!ret)
+				ret = tv_vfree(t, p2);
+		}
+		for (i = 0; !ret && i < n; i++)
+			ret = tv_vfree(t, p[i]);
+		if (!ret)
+			ret = tv_vfree(t, a);
+		break;
+	case VT_TV_random_size_alloc_test:
+		for (i = 0; !ret && i < o->loops; i++) {
+			/* get_random_u32_inclusive(1, 100) */
+			uint64_t pages = 1 + vt_rng_below(&t->rng, 100);
+
+			ret = tv_vmalloc(t, pages * ps, 0, 0, &a);
+			if (!ret)
+				ret = tv_vfree(t, a);
+		}
+		break;
+	case VT_TV_fix_align_alloc_test:
+		for (i = 0; !ret && i < o->loops; i++) {
+			ret = tv_vmalloc(t, 5 * ps, thread_align2(t->out->page_shift),
+					 0, &a);
+			if (!ret)
+				ret = tv_vfree(t, a);
+		}
+		break;
+	case VT_TV_random_size_align_alloc_test:
+		for (i = 0; !ret && i < o->loops; i++) {
+			unsigned int rnd = vt_rng_next(&t->rng) & 0xff;
+
+			ret = tv_vmalloc(t, ((rnd % 10) + 1) * ps,
+					 1ull << (rnd % 23), 0, &a);
+			if (!ret)
+				ret = tv_vfree(t, a);
+		}
+		break;
+	case VT_TV_pcpu_alloc_test:
+		ret = tv_vmalloc(t, 8 * (o->pcpu_objects ? o->pcpu_objects :
+					 35000), 0, 0, &a);
+		if (!ret)
+			ret = tv_vfree(t, a);
+		break;
+	case VT_TV_kvfree_rcu_1_arg_vmalloc_test:
+	case VT_TV_kvfree_rcu_2_arg_vmalloc_test:
+		for (i = 0; !ret && i < o->loops; i++) {
+			ret = tv_vmalloc(t, ps, 0, 0, &a);
+			if (!ret)
+				ret = tv_vfree(t, a);
+		}
+		break;
+	case VT_TV_vm_map_ram_test: {
+		/* alloc_pages_bulk() of nr_pages order-0 pages, mapped and
+		 * unmapped test_loop_count times. */
+		struct vt_rng brng = t->rng;
+		struct runs runs = { 0 };
+		struct buddy b;
+		struct vt_event ev;
+
+		ret = buddy_init(&b, 0x80000000ull >> t->out->page_shift,
+				 1ull << 20, max_order_of(t->out->page_shift),
+				 &brng);
+		if (!ret)
+			ret = buddy_fill(&b);
+		for (i = 0; !ret && i < nr_pages; i++) {
+			int64_t pfn = buddy_alloc(&b, 0);
+
+			if (pfn < 0 || runs_add(&runs, pfn, 0))
+				ret = -ENOMEM;
+		}
+		buddy_release(&b);
+		if (ret) {
+			free(runs.v);
+			ret = vt_error_set(t->err, -ENOMEM,
+					   "cannot model %lu pages", nr_pages);
+			break;
+		}
+		t->rng = brng;
+		for (i = 0; !ret && i < o->loops; i++) {
+			a = t->id++;
+			ev_init(&ev, VT_OP_VM_MAP_RAM, a, t->caller);
+			ev.runs = runs.v;
+			ev.nr_runs = runs.n;
+			ev.has_pages = true;
+			ev.nr_pages = nr_pages;
+			ret = t->out->emit(t->out->ctx, &ev, t->err);
+			if (!ret)
+				ret = emit_simple(t->out, VT_OP_VM_UNMAP_RAM, a,
+						  0, 0, 0, t->caller, t->err);
+		}
+		free(runs.v);
+		break;
+	}
+	case VT_TV__NR:
+		break;
+	}
+	free(p);
+	free(q);
+	return ret;
+}
+
+int vt_gen_test_vmalloc(const struct vt_gen_test_vmalloc *o,
+			const struct vt_gen_out *out, struct vt_error *err)
+{
+	struct tv t = { .o = o, .out = out, .id = 1, .err = err };
+	int ret = check_out(out, err);
+
+	if (ret)
+		return ret;
+	if (!o->nr_tests)
+		return vt_error_set(err, -EINVAL, "no test_vmalloc test given");
+	if (o->nr_pages > (1ul << 24))
+		return vt_error_set(err, -EINVAL,
+				    "nr_pages %lu is too large", o->nr_pages);
+	vt_rng_init(&t.rng, out->seed);
+	t.page_size = 1ull << out->page_shift;
+	for (unsigned int i = 0; !ret && i < o->nr_tests; i++) {
+		if ((unsigned int)o->tests[i] >= VT_TV__NR)
+			return vt_error_set(err, -EINVAL, "invalid test %d",
+					    o->tests[i]);
+		ret = tv_run(&t, o->tests[i]);
+	}
+	return ret;
+}
+
+/* ---- ioremap ------------------------------------------------------------ */
+
+/* Largest power of two that divides @x's size class: 2^floor(log2 x). */
+static uint64_t pow2_floor(uint64_t x)
+{
+	return 1ull << (63 - __builtin_clzll(x));
+}
+
+int vt_gen_ioremap(const struct vt_gen_ioremap *o, const struct vt_gen_out *out,
+		   struct vt_error *err)
+{
+	uint64_t page_size = 1ull << out->page_shift, id = 1;
+	uint64_t cursor = o->phys_base ? o->phys_base : 0x10000000ull;
+	uint64_t *live = NULL;
+	size_t nr_live = 0;
+	struct vt_rng rng;
+	int ret = check_out(out, err);
+
+	if (ret)
+		return ret;
+	if (!o->nr_sizes || !o->count || !o->live)
+		return vt_error_set(err, -EINVAL,
+				    "ioremap needs sizes, a count and live > 0");
+	if (o->phys_align & (o->phys_align - 1))
+		return vt_error_set(err, -EINVAL,
+				    "physical alignment %llu is not a power of two",
+				    (unsigned long long)o->phys_align);
+	for (unsigned int i = 0; i < o->nr_sizes; i++)
+		if (!o->sizes[i] || o->sizes[i] > (1ull << 40))
+			return vt_error_set(err, -EINVAL,
+					    "ioremap size %llu is not within 1..1T",
+					    (unsigned long long)o->sizes[i]);
+	live = malloc(o->live * sizeof(*live));
+	if (!live)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	vt_rng_init(&rng, out->seed);
+	for (unsigned long n = 0; !ret && n < o->count; n++) {
+		uint64_t size = o->sizes[n % o->nr_sizes];
+		uint64_t align = o->phys_align ? o->phys_align : pow2_floor(size);
+		uint64_t phys;
+		struct vt_event ev;
+
+		if (align < page_size)
+			align = page_size;
+		if (nr_live == o->live) {
+			size_t i = vt_rng_below(&rng, nr_live);
+
+			ret = emit_simple(out, VT_OP_IOUNMAP, live[i], 0, 0, 0,
+					  NULL, err);
+			live[i] = live[--nr_live];
+			if (ret)
+				break;
+		}
+		/* A gap of 0-3 pages, then the alignment: bump allocation
+		 * never reuses an address, so live ranges never overlap. */
+		phys = cursor + vt_rng_below(&rng, 4) * page_size;
+		phys = (phys + align - 1) & ~(align - 1);
+		if (phys + size > (1ull << 48)) {
+			ret = vt_error_set(err, VT_ERR_BAD_REQUEST,
+					   "ioremap %lu at 0x%llx is beyond the 48-bit physical address size",
+					   n, (unsigned long long)phys);
+			break;
+		}
+		cursor = phys + ((size + page_size - 1) & ~(page_size - 1));
+		ev_init(&ev, VT_OP_IOREMAP, id, NULL);
+		ev.phys = phys;
+		ev.size = size;
+		live[nr_live++] = id++;
+		ret = out->emit(out->ctx, &ev, err);
+	}
+	while (!ret && nr_live) {
+		size_t i = vt_rng_below(&rng, nr_live);
+
+		ret = emit_simple(out, VT_OP_IOUNMAP, live[i], 0, 0, 0, NULL, err);
+		live[i] = live[--nr_live];
+	}
+	free(live);
+	return ret;
+}

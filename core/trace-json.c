@@ -1,0 +1,1579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace format v1 (spec/interfaces.md section 2): the jansson reader and
+ * the writer.
+ *
+ * A trace is one JSON document, or JSON Lines: a file whose first line is a
+ * complete JSON object without "events" is read line by line, one event
+ * per line, so that memory stays flat however long the trace is.  Every
+ * check that needs no replay state is made here (syntax, schema, ranges,
+ * overflow); the ones that do (double unmap, live ids, VA exhaustion) are
+ * the engine's.
+ *
+ * jansson keeps no positions for values, so for a one-document trace a
+ * small scanner (scan_event_positions()) finds where each element of
+ * "events" starts, and schema errors still name a line and column.
+ */
+#define _GNU_SOURCE	/* asprintf */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "trace.h"
+
+#ifndef JSON_PARSER_MAX_DEPTH
+#define JSON_PARSER_MAX_DEPTH 2048	/* jansson's src/jansson_config.h */
+#endif
+
+/* Strings the reader keeps (op, id, caller, flag names) are short. */
+#define VT_TRACE_MAX_STRING 4096
+
+struct vt_trace_reader {
+	char name[256];
+	unsigned int max_order;
+	unsigned int pa_bits;
+	bool skip_unknown;
+	struct vt_trace_config cfg;
+	unsigned int page_shift;	/* cfg.page_shift or 12 */
+	char *meta;
+	bool jsonl;
+
+	/* one document */
+	json_t *root;
+	json_t *events;
+	size_t nr_events;
+	size_t next;
+	unsigned long *pos;		/* 2 per event: line, column */
+
+	/* JSON Lines */
+	FILE *f;
+	const char *mem;
+	size_t mem_len, mem_off;
+	char *line;
+	size_t line_cap;
+	unsigned long lineno;
+	json_t *cur;
+
+	long index;			/* of the event being read */
+	unsigned long ev_line, ev_col;
+
+	struct vt_page_run *runs;
+	size_t runs_cap;
+
+	char *warn;
+	size_t warn_len, warn_cap;
+	char **warned;
+	size_t nr_warned;
+};
+
+/* ---- errors --------------------------------------------------------- */
+
+static void set_loc(struct vt_error *err, const char *file,
+		    unsigned long line, unsigned long col, long event)
+{
+	if (!err)
+		return;
+	snprintf(err->file, sizeof(err->file), "%s", file);
+	err->line = line;
+	err->column = col;
+	err->event = event;
+}
+
+/* An error in the event being read: "events[N].<what>: ...". */
+static int ev_fail(struct vt_trace_reader *r, struct vt_error *err, int code,
+		   const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int ev_fail(struct vt_trace_reader *r, struct vt_error *err, int code,
+		   const char *fmt, ...)
+{
+	char msg[sizeof(err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	set_loc(err, r->name, r->ev_line, r->ev_col, r->index);
+	return vt_error_set(err, code, "events[%ld]%s", r->index, msg);
+}
+
+/* A jansson parse error, reworded where jansson's text is unclear. */
+static int json_fail(struct vt_trace_reader *r, struct vt_error *err,
+		     const json_error_t *je, unsigned long line_base,
+		     long event)
+{
+	const char *t = je->text;
+	unsigned long line = line_base ? line_base : (unsigned long)je->line;
+	unsigned long col = je->column > 0 ? (unsigned long)je->column : 1;
+
+	set_loc(err, r->name, line, col, event);
+	if (strstr(t, "maximum parsing depth"))
+		return vt_error_set(err, VT_ERR_TRACE_SYNTAX,
+				    "nesting deeper than %d levels",
+				    JSON_PARSER_MAX_DEPTH);
+	if (strstr(t, "too big integer") ||
+	    strstr(t, "too big negative integer"))
+		return vt_error_set(err, VT_ERR_TRACE_SYNTAX,
+				    "integer out of range (%s); JSON integers must fit in 63 bits, write larger values as \"0x...\" strings",
+				    t);
+	if (strstr(t, "real number overflow"))
+		return vt_error_set(err, VT_ERR_TRACE_SYNTAX,
+				    "number out of range (%s)", t);
+	return vt_error_set(err, VT_ERR_TRACE_SYNTAX, "invalid JSON: %s", t);
+}
+
+/* ---- warnings ------------------------------------------------------- */
+
+/* Record "@what '@name' ignored" once per distinct name. */
+static int warn_once(struct vt_trace_reader *r, const char *what,
+		     const char *name)
+{
+	char buf[VT_TRACE_MAX_STRING + 512];
+	char **nw;
+	int n;
+
+	for (size_t i = 0; i < r->nr_warned; i++)
+		if (!strcmp(r->warned[i], name))
+			return 0;
+	nw = realloc(r->warned, (r->nr_warned + 1) * sizeof(*nw));
+	if (!nw)
+		return -ENOMEM;
+	r->warned = nw;
+	r->warned[r->nr_warned] = strdup(name);
+	if (!r->warned[r->nr_warned])
+		return -ENOMEM;
+	r->nr_warned++;
+
+	n = snprintf(buf, sizeof(buf), "%s:%lu: %s '%s' ignored\n", r->name,
+		     r->ev_line, what, name);
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	if (r->warn_len + n + 1 > r->warn_cap) {
+		size_t cap = (r->warn_cap + n + 1) * 2;
+		char *w = realloc(r->warn, cap);
+
+		if (!w)
+			return -ENOMEM;
+		r->warn = w;
+		r->warn_cap = cap;
+	}
+	memcpy(r->warn + r->warn_len, buf, n + 1);
+	r->warn_len += n;
+	return 0;
+}
+
+/* ---- values --------------------------------------------------------- */
+
+enum num_res { NUM_OK, NUM_TYPE, NUM_NEG, NUM_RANGE };
+
+/* Parse a JSON integer >= 0 or a "0x..." string that fits in 64 bits. */
+static enum num_res get_u64(const json_t *v, uint64_t *out)
+{
+	const char *s;
+	uint64_t x = 0;
+
+	if (json_is_integer(v)) {
+		json_int_t i = json_integer_value(v);
+
+		if (i < 0)
+			return NUM_NEG;
+		*out = (uint64_t)i;
+		return NUM_OK;
+	}
+	if (!json_is_string(v))
+		return NUM_TYPE;
+	s = json_string_value(v);
+	if (s[0] != '0' || s[1] != 'x' || !s[2])
+		return s[0] == '-' ? NUM_NEG : NUM_TYPE;
+	for (s += 2; *s; s++) {
+		unsigned int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			return NUM_TYPE;
+		if (x >> 60)
+			return NUM_RANGE;
+		x = x << 4 | d;
+	}
+	*out = x;
+	return NUM_OK;
+}
+
+static const char *json_kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a float";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
+	}
+	return "a value";
+}
+
+/* get_u64() with the error reported against @what of the current event. */
+static int ev_u64(struct vt_trace_reader *r, struct vt_error *err,
+		  const json_t *v, const char *what, uint64_t *out)
+{
+	switch (get_u64(v, out)) {
+	case NUM_OK:
+		return 0;
+	case NUM_NEG:
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       "%s: must not be negative", what);
+	case NUM_RANGE:
+		return ev_fail(r, err, VT_ERR_OVERFLOW,
+			       "%s: %s is 2^64 or more", what,
+			       json_string_value(v));
+	case NUM_TYPE:
+		break;
+	}
+	if (json_is_string(v))
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       "%s: expected an integer or \"0x...\" string, got \"%.40s\"",
+			       what, json_string_value(v));
+	return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+		       "%s: expected an integer or \"0x...\" string, got %s",
+		       what, json_kind(v));
+}
+
+static int ev_str(struct vt_trace_reader *r, struct vt_error *err,
+		  const json_t *v, const char *what, const char **out)
+{
+	if (!json_is_string(v))
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       "%s: expected a string, got %s", what,
+			       json_kind(v));
+	if (json_string_length(v) > VT_TRACE_MAX_STRING)
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       "%s: string of %zu bytes is too long (max %d)",
+			       what, json_string_length(v),
+			       VT_TRACE_MAX_STRING);
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* ---- header --------------------------------------------------------- */
+
+struct geometry {
+	const char *name;
+	unsigned int page_shift;
+	unsigned int max_order;	/* ARCH_FORCE_MAX_ORDER default */
+	unsigned int va_bits[4];
+};
+
+/*
+ * The Kconfig-valid granule/VA pairs (arch/arm64/Kconfig ARM64_VA_BITS_*)
+ * and each granule's MAX_PAGE_ORDER: arch/arm64/Kconfig
+ * ARCH_FORCE_MAX_ORDER defaults to 13 for ARM64_64K_PAGES, 11 for
+ * ARM64_16K_PAGES and 10 otherwise (linux-mm/linux-mm, read 2026-04).
+ */
+static const struct geometry geometries[] = {
+	{ "4k", 12, 10, { 39, 48, 52, 0 } },
+	{ "16k", 14, 11, { 36, 47, 48, 52 } },
+	{ "64k", 16, 13, { 42, 48, 52, 0 } },
+};
+
+static const struct geometry *geometry_by_shift(unsigned int shift)
+{
+	for (size_t i = 0; i < sizeof(geometries) / sizeof(geometries[0]); i++)
+		if (geometries[i].page_shift == shift)
+			return &geometries[i];
+	return NULL;
+}
+
+static bool va_bits_known(unsigned int bits)
+{
+	for (size_t i = 0; i < sizeof(geometries) / sizeof(geometries[0]); i++)
+		for (int j = 0; j < 4; j++)
+			if (geometries[i].va_bits[j] == bits)
+				return true;
+	return false;
+}
+
+static bool geometry_pair_ok(const struct geometry *g, unsigned int bits)
+{
+	for (int j = 0; j < 4; j++)
+		if (g->va_bits[j] == bits)
+			return true;
+	return false;
+}
+
+static int hdr_fail(struct vt_trace_reader *r, struct vt_error *err,
+		    int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int hdr_fail(struct vt_trace_reader *r, struct vt_error *err,
+		    int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	set_loc(err, r->name, 1, 1, -1);
+	va_start(ap, fmt);
+	vt_error_vset(err, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static int parse_config(struct vt_trace_reader *r, const json_t *c,
+			struct vt_error *err)
+{
+	const json_t *g = json_object_get(c, "granule");
+	const json_t *v = json_object_get(c, "va_bits");
+	const struct geometry *geo = NULL;
+
+	if (!json_is_object(c))
+		return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				"config: expected an object, got %s",
+				json_kind(c));
+	if (g) {
+		const char *s = json_string_value(g);
+
+		if (!s)
+			return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+					"config.granule: expected a string, got %s",
+					json_kind(g));
+		for (size_t i = 0; i < sizeof(geometries) / sizeof(geometries[0]); i++)
+			if (!strcmp(geometries[i].name, s))
+				geo = &geometries[i];
+		if (!geo)
+			return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+					"config.granule: unknown granule \"%.40s\" (expected 4k, 16k or 64k)",
+					s);
+		r->cfg.page_shift = geo->page_shift;
+	}
+	if (v) {
+		json_int_t bits;
+
+		if (!json_is_integer(v))
+			return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+					"config.va_bits: expected an integer, got %s",
+					json_kind(v));
+		bits = json_integer_value(v);
+		if (bits <= 0 || bits > 64 || !va_bits_known(bits))
+			return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+					"config.va_bits: unknown VA size %lld (expected 36, 39, 42, 47, 48 or 52)",
+					(long long)bits);
+		r->cfg.va_bits = bits;
+		if (geo && !geometry_pair_ok(geo, bits))
+			return hdr_fail(r, err, VT_ERR_GEOMETRY,
+					"config: %s pages with %lld-bit VA is not a Kconfig-valid pair",
+					geo->name, (long long)bits);
+	}
+	return 0;
+}
+
+/* Check the top-level object (or the JSON Lines header line). */
+static int parse_header(struct vt_trace_reader *r, const json_t *top,
+			bool jsonl, struct vt_error *err)
+{
+	const json_t *fmt, *ver, *meta, *cfg;
+	const struct geometry *geo;
+	int ret;
+
+	if (!json_is_object(top))
+		return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				"top level: expected an object, got %s",
+				json_kind(top));
+	fmt = json_object_get(top, "format");
+	if (!fmt)
+		return hdr_fail(r, err, VT_ERR_TRACE_VERSION,
+				"format: missing; not a vmaptool trace");
+	if (!json_is_string(fmt) || strcmp(json_string_value(fmt), VT_TRACE_FORMAT))
+		return hdr_fail(r, err, VT_ERR_TRACE_VERSION,
+				"format: expected \"%s\", got %s%.40s%s",
+				VT_TRACE_FORMAT,
+				json_is_string(fmt) ? "\"" : json_kind(fmt),
+				json_is_string(fmt) ? json_string_value(fmt) : "",
+				json_is_string(fmt) ? "\"" : "");
+	ver = json_object_get(top, "version");
+	if (!ver)
+		return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				"version: missing");
+	if (!json_is_integer(ver))
+		return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				"version: expected an integer, got %s",
+				json_kind(ver));
+	if (json_integer_value(ver) > VT_TRACE_VERSION)
+		return hdr_fail(r, err, VT_ERR_TRACE_VERSION,
+				"version: trace format version %lld is newer than this vmaptool supports (%d)",
+				(long long)json_integer_value(ver),
+				VT_TRACE_VERSION);
+	if (json_integer_value(ver) != VT_TRACE_VERSION)
+		return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				"version: invalid version %lld (expected %d)",
+				(long long)json_integer_value(ver),
+				VT_TRACE_VERSION);
+	cfg = json_object_get(top, "config");
+	if (cfg) {
+		ret = parse_config(r, cfg, err);
+		if (ret)
+			return ret;
+	}
+	meta = json_object_get(top, "meta");
+	if (meta && !json_is_object(meta))
+		return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				"meta: expected an object, got %s",
+				json_kind(meta));
+	r->meta = meta ? json_dumps(meta, JSON_COMPACT) : strdup("{}");
+	if (!r->meta)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	if (!jsonl) {
+		r->events = json_object_get(top, "events");
+		if (!r->events)
+			return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+					"events: missing");
+		if (!json_is_array(r->events))
+			return hdr_fail(r, err, VT_ERR_TRACE_SCHEMA,
+					"events: expected an array, got %s",
+					json_kind(r->events));
+		r->nr_events = json_array_size(r->events);
+	}
+
+	r->page_shift = r->cfg.page_shift ? r->cfg.page_shift : 12;
+	geo = geometry_by_shift(r->page_shift);
+	if (!r->max_order)
+		r->max_order = geo->max_order;
+	if (!r->pa_bits)
+		r->pa_bits = r->cfg.va_bits == 52 ? 52 : 48;
+	if (r->pa_bits <= r->page_shift || r->pa_bits > 64)
+		return vt_error_set(err, -EINVAL,
+				    "physical address size of %u bits is invalid",
+				    r->pa_bits);
+	return 0;
+}
+
+/* ---- events --------------------------------------------------------- */
+
+enum ev_key {
+	K_OP, K_ID, K_PAGES, K_SIZE, K_PHYS, K_ALIGN, K_FLAGS, K_PROT,
+	K_VA, K_T, K_CPU, K_CALLER, K__NR
+};
+
+static const char *const ev_key_names[K__NR] = {
+	"op", "id", "pages", "size", "phys", "align", "flags", "prot",
+	"va", "t", "cpu", "caller",
+};
+
+static int ev_key_find(const char *k)
+{
+	for (int i = 0; i < K__NR; i++)
+		if (k[0] == ev_key_names[i][0] && !strcmp(k, ev_key_names[i]))
+			return i;
+	return -1;
+}
+
+static int parse_pages(struct vt_trace_reader *r, const json_t *pages,
+		       struct vt_event *ev, struct vt_error *err)
+{
+	uint64_t pfn_end = (uint64_t)1 << (r->pa_bits - r->page_shift);
+	size_t n, i;
+	char what[64];
+	int ret;
+
+	if (!json_is_array(pages))
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ".pages: expected an array, got %s",
+			       json_kind(pages));
+	n = json_array_size(pages);
+	if (!n)
+		return ev_fail(r, err, VT_ERR_EMPTY_PAGES,
+			       ".pages: empty page list");
+	if (n > UINT32_MAX)
+		return ev_fail(r, err, VT_ERR_OVERFLOW,
+			       ".pages: too many page runs");
+	if (n > r->runs_cap) {
+		size_t cap = n < 64 ? 64 : n;
+		struct vt_page_run *nr = realloc(r->runs, cap * sizeof(*nr));
+
+		if (!nr)
+			return vt_error_set(err, -ENOMEM, "out of memory");
+		r->runs = nr;
+		r->runs_cap = cap;
+	}
+	ev->runs = r->runs;
+	ev->nr_runs = n;
+	ev->nr_pages = 0;
+	for (i = 0; i < n; i++) {
+		const json_t *run = json_array_get(pages, i);
+		const json_t *jp, *jo, *jc;
+		struct vt_page_run *pr = &r->runs[i];
+		uint64_t order = 0, count = 1, pages_in_run;
+
+		if (!json_is_object(run))
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".pages[%zu]: expected an object, got %s",
+				       i, json_kind(run));
+		jp = json_object_get(run, "pfn");
+		jo = json_object_get(run, "order");
+		jc = json_object_get(run, "count");
+		if (!jp)
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".pages[%zu].pfn: missing", i);
+		snprintf(what, sizeof(what), ".pages[%zu].pfn", i);
+		ret = ev_u64(r, err, jp, what, &pr->pfn);
+		if (ret)
+			return ret;
+		if (jo) {
+			snprintf(what, sizeof(what), ".pages[%zu].order", i);
+			ret = ev_u64(r, err, jo, what, &order);
+			if (ret)
+				return ret;
+			if (order > r->max_order)
+				return ev_fail(r, err, VT_ERR_ORDER_RANGE,
+					       ".pages[%zu].order: order %llu out of range (max %u for %uK pages)",
+					       i, (unsigned long long)order,
+					       r->max_order,
+					       1u << (r->page_shift - 10));
+		}
+		if (jc) {
+			snprintf(what, sizeof(what), ".pages[%zu].count", i);
+			ret = ev_u64(r, err, jc, what, &count);
+			if (ret)
+				return ret;
+			if (!count)
+				return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+					       ".pages[%zu].count: must be at least 1",
+					       i);
+		}
+		if (count > (UINT64_MAX >> order))
+			return ev_fail(r, err, VT_ERR_OVERFLOW,
+				       ".pages[%zu].count: %llu blocks of order %llu overflow 64 bits",
+				       i, (unsigned long long)count,
+				       (unsigned long long)order);
+		pages_in_run = count << order;
+		if (pr->pfn & ((1ull << order) - 1))
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".pages[%zu].pfn: 0x%llx is not aligned to its order %llu",
+				       i, (unsigned long long)pr->pfn,
+				       (unsigned long long)order);
+		if (pr->pfn >= pfn_end || pages_in_run > pfn_end - pr->pfn)
+			return ev_fail(r, err, VT_ERR_PFN_RANGE,
+				       ".pages[%zu].pfn: 0x%llx + %llu pages is beyond the %u-bit physical address size",
+				       i, (unsigned long long)pr->pfn,
+				       (unsigned long long)pages_in_run,
+				       r->pa_bits);
+		if (ev->nr_pages > UINT64_MAX - pages_in_run)
+			return ev_fail(r, err, VT_ERR_OVERFLOW,
+				       ".pages[%zu]: page total overflows 64 bits",
+				       i);
+		ev->nr_pages += pages_in_run;
+		pr->order = order;
+		pr->count = count;
+	}
+	return 0;
+}
+
+static int parse_flags(struct vt_trace_reader *r, const json_t *flags,
+		       struct vt_event *ev, struct vt_error *err)
+{
+	size_t i;
+
+	if (!json_is_array(flags))
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ".flags: expected an array of strings, got %s",
+			       json_kind(flags));
+	for (i = 0; i < json_array_size(flags); i++) {
+		const json_t *f = json_array_get(flags, i);
+		char what[32];
+		const char *name;
+		uint32_t bit;
+		int ret;
+
+		snprintf(what, sizeof(what), ".flags[%zu]", i);
+		ret = ev_str(r, err, f, what, &name);
+		if (ret)
+			return ret;
+		bit = vt_flag_find(name);
+		if (bit) {
+			ev->flags |= bit;
+		} else {
+			ret = warn_once(r, "unknown flag", name);
+			if (ret)
+				return vt_error_set(err, ret, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/* Require a size > 0 and, with @phys, a physical range inside PA size. */
+static int check_size(struct vt_trace_reader *r, struct vt_event *ev,
+		      const json_t *const *v, bool with_phys,
+		      struct vt_error *err)
+{
+	const char *op = vt_op_names[ev->op];
+
+	if (!v[K_SIZE])
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ".size: missing (%s needs a size)", op);
+	if (!ev->size)
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ".size: must be greater than 0");
+	if (!with_phys)
+		return 0;
+	if (!v[K_PHYS])
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ".phys: missing (%s needs a physical address)",
+			       op);
+	if (ev->size > UINT64_MAX - ev->phys)
+		return ev_fail(r, err, VT_ERR_OVERFLOW,
+			       ".size: phys + size overflows 64 bits");
+	if (r->pa_bits < 64 && ev->phys + ev->size > (1ull << r->pa_bits))
+		return ev_fail(r, err, VT_ERR_PFN_RANGE,
+			       ".phys: 0x%llx + 0x%llx is beyond the %u-bit physical address size",
+			       (unsigned long long)ev->phys,
+			       (unsigned long long)ev->size, r->pa_bits);
+	return 0;
+}
+
+/*
+ * Validate one event object and fill @ev.  Returns 0, 1 if the event is
+ * an unknown op that is to be skipped, or a negative code.
+ */
+static int parse_event(struct vt_trace_reader *r, json_t *obj,
+		       struct vt_event *ev, struct vt_error *err)
+{
+	const json_t *v[K__NR] = { NULL };
+	const char *key, *s;
+	json_t *val;
+	int op, ret;
+
+	if (!json_is_object(obj))
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ": expected an object, got %s", json_kind(obj));
+	json_object_foreach(obj, key, val) {
+		int k = ev_key_find(key);
+
+		if (k >= 0)
+			v[k] = val;
+	}
+
+	memset(ev, 0, sizeof(*ev));
+	ev->cpu = -1;
+	ev->line = r->ev_line;
+	ev->column = r->ev_col;
+
+	if (!v[K_OP])
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA, ".op: missing");
+	ret = ev_str(r, err, v[K_OP], ".op", &s);
+	if (ret)
+		return ret;
+	op = vt_op_find(s);
+	if (op < 0) {
+		if (!r->skip_unknown)
+			return ev_fail(r, err, VT_ERR_UNKNOWN_OP,
+				       ".op: unknown op \"%.64s\"", s);
+		ret = warn_once(r, "unknown op", s);
+		if (ret)
+			return vt_error_set(err, ret, "out of memory");
+		return 1;
+	}
+	ev->op = op;
+	ev->prot = op == VT_OP_IOREMAP ? VT_PROT_DEVICE : VT_PROT_KERNEL;
+
+	if (v[K_ID]) {
+		const json_t *id = v[K_ID];
+
+		ev->id.present = true;
+		if (json_is_string(id)) {
+			ret = ev_str(r, err, id, ".id", &s);
+			if (ret)
+				return ret;
+			ev->id.is_str = true;
+			ev->id.str = (char *)s;
+		} else if (json_is_integer(id)) {
+			if (json_integer_value(id) < 0)
+				return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+					       ".id: must not be negative");
+			ev->id.num = json_integer_value(id);
+		} else {
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".id: expected an integer or a string, got %s",
+				       json_kind(id));
+		}
+	}
+	if (v[K_PAGES]) {
+		ret = parse_pages(r, v[K_PAGES], ev, err);
+		if (ret)
+			return ret;
+		ev->has_pages = true;
+	}
+	if (v[K_SIZE] && (ret = ev_u64(r, err, v[K_SIZE], ".size", &ev->size)))
+		return ret;
+	if (v[K_PHYS] && (ret = ev_u64(r, err, v[K_PHYS], ".phys", &ev->phys)))
+		return ret;
+	if (v[K_ALIGN]) {
+		ret = ev_u64(r, err, v[K_ALIGN], ".align", &ev->align);
+		if (ret)
+			return ret;
+		if (!ev->align || (ev->align & (ev->align - 1)))
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".align: %llu is not a power of two",
+				       (unsigned long long)ev->align);
+	}
+	if (v[K_FLAGS] && (ret = parse_flags(r, v[K_FLAGS], ev, err)))
+		return ret;
+	if (v[K_PROT]) {
+		int p;
+
+		ret = ev_str(r, err, v[K_PROT], ".prot", &s);
+		if (ret)
+			return ret;
+		p = vt_prot_find(s);
+		if (p < 0)
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".prot: unknown protection \"%.64s\"", s);
+		ev->prot = p;
+	}
+	if (v[K_VA]) {
+		ret = ev_u64(r, err, v[K_VA], ".va", &ev->va);
+		if (ret)
+			return ret;
+		ev->has_va = true;
+	}
+	if (v[K_T]) {
+		ret = ev_u64(r, err, v[K_T], ".t", &ev->t);
+		if (ret)
+			return ret;
+		ev->has_t = true;
+	}
+	if (v[K_CPU]) {
+		uint64_t cpu;
+
+		ret = ev_u64(r, err, v[K_CPU], ".cpu", &cpu);
+		if (ret)
+			return ret;
+		if (cpu > INT32_MAX)
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".cpu: %llu is out of range",
+				       (unsigned long long)cpu);
+		ev->cpu = cpu;
+	}
+	if (v[K_CALLER] && (ret = ev_str(r, err, v[K_CALLER], ".caller",
+					  &ev->caller)))
+		return ret;
+
+	switch (ev->op) {
+	case VT_OP_VMAP:
+	case VT_OP_VM_MAP_RAM:
+		if (!ev->has_pages)
+			return ev_fail(r, err, VT_ERR_EMPTY_PAGES,
+				       ".pages: missing (%s needs pages)",
+				       vt_op_names[ev->op]);
+		break;
+	case VT_OP_VMALLOC:
+		ret = check_size(r, ev, v, false, err);
+		if (ret)
+			return ret;
+		if (ev->has_pages &&
+		    ev->nr_pages < (ev->size + (1ull << r->page_shift) - 1) >> r->page_shift)
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".pages: %llu pages do not cover size %llu",
+				       (unsigned long long)ev->nr_pages,
+				       (unsigned long long)ev->size);
+		break;
+	case VT_OP_IOREMAP:
+	case VT_OP_LINEAR_MAP:
+		ret = check_size(r, ev, v, true, err);
+		if (ret)
+			return ret;
+		break;
+	case VT_OP_VUNMAP:
+	case VT_OP_VFREE:
+	case VT_OP_VM_UNMAP_RAM:
+	case VT_OP_IOUNMAP:
+		if (!ev->id.present)
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".id: missing (%s needs the id of the mapping)",
+				       vt_op_names[ev->op]);
+		break;
+	case VT_OP_PURGE:
+	case VT_OP__NR:
+		break;
+	}
+	return 0;
+}
+
+/* ---- positions of the events of a one-document trace ---------------- */
+
+/*
+ * Find where each element of the top-level "events" array starts.  Fills
+ * @pos with @n (line, column) pairs and returns true if exactly @n were
+ * found; jansson has already validated the text.
+ */
+static bool scan_event_positions(const char *buf, size_t len, size_t n,
+				 unsigned long *pos)
+{
+	unsigned long line = 1, col = 0;
+	int depth = 0;
+	bool in_str = false, esc = false;
+	size_t str_start = 0, found = 0;
+	int key_state = 0;	/* 1: saw "events" at depth 1; 2: and ':' */
+	bool in_events = false, want_value = false;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = buf[i];
+
+		if (c == '\n') {
+			line++;
+			col = 0;
+			continue;
+		}
+		if ((c & 0xc0) != 0x80)
+			col++;
+		if (in_str) {
+			if (esc)
+				esc = false;
+			else if (c == '\\')
+				esc = true;
+			else if (c == '"') {
+				in_str = false;
+				if (depth == 1 && !in_events &&
+				    i - str_start == 7 &&
+				    !memcmp(buf + str_start + 1, "events", 6))
+					key_state = 1;
+			}
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\r')
+			continue;
+		if (in_events && depth == 2 && want_value && c != ']') {
+			if (found == n)
+				return false;
+			pos[2 * found] = line;
+			pos[2 * found + 1] = col;
+			found++;
+			want_value = false;
+		}
+		switch (c) {
+		case '"':
+			in_str = true;
+			str_start = i;
+			continue;
+		case ':':
+			key_state = key_state == 1 ? 2 : 0;
+			continue;
+		case '{':
+		case '[':
+			if (depth == 1 && key_state == 2 && c == '[') {
+				in_events = true;
+				want_value = true;
+			}
+			key_state = 0;
+			depth++;
+			continue;
+		case '}':
+		case ']':
+			depth--;
+			if (in_events && depth == 1)
+				return found == n;
+			continue;
+		case ',':
+			if (in_events && depth == 2)
+				want_value = true;
+			key_state = 0;
+			continue;
+		default:
+			key_state = 0;
+			continue;
+		}
+	}
+	return found == n;
+}
+
+/* ---- opening -------------------------------------------------------- */
+
+static struct vt_trace_reader *reader_alloc(const char *name,
+					    const struct vt_trace_read_opts *opts)
+{
+	struct vt_trace_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	if (opts) {
+		r->skip_unknown = opts->skip_unknown;
+		r->max_order = opts->max_order;
+		r->pa_bits = opts->pa_bits;
+	}
+	r->index = -1;
+	return r;
+}
+
+static bool all_space(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+			return false;
+	return true;
+}
+
+/*
+ * Try @first (the first line, without its newline) as a JSON Lines header.
+ * Returns 1 and keeps the header if it is one, 0 if the file is to be read
+ * as one document, or a negative code.
+ */
+static int try_jsonl_header(struct vt_trace_reader *r, const char *first,
+			    size_t len, struct vt_error *err)
+{
+	json_error_t je;
+	json_t *h = json_loadb(first, len, JSON_REJECT_DUPLICATES, &je);
+	int ret;
+
+	if (!h)
+		return 0;
+	if (!json_is_object(h) || json_object_get(h, "events")) {
+		json_decref(h);
+		return 0;
+	}
+	r->jsonl = true;
+	r->lineno = 1;
+	ret = parse_header(r, h, true, err);
+	json_decref(h);
+	return ret ? ret : 1;
+}
+
+/* Parse @buf as one JSON document. */
+static int open_document(struct vt_trace_reader *r, const char *buf,
+			 size_t len, struct vt_error *err)
+{
+	json_error_t je;
+	int ret;
+
+	if (all_space(buf, len)) {
+		set_loc(err, r->name, 1, 1, -1);
+		return vt_error_set(err, VT_ERR_TRACE_SYNTAX,
+				    "empty file: expected a JSON trace");
+	}
+	r->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!r->root)
+		return json_fail(r, err, &je, 0, -1);
+	ret = parse_header(r, r->root, false, err);
+	if (ret)
+		return ret;
+	if (r->nr_events) {
+		r->pos = malloc(2 * r->nr_events * sizeof(*r->pos));
+		if (!r->pos)
+			return vt_error_set(err, -ENOMEM, "out of memory");
+		if (!scan_event_positions(buf, len, r->nr_events, r->pos)) {
+			free(r->pos);
+			r->pos = NULL;
+		}
+	}
+	return 0;
+}
+
+int vt_trace_open_mem(const char *name, const char *buf, size_t len,
+		      const struct vt_trace_read_opts *opts,
+		      struct vt_trace_reader **out, struct vt_error *err)
+{
+	struct vt_trace_reader *r = reader_alloc(name, opts);
+	const char *nl;
+	int ret;
+
+	*out = NULL;
+	if (!r)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	nl = memchr(buf, '\n', len);
+	ret = try_jsonl_header(r, buf, nl ? (size_t)(nl - buf) : len, err);
+	if (ret == 1) {
+		r->mem = buf;
+		r->mem_len = len;
+		r->mem_off = nl ? (size_t)(nl - buf) + 1 : len;
+		ret = 0;
+	} else if (ret == 0) {
+		ret = open_document(r, buf, len, err);
+	}
+	if (ret) {
+		vt_trace_close(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
+		  struct vt_trace_reader **out, struct vt_error *err)
+{
+	struct vt_trace_reader *r = reader_alloc(path, opts);
+	char *buf = NULL;
+	size_t cap = 0, len;
+	ssize_t n;
+	int ret;
+
+	*out = NULL;
+	if (!r)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	r->f = fopen(path, "r");
+	if (!r->f) {
+		ret = -errno;
+		set_loc(err, path, 0, 0, -1);
+		vt_error_set(err, ret, "cannot open trace '%s': %s", path,
+			     strerror(-ret));
+		goto fail;
+	}
+	n = getline(&r->line, &r->line_cap, r->f);
+	if (n < 0) {
+		if (ferror(r->f))
+			goto io_error;
+		set_loc(err, path, 1, 1, -1);
+		ret = vt_error_set(err, VT_ERR_TRACE_SYNTAX,
+				   "empty file: expected a JSON trace");
+		goto fail;
+	}
+	len = n;
+	ret = try_jsonl_header(r, r->line, n && r->line[n - 1] == '\n' ? n - 1 : n,
+			       err);
+	if (ret == 1) {
+		*out = r;
+		return 0;
+	}
+	if (ret < 0)
+		goto fail;
+
+	/* One document: the first line plus the rest of the file. */
+	cap = len + 65536;
+	buf = malloc(cap);
+	if (!buf) {
+		ret = vt_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	memcpy(buf, r->line, len);
+	for (;;) {
+		size_t got;
+
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				ret = vt_error_set(err, -ENOMEM, "out of memory");
+				goto fail;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		got = fread(buf + len, 1, cap - len, r->f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(r->f))
+		goto io_error;
+	fclose(r->f);
+	r->f = NULL;
+	ret = open_document(r, buf, len, err);
+	free(buf);
+	buf = NULL;
+	if (ret)
+		goto fail;
+	*out = r;
+	return 0;
+
+io_error:
+	ret = -errno ? -errno : -EIO;
+	set_loc(err, path, 0, 0, -1);
+	vt_error_set(err, ret, "cannot read trace '%s': %s", path,
+		     strerror(-ret));
+fail:
+	free(buf);
+	vt_trace_close(r);
+	return ret;
+}
+
+const struct vt_trace_config *vt_trace_config(const struct vt_trace_reader *r)
+{
+	return &r->cfg;
+}
+
+const char *vt_trace_meta_json(const struct vt_trace_reader *r)
+{
+	return r->meta ? r->meta : "{}";
+}
+
+bool vt_trace_is_jsonl(const struct vt_trace_reader *r)
+{
+	return r->jsonl;
+}
+
+const char *vt_trace_warnings(const struct vt_trace_reader *r)
+{
+	return r->warn ? r->warn : "";
+}
+
+/* ---- reading events ------------------------------------------------- */
+
+/* Next line of a JSON Lines trace (without newline): length, or -1. */
+static ssize_t next_line(struct vt_trace_reader *r, const char **line,
+			 struct vt_error *err)
+{
+	ssize_t n;
+
+	r->lineno++;
+	if (r->mem) {
+		const char *s = r->mem + r->mem_off, *nl;
+		size_t left = r->mem_len - r->mem_off;
+
+		if (!left)
+			return -1;
+		nl = memchr(s, '\n', left);
+		n = nl ? nl - s : (ssize_t)left;
+		r->mem_off += nl ? (size_t)n + 1 : left;
+		*line = s;
+		return n;
+	}
+	n = getline(&r->line, &r->line_cap, r->f);
+	if (n < 0) {
+		if (ferror(r->f)) {
+			int e = errno ? errno : EIO;
+
+			set_loc(err, r->name, r->lineno, 0, -1);
+			vt_error_set(err, -e, "cannot read trace '%s': %s",
+				     r->name, strerror(e));
+			return -2;
+		}
+		return -1;
+	}
+	if (n && r->line[n - 1] == '\n')
+		n--;
+	*line = r->line;
+	return n;
+}
+
+static int next_jsonl(struct vt_trace_reader *r, struct vt_event *ev,
+		      struct vt_error *err)
+{
+	for (;;) {
+		const char *line;
+		json_error_t je;
+		ssize_t n;
+		int ret;
+
+		json_decref(r->cur);
+		r->cur = NULL;
+		n = next_line(r, &line, err);
+		if (n == -1)
+			return 0;
+		if (n < 0)
+			return -EIO;
+		if (all_space(line, n))
+			continue;
+		r->index++;
+		r->ev_line = r->lineno;
+		r->ev_col = 1;
+		r->cur = json_loadb(line, n, JSON_REJECT_DUPLICATES, &je);
+		if (!r->cur)
+			return json_fail(r, err, &je, r->lineno, r->index);
+		ret = parse_event(r, r->cur, ev, err);
+		if (ret == 1)
+			continue;
+		return ret ? ret : 1;
+	}
+}
+
+int vt_trace_next(struct vt_trace_reader *r, struct vt_event *ev,
+		  struct vt_error *err)
+{
+	if (r->jsonl)
+		return next_jsonl(r, ev, err);
+	while (r->next < r->nr_events) {
+		size_t i = r->next++;
+		int ret;
+
+		r->index = i;
+		r->ev_line = r->pos ? r->pos[2 * i] : 0;
+		r->ev_col = r->pos ? r->pos[2 * i + 1] : 0;
+		ret = parse_event(r, json_array_get(r->events, i), ev, err);
+		if (ret == 1)
+			continue;
+		return ret ? ret : 1;
+	}
+	return 0;
+}
+
+void vt_trace_close(struct vt_trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	json_decref(r->cur);
+	json_decref(r->root);
+	free(r->line);
+	free(r->pos);
+	free(r->meta);
+	free(r->runs);
+	free(r->warn);
+	for (size_t i = 0; i < r->nr_warned; i++)
+		free(r->warned[i]);
+	free(r->warned);
+	free(r);
+}
+
+/* ---- writer --------------------------------------------------------- */
+
+struct vt_trace_writer {
+	FILE *f;
+	bool own;		/* @f is our temporary file */
+	bool jsonl;
+	bool first;
+	char *path;
+	char *tmp;
+	unsigned int page_shift;
+};
+
+/*
+ * The trace writer's output primitives (core never prints diagnostics; these
+ * write the trace file itself).
+ */
+static void out_str(FILE *f, const char *s)
+{
+	fwrite(s, 1, strlen(s), f);
+}
+
+static void out_fmt(FILE *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void out_fmt(FILE *f, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		fwrite(buf, 1, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1, f);
+}
+
+static void put_str(FILE *f, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	putc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\') {
+			putc('\\', f);
+			putc(c, f);
+		} else if (c == '\n') {
+			out_str(f, "\\n");
+		} else if (c == '\t') {
+			out_str(f, "\\t");
+		} else if (c < 0x20 || c == 0x7f) {
+			out_str(f, "\\u00");
+			putc(hex[c >> 4], f);
+			putc(hex[c & 15], f);
+		} else {
+			putc(c, f);
+		}
+	}
+	putc('"', f);
+}
+
+static void put_hex(FILE *f, uint64_t x)
+{
+	out_fmt(f, "\"0x%llx\"", (unsigned long long)x);
+}
+
+/* Sizes are integers; a value beyond JSON's signed 64 bits is "0x...". */
+static void put_size(FILE *f, uint64_t x)
+{
+	if (x > INT64_MAX)
+		put_hex(f, x);
+	else
+		out_fmt(f, "%llu", (unsigned long long)x);
+}
+
+static int writer_io_error(struct vt_trace_writer *w, struct vt_error *err)
+{
+	int e = errno ? errno : EIO;
+
+	set_loc(err, w->path ? w->path : "<stdout>", 0, 0, -1);
+	return vt_error_set(err, -e, "cannot write trace '%s': %s",
+			    w->path ? w->path : "<stdout>", strerror(e));
+}
+
+static int writer_header(struct vt_trace_writer *w,
+			 const struct vt_trace_config *cfg,
+			 const char *meta_json, struct vt_error *err)
+{
+	const struct geometry *geo = NULL;
+	char *meta = NULL;
+
+	if (meta_json) {
+		json_error_t je;
+		json_t *m = json_loads(meta_json, JSON_REJECT_DUPLICATES, &je);
+
+		if (!m || !json_is_object(m)) {
+			json_decref(m);
+			return vt_error_set(err, -EINVAL,
+					    "trace meta is not a JSON object");
+		}
+		meta = json_dumps(m, JSON_COMPACT);
+		json_decref(m);
+		if (!meta)
+			return vt_error_set(err, -ENOMEM, "out of memory");
+	}
+	if (cfg && cfg->page_shift) {
+		geo = geometry_by_shift(cfg->page_shift);
+		if (!geo) {
+			free(meta);
+			return vt_error_set(err, -EINVAL,
+					    "page shift %u is not 12, 14 or 16",
+					    cfg->page_shift);
+		}
+		w->page_shift = cfg->page_shift;
+	}
+	out_fmt(w->f, "{\"format\":\"%s\",\"version\":%d,\"meta\":",
+		VT_TRACE_FORMAT, VT_TRACE_VERSION);
+	out_str(w->f, meta ? meta : "{}");
+	free(meta);
+	if (cfg && (cfg->page_shift || cfg->va_bits)) {
+		const char *sep = "";
+
+		out_str(w->f, ",\"config\":{");
+		if (geo) {
+			out_fmt(w->f, "\"granule\":\"%s\"", geo->name);
+			sep = ",";
+		}
+		if (cfg->va_bits)
+			out_fmt(w->f, "%s\"va_bits\":%u", sep, cfg->va_bits);
+		putc('}', w->f);
+	}
+	out_str(w->f, w->jsonl ? "}\n" : ",\"events\":[");
+	if (ferror(w->f))
+		return writer_io_error(w, err);
+	return 0;
+}
+
+static struct vt_trace_writer *writer_alloc(FILE *f, bool jsonl)
+{
+	struct vt_trace_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->f = f;
+	w->jsonl = jsonl;
+	w->first = true;
+	return w;
+}
+
+int vt_trace_writer_open_file(FILE *f, bool jsonl,
+			      const struct vt_trace_config *cfg,
+			      const char *meta_json,
+			      struct vt_trace_writer **out, struct vt_error *err)
+{
+	struct vt_trace_writer *w = writer_alloc(f, jsonl);
+	int ret;
+
+	*out = NULL;
+	if (!w)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	ret = writer_header(w, cfg, meta_json, err);
+	if (ret) {
+		free(w);
+		return ret;
+	}
+	*out = w;
+	return 0;
+}
+
+int vt_trace_writer_open(const char *path, bool jsonl,
+			 const struct vt_trace_config *cfg,
+			 const char *meta_json, struct vt_trace_writer **out,
+			 struct vt_error *err)
+{
+	struct vt_trace_writer *w = writer_alloc(NULL, jsonl);
+	int fd, ret;
+
+	*out = NULL;
+	if (!w)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	w->path = strdup(path);
+	if (!w->path || asprintf(&w->tmp, "%s.tmpXXXXXX", path) < 0) {
+		w->tmp = NULL;
+		ret = vt_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	fd = mkstemp(w->tmp);
+	if (fd < 0) {
+		ret = -errno;
+		set_loc(err, path, 0, 0, -1);
+		vt_error_set(err, ret, "cannot create '%s': %s", path,
+			     strerror(-ret));
+		free(w->tmp);
+		w->tmp = NULL;
+		goto fail;
+	}
+	/* mkstemp() makes 0600; give the file the mode open(2) would. */
+	{
+		mode_t mask = umask(0);
+
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
+	w->f = fdopen(fd, "w");
+	if (!w->f) {
+		ret = -errno;
+		close(fd);
+		unlink(w->tmp);
+		vt_error_set(err, ret, "cannot create '%s': %s", path,
+			     strerror(-ret));
+		goto fail;
+	}
+	w->own = true;
+	ret = writer_header(w, cfg, meta_json, err);
+	if (ret) {
+		vt_trace_writer_abort(w);
+		return ret;
+	}
+	*out = w;
+	return 0;
+fail:
+	free(w->tmp);
+	free(w->path);
+	free(w);
+	return ret;
+}
+
+int vt_trace_writer_event(struct vt_trace_writer *w, const struct vt_event *ev,
+			  struct vt_error *err)
+{
+	FILE *f = w->f;
+	bool any_flag = false;
+
+	if (ev->op >= VT_OP__NR)
+		return vt_error_set(err, -EINVAL, "invalid op %d", ev->op);
+	if (!w->jsonl)
+		out_str(f, w->first ? "\n" : ",\n");
+	w->first = false;
+	out_fmt(f, "{\"op\":\"%s\"", vt_op_names[ev->op]);
+	if (ev->id.present) {
+		out_str(f, ",\"id\":");
+		if (ev->id.is_str)
+			put_str(f, ev->id.str ? ev->id.str : "");
+		else if (ev->id.num > INT64_MAX)
+			return vt_error_set(err, -EINVAL,
+					    "id %llu does not fit a JSON integer",
+					    (unsigned long long)ev->id.num);
+		else
+			out_fmt(f, "%llu", (unsigned long long)ev->id.num);
+	}
+	if (ev->size || ev->op == VT_OP_VMALLOC || ev->op == VT_OP_IOREMAP ||
+	    ev->op == VT_OP_LINEAR_MAP) {
+		out_str(f, ",\"size\":");
+		put_size(f, ev->size);
+	}
+	if (ev->op == VT_OP_IOREMAP || ev->op == VT_OP_LINEAR_MAP || ev->phys) {
+		out_str(f, ",\"phys\":");
+		put_hex(f, ev->phys);
+	}
+	if (ev->align) {
+		out_str(f, ",\"align\":");
+		put_size(f, ev->align);
+	}
+	if (ev->has_pages || ev->nr_runs) {
+		out_str(f, ",\"pages\":[");
+		for (uint32_t i = 0; i < ev->nr_runs; i++) {
+			const struct vt_page_run *pr = &ev->runs[i];
+
+			out_fmt(f, "%s{\"pfn\":\"0x%llx\",\"order\":%u",
+				i ? "," : "", (unsigned long long)pr->pfn,
+				pr->order);
+			if (pr->count != 1)
+				out_fmt(f, ",\"count\":%llu",
+					(unsigned long long)pr->count);
+			putc('}', f);
+		}
+		putc(']', f);
+	}
+	for (int b = 0; b < VT_FB__NR; b++) {
+		if (!(ev->flags & (1u << b)))
+			continue;
+		out_fmt(f, "%s\"%s\"", any_flag ? "," : ",\"flags\":[",
+			vt_flag_names[b]);
+		any_flag = true;
+	}
+	if (any_flag)
+		putc(']', f);
+	if (ev->prot != (ev->op == VT_OP_IOREMAP ? VT_PROT_DEVICE : VT_PROT_KERNEL)) {
+		if (ev->prot >= VT_PROT__NR)
+			return vt_error_set(err, -EINVAL, "invalid prot %u",
+					    ev->prot);
+		out_fmt(f, ",\"prot\":\"%s\"", vt_prot_names[ev->prot]);
+	}
+	if (ev->has_va) {
+		out_str(f, ",\"va\":");
+		put_hex(f, ev->va);
+	}
+	if (ev->has_t)
+		out_fmt(f, ",\"t\":%llu", (unsigned long long)ev->t);
+	if (ev->cpu >= 0)
+		out_fmt(f, ",\"cpu\":%d", ev->cpu);
+	if (ev->caller) {
+		out_str(f, ",\"caller\":");
+		put_str(f, ev->caller);
+	}
+	out_str(f, w->jsonl ? "}\n" : "}");
+	if (ferror(f))
+		return writer_io_error(w, err);
+	return 0;
+}
+
+int vt_trace_writer_commit(struct vt_trace_writer *w, struct vt_error *err)
+{
+	int ret = 0;
+
+	if (!w->jsonl)
+		out_str(w->f, w->first ? "]}\n" : "\n]}\n");
+	if (fflush(w->f) || ferror(w->f))
+		ret = writer_io_error(w, err);
+	if (w->own) {
+		if (fclose(w->f) && !ret)
+			ret = writer_io_error(w, err);
+		w->f = NULL;
+		if (!ret && rename(w->tmp, w->path))
+			ret = writer_io_error(w, err);
+		if (ret)
+			unlink(w->tmp);
+	}
+	free(w->tmp);
+	free(w->path);
+	free(w);
+	return ret;
+}
+
+void vt_trace_writer_abort(struct vt_trace_writer *w)
+{
+	if (!w)
+		return;
+	if (w->own) {
+		if (w->f)
+			fclose(w->f);
+		unlink(w->tmp);
+	}
+	free(w->tmp);
+	free(w->path);
+	free(w);
+}

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every malformed-input case of the trace reader and of the engine's
+# replay-time checks: 'vmaptool replay BAD -o OUT.json' must exit 3, name
+# the file (and line:column where the reader knows it) on stderr, and
+# leave no output file.  Fixtures are in tests/data/bad/; the very large
+# ones (deep nesting, a 50 MB string) are generated here.
+#
+# Environment (set by ctest): VT_BIN, VT_SRC.
+
+set -u
+: "${VT_SRC:?}" "${VT_BIN:?}"
+if [ ! -x "$VT_BIN" ]; then
+	echo "skip: $VT_BIN not built"
+	exit 77
+fi
+
+BAD=$VT_SRC/tests/data/bad
+TMP=$(mktemp -d /tmp/vt-trace-errors.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+
+# expect_error FIXTURE REGEX [OPTION...]: exit 3, REGEX on stderr, no output.
+expect_error()
+{
+	local file=$1 re=$2 out=$TMP/out.json rc
+	shift 2
+	rm -f "$out"
+	"$VT_BIN" replay "$@" "$file" -o "$out" >"$TMP/stdout" 2>"$TMP/stderr"
+	rc=$?
+	if [ "$rc" != 3 ]; then
+		echo "FAIL $(basename "$file"): exit $rc, want 3"
+		sed 's/^/  stderr: /' "$TMP/stderr" | head -5
+		fail=1
+	elif ! grep -Eq -- "$re" "$TMP/stderr"; then
+		echo "FAIL $(basename "$file"): stderr does not match /$re/"
+		sed 's/^/  stderr: /' "$TMP/stderr" | head -5
+		fail=1
+	elif [ -e "$out" ] || ls -A "$TMP" | grep -q '^\.out\.json\.'; then
+		echo "FAIL $(basename "$file"): an output file was left behind"
+		fail=1
+	else
+		echo "ok   $(basename "$file")"
+	fi
+}
+
+# Reader errors: the message names file:line:column and the field.
+expect_error "$BAD/empty.json" 'empty\.json:1:1: error: empty file'
+expect_error "$BAD/truncated.json" 'truncated\.json:2:[0-9]+: error: invalid JSON'
+expect_error "$BAD/truncated.jsonl" 'truncated\.jsonl:3:[0-9]+: error: invalid JSON'
+expect_error "$BAD/garbage-line.jsonl" 'garbage-line\.jsonl:3:[0-9]+: error: invalid JSON'
+expect_error "$BAD/wrong-format.json" 'wrong-format\.json:1:1: error: format: expected "vmaptool-trace"'
+expect_error "$BAD/future-version.json" 'future-version\.json:1:1: error: version: trace format version 2 is newer'
+expect_error "$BAD/top-not-object.json" 'top-not-object\.json:1:1: error: top level: expected an object'
+expect_error "$BAD/events-not-array.json" 'events-not-array\.json:1:1: error: events: expected an array'
+expect_error "$BAD/pfn-float.json" 'pfn-float\.json:2:1: error: events\[0\]\.pages\[0\]\.pfn: expected an integer or "0x\.\.\." string, got a float'
+expect_error "$BAD/pfn-negative.json" 'pfn-negative\.json:2:1: error: events\[0\]\.pages\[0\]\.pfn: must not be negative'
+expect_error "$BAD/pfn-decimal-string.json" 'pfn-decimal-string\.json:2:1: error: events\[0\]\.pages\[0\]\.pfn: expected an integer'
+expect_error "$BAD/pfn-2pow64-hex.json" 'pfn-2pow64-hex\.json:2:1: error: events\[0\]\.pages\[0\]\.pfn: .* is 2\^64 or more'
+expect_error "$BAD/pfn-2pow64-int.json" 'pfn-2pow64-int\.json:2:[0-9]+: error: integer out of range'
+expect_error "$BAD/pfn-beyond-pa.json" 'pfn-beyond-pa\.json:2:1: error: events\[0\]\.pages\[0\]\.pfn: .*beyond the 48-bit physical address size'
+expect_error "$BAD/order-too-big.json" 'order-too-big\.json:2:1: error: events\[0\]\.pages\[0\]\.order: order 11 out of range \(max 10'
+expect_error "$BAD/order-negative.json" 'order-negative\.json:2:1: error: events\[0\]\.pages\[0\]\.order: must not be negative'
+expect_error "$BAD/count-overflow.json" 'count-overflow\.json:2:1: error: events\[0\]\.pages\[0\]\.count: .*overflow'
+expect_error "$BAD/vmap-no-pages.json" 'vmap-no-pages\.json:2:1: error: events\[0\]\.pages: missing'
+expect_error "$BAD/vmap-empty-pages.json" 'vmap-empty-pages\.json:2:1: error: events\[0\]\.pages: empty page list'
+expect_error "$BAD/unknown-op.json" 'unknown-op\.json:3:1: error: events\[1\]\.op: unknown op "vmap_huge_pfn"'
+expect_error "$BAD/granule-unknown.json" 'granule-unknown\.json:1:1: error: config\.granule: unknown granule "8k"'
+expect_error "$BAD/va-bits-unknown.json" 'va-bits-unknown\.json:1:1: error: config\.va_bits: unknown VA size 40'
+
+# Replay-state errors, found by the engine: the file and the event.
+expect_error "$BAD/double-unmap.json" 'double-unmap\.json.*error'
+expect_error "$BAD/unmap-unknown-id.json" 'unmap-unknown-id\.json.*error'
+expect_error "$BAD/map-live-id.json" 'map-live-id\.json.*error'
+expect_error "$BAD/vmalloc-exhausted.json" 'vmalloc-exhausted\.json.*error'
+
+# 100,000-deep nesting, in both forms.
+H='"format":"vmaptool-trace","version":1'
+deep=$(head -c 100000 /dev/zero | tr '\0' '[')$(head -c 100000 /dev/zero | tr '\0' ']')
+printf '{%s,"events":[{"op":"purge","x":%s}]}\n' "$H" "$deep" >"$TMP/deep-nesting.json"
+printf '{%s}\n{"op":"purge","x":%s}\n' "$H" "$deep" >"$TMP/deep-nesting.jsonl"
+expect_error "$TMP/deep-nesting.json" 'deep-nesting\.json:1:[0-9]+: error: nesting deeper than'
+expect_error "$TMP/deep-nesting.jsonl" 'deep-nesting\.jsonl:2:[0-9]+: error: nesting deeper than'
+
+# A 50 MB string where the reader keeps strings.
+{
+	printf '{%s,"events":[\n{"op":"purge","caller":"' "$H"
+	head -c $((50 << 20)) /dev/zero | tr '\0' 'a'
+	printf '"}]}\n'
+} >"$TMP/big-string.json"
+expect_error "$TMP/big-string.json" 'big-string\.json:2:1: error: events\[0\]\.caller: string of 52428800 bytes is too long'
+rm -f "$TMP/big-string.json"
+
+# --skip-unknown accepts the unknown op, with one warning.
+rm -f "$TMP/skip.json"
+if "$VT_BIN" replay --skip-unknown "$BAD/unknown-op.json" -o "$TMP/skip.json" \
+	>/dev/null 2>"$TMP/stderr" && [ -s "$TMP/skip.json" ]; then
+	echo "ok   unknown-op.json --skip-unknown"
+else
+	echo "FAIL unknown-op.json --skip-unknown: not accepted"
+	sed 's/^/  stderr: /' "$TMP/stderr" | head -5
+	fail=1
+fi
+
+exit $fail
