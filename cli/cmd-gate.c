@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmaptool gate --baseline=REPORT.json [--threshold=PCT] REPORT.json|TRACE...
+ *
+ * The perf gate (STYLE.md 8): the model is deterministic, so every count
+ * must not increase at all; only the cost model's estimates (cycles, ns)
+ * get --threshold.  The current numbers come from a report file, or from
+ * replaying traces with the baseline's strategies and options.  Exit 1
+ * when anything regressed (as diff(1) does for differences), 0 otherwise;
+ * improvements are listed but never fail (docs/vmaptool-gate.md).
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/run.h"
+
+struct gate_args {
+	const char *baseline;
+	double threshold;
+	char **inputs;
+	int n;
+};
+
+enum { OPT_BASELINE = 0x300, OPT_THRESHOLD };
+
+static const struct argp_option gate_options[] = {
+	{ "baseline", OPT_BASELINE, "REPORT.json", 0, "the report to compare against (required)", 0 },
+	{ "threshold", OPT_THRESHOLD, "PCT", 0,
+	  "tolerance for estimated metrics (cycles, ns) in percent (default 2)", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static error_t gate_parse(int key, char *arg, struct argp_state *state)
+{
+	struct gate_args *a = state->input;
+	char *end;
+
+	switch (key) {
+	case OPT_BASELINE:
+		a->baseline = arg;
+		break;
+	case OPT_THRESHOLD:
+		errno = 0;
+		a->threshold = strtod(arg, &end);
+		if (!*arg || *end || errno || !(a->threshold >= 0 && a->threshold <= 1000))
+			argp_error(state, "invalid value '%s' for --threshold (expected 0..1000)",
+				   arg);
+		break;
+	case ARGP_KEY_ARGS:
+		a->inputs = state->argv + state->next;
+		a->n = state->argc - state->next;
+		break;
+	case ARGP_KEY_NO_ARGS:
+		argp_error(state, "no report or trace given");
+		break;
+	case ARGP_KEY_END:
+		if (!a->baseline)
+			argp_error(state, "--baseline=REPORT.json is required");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child gate_children[] = {
+	{ &vt_common_argp, 0, NULL, 0 },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct argp gate_argp = {
+	.options = gate_options,
+	.parser = gate_parse,
+	.args_doc = "REPORT.json|TRACE...",
+	.doc = "Exit 1 if a report regressed against a baseline report.\v"
+	       "Every count is compared exactly per trace and strategy: any "
+	       "increase is a regression.  Given traces instead of a report, "
+	       "gate replays them with the baseline's strategies, options and "
+	       "geometry.  Improvements are listed and do not fail.  A baseline "
+	       "of another format or version is refused (exit 3).",
+	.children = gate_children,
+};
+
+/* Replay @inputs as the baseline was made; fills @cur. */
+static int replay_like(const struct vt_report *base, char **inputs, int n,
+		       struct vt_report *cur)
+{
+	struct vt_spec_list specs;
+	struct vt_error err;
+	char *list = NULL;
+	int rc;
+
+	vt_error_init(&err);
+	if (vt_report_setup(base, &vt_cli.model, &list, &vt_cli.per_op, &err)) {
+		snprintf(err.file, sizeof(err.file), "%s", "baseline");
+		return vt_report_error(&err);
+	}
+	rc = vt_run_parse_strategies(list, &specs);
+	free(list);
+	if (rc)
+		return rc == VT_EC_USAGE ? VT_EC_INPUT : rc;
+	for (int i = 0; i < n && !rc; i++) {
+		unsigned int ps, vb;
+		size_t t;
+
+		/* The geometry this trace had in the baseline, if it is there. */
+		for (t = 0; t < vt_report_nr_traces(base); t++)
+			if (!strcmp(vt_report_trace_path(base, t), inputs[i]))
+				break;
+		vt_report_trace_geometry(base, t, &ps, &vb);
+		vt_cli.model.page_shift = ps;
+		vt_cli.model.va_bits = vb;
+		vt_cli.granule_set = vt_cli.va_bits_set = true;
+		rc = vt_run_traces(inputs + i, 1, &specs, cur, false, NULL);
+	}
+	vt_spec_list_release(&specs);
+	return rc;
+}
+
+int cmd_gate(int argc, char **argv)
+{
+	static char name[] = "vmaptool gate";
+	struct gate_args a = { .threshold = 2.0 };
+	struct vt_report *base = NULL, *cur = NULL;
+	unsigned int regressions = 0, improvements = 0;
+	struct vt_error err;
+	FILE *out;
+	int rc, wr;
+
+	argv[0] = name;
+	argp_parse(&gate_argp, argc, argv, 0, NULL, &a);
+	if (vt_cli.per_event) {
+		vt_err("gate: --per-event is not supported");
+		return VT_EC_USAGE;
+	}
+	vt_error_init(&err);
+	if (vt_report_load(a.baseline, &base, &err))
+		return vt_report_error(&err);
+
+	/* One argument that is a report; otherwise traces. */
+	vt_error_init(&err);
+	if (a.n == 1 && !vt_report_load(a.inputs[0], &cur, &err)) {
+		vt_dbg(1, "comparing report '%s' with '%s'", a.inputs[0], a.baseline);
+	} else if (a.n == 1 && err.code != VT_ERR_TRACE_VERSION &&
+		   err.code != VT_ERR_TRACE_SYNTAX) {
+		rc = vt_report_error(&err);
+		goto out;
+	} else {
+		cur = vt_report_new();
+		if (!cur) {
+			rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+			goto out;
+		}
+		rc = replay_like(base, a.inputs, a.n, cur);
+		if (rc)
+			goto out;
+	}
+
+	out = vt_out_open(vt_cli.output);
+	if (!out) {
+		rc = VT_EC_SYSTEM;
+		goto out;
+	}
+	wr = vt_report_gate(base, cur, a.threshold, out, vt_cli.format,
+			    &regressions, &improvements);
+	rc = vt_out_close(out, vt_cli.output, wr == 0);
+	if (wr && !rc) {
+		vt_err("cannot write the gate result: %s", strerror(-wr));
+		rc = VT_EC_SYSTEM;
+	}
+	if (!rc && regressions)
+		rc = 1;
+out:
+	vt_report_free(cur);
+	vt_report_free(base);
+	return rc;
+}

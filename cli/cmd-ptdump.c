@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmaptool ptdump TRACE [--strategy=S] [--at=EVENT]: replay a trace with
+ * one strategy (default zigzag), up to and including event EVENT, and dump
+ * the page tables in the style of the kernel's arch/arm64/mm/ptdump.c
+ * (docs/vmaptool-ptdump.md).
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/run.h"
+
+struct ptdump_args {
+	const char *trace;
+	long at;
+};
+
+enum { OPT_AT = 0x400 };
+
+static const struct argp_option ptdump_options[] = {
+	{ "at", OPT_AT, "EVENT", 0,
+	  "stop after event EVENT (0-based index; default: the whole trace)", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 }
+};
+
+static error_t ptdump_parse(int key, char *arg, struct argp_state *state)
+{
+	struct ptdump_args *a = state->input;
+	char *end;
+
+	switch (key) {
+	case OPT_AT:
+		errno = 0;
+		a->at = strtol(arg, &end, 10);
+		if (!*arg || *end || errno || a->at < 0)
+			argp_error(state, "invalid value '%s' for --at (expected an event index >= 0)",
+				   arg);
+		break;
+	case ARGP_KEY_ARG:
+		if (a->trace)
+			argp_error(state, "ptdump takes one trace");
+		a->trace = arg;
+		break;
+	case ARGP_KEY_NO_ARGS:
+		argp_error(state, "no trace given");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child ptdump_children[] = {
+	{ &vt_common_argp, 0, NULL, 0 },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct argp ptdump_argp = {
+	.options = ptdump_options,
+	.parser = ptdump_parse,
+	.args_doc = "TRACE",
+	.doc = "Replay TRACE with one strategy (--strategy, default zigzag) and "
+	       "print the kernel page tables in arm64 ptdump style.\v"
+	       "Only mapped ranges are listed, between the address markers of "
+	       "arch/arm64/mm/ptdump.c.  -v adds each range's first physical "
+	       "address and its number of descriptors.",
+	.children = ptdump_children,
+};
+
+struct collect {
+	struct vt_ptdump_line *v;
+	size_t nr, cap;
+};
+
+static int collect_range(void *ctx, const struct vt_ptdump_range *r)
+{
+	struct collect *c = ctx;
+	struct vt_ptdump_line *l;
+
+	if (c->nr == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		void *p = realloc(c->v, cap * sizeof(*c->v));
+
+		if (!p)
+			return -ENOMEM;
+		c->v = p;
+		c->cap = cap;
+	}
+	l = &c->v[c->nr++];
+	memset(l, 0, sizeof(*l));
+	l->va_start = r->va_start;
+	l->va_end = r->va_end;
+	l->pa_start = r->pa_start;
+	l->attrs = r->attrs;
+	l->nr = r->nr;
+	l->level = r->level;
+	snprintf(l->lvl_name, sizeof(l->lvl_name), "%s", r->lvl_name ? r->lvl_name : "?");
+	snprintf(l->kind, sizeof(l->kind), "%s", r->kind ? r->kind : "?");
+	return 0;
+}
+
+static int at_end(void *ctx, unsigned int strat, struct vt_engine *e)
+{
+	(void)strat;
+	return vt_engine_ptdump(e, collect_range, ctx);
+}
+
+static int cmp_va(const void *a, const void *b)
+{
+	const struct vt_ptdump_line *x = a, *y = b;
+
+	return x->va_start < y->va_start ? -1 : x->va_start > y->va_start;
+}
+
+int cmd_ptdump(int argc, char **argv)
+{
+	static char name[] = "vmaptool ptdump";
+	struct ptdump_args a = { NULL, -1 };
+	struct vt_replay_result res;
+	struct vt_model_opts opts;
+	struct vt_replay_req req;
+	struct vt_spec_list specs;
+	struct collect c = { NULL, 0, 0 };
+	struct vt_ptdump_doc doc;
+	struct vt_error err;
+	int rc, wr, ret;
+	FILE *out;
+
+	argv[0] = name;
+	argp_parse(&ptdump_argp, argc, argv, 0, NULL, &a);
+	if (vt_cli.per_event) {
+		vt_err("ptdump: --per-event is not supported; use replay");
+		return VT_EC_USAGE;
+	}
+	rc = vt_run_parse_strategies(vt_cli.strategies ? vt_cli.strategies : "zigzag",
+				     &specs);
+	if (rc)
+		return rc;
+	if (specs.nr != 1) {
+		vt_spec_list_release(&specs);
+		vt_err("ptdump: give exactly one strategy");
+		return VT_EC_USAGE;
+	}
+	vt_run_req_init(&req, &opts, &specs, a.trace);
+	req.stop_after = a.at;
+	req.at_end = at_end;
+	req.at_end_ctx = &c;
+	vt_error_init(&err);
+	memset(&res, 0, sizeof(res));
+	ret = vt_replay_run(&req, NULL, &res, &err);
+	if (ret < 0) {
+		if (!err.code)
+			err.code = ret;
+		rc = vt_report_error(&err);
+		goto out;
+	}
+	qsort(c.v, c.nr, sizeof(*c.v), cmp_va);
+	doc = (struct vt_ptdump_doc){
+		.trace = a.trace, .strategy = specs.v[0].name, .at = a.at,
+		.page_shift = res.config.page_shift, .va_bits = res.config.va_bits,
+		.lines = c.v, .nr = c.nr,
+	};
+	vt_replay_result_release(&res);
+	out = vt_out_open(vt_cli.output);
+	if (!out) {
+		rc = VT_EC_SYSTEM;
+		goto out;
+	}
+	wr = vt_report_ptdump(out, vt_cli.format, &doc);
+	rc = vt_out_close(out, vt_cli.output, wr == 0);
+	if (wr && !rc) {
+		vt_err("cannot write the dump: %s", strerror(-wr));
+		rc = VT_EC_SYSTEM;
+	}
+out:
+	free(c.v);
+	vt_spec_list_release(&specs);
+	return rc;
+}

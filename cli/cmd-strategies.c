@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmaptool strategies: list the built-in strategies and axes with what
+ * they model; -v adds every what-if option and the kernel commit it
+ * models (docs/vmaptool-strategies.md).
+ */
+#include <argp.h>
+
+#include "cli/report.h"
+
+static error_t strategies_parse(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child strategies_children[] = {
+	{ &vt_common_argp, 0, NULL, 0 },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct argp strategies_argp = {
+	.parser = strategies_parse,
+	.doc = "List the built-in strategies and axes; with -v also the "
+	       "what-if options of the modelled kernel and the commits they "
+	       "model.",
+	.children = strategies_children,
+};
+
+int cmd_strategies(int argc, char **argv)
+{
+	static char name[] = "vmaptool strategies";
+	FILE *out;
+	int wr;
+
+	argv[0] = name;
+	argp_parse(&strategies_argp, argc, argv, 0, NULL, NULL);
+	out = vt_out_open(vt_cli.output);
+	if (!out)
+		return VT_EC_SYSTEM;
+	wr = vt_report_strategies(out, vt_cli.format, vt_strategy_infos(),
+				  vt_cli.verbose ? vt_model_describe() : NULL);
+	return vt_out_close(out, vt_cli.output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
+}

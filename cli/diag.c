@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The only code that writes diagnostics to stderr (STYLE.md 4).  vt_err()
+ * returns -1 like git's error(); vt_info() is silent under --format=json
+ * and -q like bpftool's p_info(); vt_dbg() is gated on -v like perf's
+ * pr_debug().  libtraceevent's weak tep_vprint() is overridden here so that
+ * the library's messages (info level goes to stdout by default) come
+ * through the same gate instead of corrupting a JSON report.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "cli/cli.h"
+#include "cli/report.h"
+
+/* libtraceevent's override point; declared in event-utils.h, whose min()
+ * and max() macros we do not want. */
+int tep_vprint(const char *name, enum tep_loglevel level, bool print_err,
+	       const char *fmt, va_list ap);
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "vmaptool: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int vt_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void vt_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (vt_cli.quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void vt_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (vt_cli.quiet || vt_cli.format == VT_FMT_JSON)
+		return;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void vt_dbg(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (vt_cli.verbose < level)
+		return;
+	va_start(ap, fmt);
+	vmsg("debug: ", fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * With -v, show the offending source line and a caret under the column,
+ * as jq's locfile_locate() does.  Only plain text files are read back.
+ */
+static void show_source(const struct vt_error *e)
+{
+	char line[512];
+	unsigned long n = 0;
+	FILE *f;
+
+	if (!e->file[0] || !e->line)
+		return;
+	f = fopen(e->file, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+
+		if (++n == e->line) {
+			if (len && line[len - 1] == '\n')
+				line[--len] = '\0';
+			fprintf(stderr, "  %s\n", line);
+			if (e->column && e->column <= len + 1)
+				fprintf(stderr, "  %*s^\n", (int)(e->column - 1), "");
+			break;
+		}
+		/* skip the rest of an overlong line without counting it */
+		while (len && line[len - 1] != '\n' && fgets(line, sizeof(line), f))
+			len = strlen(line);
+	}
+	fclose(f);
+}
+
+int vt_report_error(const struct vt_error *e)
+{
+	char buf[512];
+	const char *msg = e->msg[0] ? e->msg : vt_strerror(e->code, buf, sizeof(buf));
+
+	if (e->file[0]) {
+		fputs(e->file, stderr);
+		if (e->line) {
+			fprintf(stderr, ":%lu", e->line);
+			if (e->column)
+				fprintf(stderr, ":%lu", e->column);
+		}
+		fputs(": ", stderr);
+	} else {
+		fputs("vmaptool: ", stderr);
+	}
+	fprintf(stderr, "error: %s", msg);
+	if (e->event >= 0)
+		fprintf(stderr, " (event %ld)", e->event);
+	fputc('\n', stderr);
+	if (vt_cli.verbose)
+		show_source(e);
+	if (vt_cli.format == VT_FMT_JSON)
+		vt_report_error_json(stdout, e);
+	return vt_exit_code(e->code ? e->code : VT_ERR_INVARIANT);
+}
+
+int tep_vprint(const char *name, enum tep_loglevel level, bool print_err,
+	       const char *fmt, va_list ap)
+{
+	char buf[1024];
+	size_t len;
+
+	(void)print_err;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	len = strlen(buf);
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	switch (level) {
+	case TEP_LOG_CRITICAL:
+	case TEP_LOG_ERROR:
+	case TEP_LOG_WARNING:
+		vt_warn("%s: %s", name ? name : "libtraceevent", buf);
+		break;
+	case TEP_LOG_INFO:
+		vt_dbg(1, "%s: %s", name ? name : "libtraceevent", buf);
+		break;
+	case TEP_LOG_NONE:
+	case TEP_LOG_DEBUG:
+	case TEP_LOG_ALL:
+		vt_dbg(2, "%s: %s", name ? name : "libtraceevent", buf);
+		break;
+	}
+	return (int)len;
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Replaying traces for replay, compare and gate: strategy lists, the
+ * replay request under the common options, --jobs workers, --per-event
+ * lines, and publishing the output only when every trace replayed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/run.h"
+
+int vt_run_parse_strategies(const char *list, struct vt_spec_list *out)
+{
+	const char *p = list ? list : VT_DEFAULT_STRATEGIES;
+	unsigned int cap = 1;
+	struct vt_error err;
+
+	out->v = NULL;
+	out->nr = 0;
+	for (const char *c = p; *c; c++)
+		cap += *c == ',';
+	out->v = calloc(cap, sizeof(*out->v));
+	if (!out->v) {
+		vt_err("out of memory");
+		return VT_EC_SYSTEM;
+	}
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char name[128];
+
+		if (!len) {
+			vt_err("empty strategy name in --strategy '%s'", list ? list : "");
+			goto usage;
+		}
+		if (len >= sizeof(name)) {
+			vt_err("strategy name '%.*s...' is too long", 32, p);
+			goto usage;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		vt_error_init(&err);
+		if (vt_strategy_parse(name, &out->v[out->nr], &err) < 0) {
+			vt_err("invalid strategy '%s': %s; see 'vmaptool strategies'",
+			       name, err.msg[0] ? err.msg :
+			       vt_strerror(err.code, err.msg, sizeof(err.msg)));
+			goto usage;
+		}
+		for (unsigned int i = 0; i < out->nr; i++)
+			if (!strcmp(out->v[i].name, out->v[out->nr].name)) {
+				vt_err("strategy '%s' given twice", name);
+				goto usage;
+			}
+		out->nr++;
+		p += len;
+		if (!*p)
+			break;
+		p++;
+	}
+	return 0;
+usage:
+	vt_spec_list_release(out);
+	return VT_EC_USAGE;
+}
+
+void vt_spec_list_release(struct vt_spec_list *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->nr = 0;
+}
+
+void vt_run_req_init(struct vt_replay_req *req, struct vt_model_opts *opts,
+		     const struct vt_spec_list *specs, const char *path)
+{
+	*opts = vt_cli.model;
+	memset(req, 0, sizeof(*req));
+	req->path = path;
+	req->specs = specs->v;
+	req->nr_specs = specs->nr;
+	req->opts = opts;
+	/*
+	 * One of the pair given: the other keeps its default (4k, 48) and the
+	 * pair overrides the trace's config.  Neither given: the trace's
+	 * config wins where it has one, and the defaults fill the rest.
+	 */
+	req->geometry_from_cli = vt_cli.granule_set || vt_cli.va_bits_set;
+	req->stop_after = -1;
+}
+
+/* ---- callbacks ------------------------------------------------------ */
+
+#define MISMAP_REPORTS 10	/* per trace; the total is in the report */
+
+struct run_ctx {
+	const char *trace;
+	const struct vt_spec_list *specs;
+	FILE *per_event;
+	int write_err;
+	unsigned long mismaps;
+};
+
+static void on_event(void *ctx, long index, unsigned int strat, const char *op,
+		     const struct vt_event *ev, uint64_t va,
+		     const struct vt_stats *delta, const struct vt_shape *shape)
+{
+	struct run_ctx *c = ctx;
+
+	if (!c->per_event || c->write_err)
+		return;
+	c->write_err = vt_report_event_line(c->per_event, index,
+					    c->specs->v[strat].name, op, ev,
+					    va, delta, shape);
+}
+
+static void on_mismap(void *ctx, long index, unsigned int strat,
+		      uint64_t first_va, uint64_t expected_pa,
+		      uint64_t found_pa, uint64_t pages)
+{
+	struct run_ctx *c = ctx;
+
+	if (c->mismaps++ < MISMAP_REPORTS)
+		vt_warn("%s: event %ld: %s: %llu page%s mismapped at va 0x%llx "
+			"(expected pa 0x%llx, found 0x%llx)", c->trace, index,
+			c->specs->v[strat].name, (unsigned long long)pages,
+			pages == 1 ? "" : "s", (unsigned long long)first_va,
+			(unsigned long long)expected_pa,
+			(unsigned long long)found_pa);
+	else if (c->mismaps == MISMAP_REPORTS + 1)
+		vt_warn("%s: more mismapped pages; see mismapped_pages in the report",
+			c->trace);
+}
+
+static void on_warn(void *ctx, const char *msg)
+{
+	struct run_ctx *c = ctx;
+
+	vt_warn("%s: %s", c->trace, msg);
+}
+
+/* ---- one trace, and the --jobs workers ------------------------------ */
+
+struct job {
+	const char *path;
+	struct vt_replay_result res;
+	struct vt_error err;
+	int ret;
+	bool ran;
+};
+
+static int run_one(struct job *j, const struct vt_spec_list *specs,
+		   FILE *per_event)
+{
+	struct run_ctx ctx = { .trace = j->path, .specs = specs,
+			       .per_event = per_event };
+	struct vt_replay_cb cb = { .ctx = &ctx, .event = on_event,
+				   .mismap = on_mismap, .warn = on_warn };
+	struct vt_model_opts opts;
+	struct vt_replay_req req;
+
+	vt_run_req_init(&req, &opts, specs, j->path);
+	vt_error_init(&j->err);
+	memset(&j->res, 0, sizeof(j->res));
+	vt_dbg(1, "replaying '%s' under %u strateg%s", j->path, specs->nr,
+	       specs->nr == 1 ? "y" : "ies");
+	if (!per_event)
+		cb.event = NULL;
+	j->ret = vt_replay_run(&req, &cb, &j->res, &j->err);
+	j->ran = true;
+	if (j->ret < 0 && !j->err.code)
+		j->err.code = j->ret;
+	if (j->ret >= 0 && ctx.write_err) {
+		j->ret = ctx.write_err;
+		vt_error_set(&j->err, ctx.write_err, "cannot write --per-event lines: %s",
+			     strerror(-ctx.write_err));
+	}
+	return j->ret;
+}
+
+struct pool {
+	struct job *jobs;
+	int n;
+	int next;		/* next job to take (atomic) */
+	int failed;		/* set once a job fails: the rest are skipped */
+	const struct vt_spec_list *specs;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	int i;
+
+	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->n) {
+		if (__atomic_load_n(&p->failed, __ATOMIC_RELAXED))
+			break;
+		if (run_one(&p->jobs[i], p->specs, NULL) < 0)
+			__atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Run the jobs on up to --jobs threads; the calling thread is one of them. */
+static void run_parallel(struct pool *p, unsigned int nthreads)
+{
+	pthread_t *t = calloc(nthreads, sizeof(*t));
+	unsigned int started = 0;
+
+	for (unsigned int i = 1; t && i < nthreads; i++) {
+		if (pthread_create(&t[i], NULL, worker, p))
+			break;
+		started++;
+	}
+	worker(p);
+	for (unsigned int i = 1; i <= started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+}
+
+int vt_run_traces(char **traces, int n, const struct vt_spec_list *specs,
+		  struct vt_report *report, bool ratios, FILE *per_event)
+{
+	struct job *jobs = calloc(n, sizeof(*jobs));
+	unsigned int nthreads = vt_cli.jobs;
+	int rc = 0;
+
+	if (!jobs) {
+		vt_err("out of memory");
+		return VT_EC_SYSTEM;
+	}
+	for (int i = 0; i < n; i++)
+		jobs[i].path = traces[i];
+	/* Per-event lines come in trace order, so they replay one by one. */
+	if (per_event || nthreads > (unsigned int)n)
+		nthreads = per_event ? 1 : (unsigned int)n;
+	if (nthreads > 1) {
+		struct pool p = { .jobs = jobs, .n = n, .specs = specs };
+
+		run_parallel(&p, nthreads);
+	} else {
+		for (int i = 0; i < n; i++)
+			if (run_one(&jobs[i], specs, per_event) < 0)
+				break;
+	}
+	/* Report the first failure in trace order, as a serial run would. */
+	for (int i = 0; i < n && !rc; i++) {
+		if (!jobs[i].ran)
+			continue;
+		if (jobs[i].ret < 0) {
+			rc = vt_report_error(&jobs[i].err);
+		} else if (report && vt_report_add_trace(report, traces[i],
+							   &jobs[i].res,
+							   specs->v, ratios)) {
+			vt_err("out of memory");
+			rc = VT_EC_SYSTEM;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (jobs[i].ran && jobs[i].ret >= 0)
+			vt_replay_result_release(&jobs[i].res);
+	free(jobs);
+	return rc;
+}
+
+int vt_run_command(char **traces, int n, const struct vt_spec_list *specs,
+		   bool ratios)
+{
+	/* --per-event without FILE replaces the report on the output. */
+	bool lines_only = vt_cli.per_event && !vt_cli.per_event_file;
+	const char *pe_path = lines_only ? vt_cli.output : vt_cli.per_event_file;
+	struct vt_report *report = NULL;
+	FILE *pe = NULL, *out;
+	int rc, rc2;
+
+	if (!lines_only) {
+		report = vt_report_new();
+		if (!report) {
+			vt_err("out of memory");
+			return VT_EC_SYSTEM;
+		}
+	}
+	if (vt_cli.per_event) {
+		pe = vt_out_open(pe_path);
+		if (!pe) {
+			vt_report_free(report);
+			return VT_EC_SYSTEM;
+		}
+	}
+	rc = vt_run_traces(traces, n, specs, report, ratios, pe);
+	rc2 = vt_out_close(pe, pe_path, rc == 0);
+	if (!rc)
+		rc = rc2;
+	if (!rc && report) {
+		out = vt_out_open(vt_cli.output);
+		if (!out) {
+			rc = VT_EC_SYSTEM;
+		} else {
+			int wr = vt_report_write(report, out, vt_cli.format);
+
+			rc = vt_out_close(out, vt_cli.output, wr == 0);
+			if (wr && !rc) {
+				vt_err("cannot write the report: %s", strerror(-wr));
+				rc = VT_EC_SYSTEM;
+			}
+		}
+	}
+	vt_report_free(report);
+	return rc;
+}
