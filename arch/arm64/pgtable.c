@@ -427,6 +427,13 @@ uint64_t arm64_set_huge_pte_at(struct arm64_mm *mm, uint64_t addr,
 	return n;
 }
 
+static bool is_normal_or_tagged(uint64_t d)
+{
+	uint64_t a = d & PTE_ATTRINDX_MASK;
+
+	return a == PTE_ATTRINDX(MT_NORMAL) || a == PTE_ATTRINDX(MT_NORMAL_TAGGED);
+}
+
 /*
  * pgattr_change_is_safe(): creating or removing a mapping is always safe;
  * a live entry may only change permission-type bits.
@@ -434,8 +441,9 @@ uint64_t arm64_set_huge_pte_at(struct arm64_mm *mm, uint64_t addr,
 static bool pgattr_change_is_safe(const struct arm64_geom *g, uint64_t old,
 				  uint64_t new)
 {
-	uint64_t mask = PTE_PXN | PTE_RDONLY | PTE_WRITE | PTE_NG | PTE_DIRTY |
-			PTE_SPECIAL | (0xfull << 55);
+	/* PTE_SWBITS_MASK = BIT(63) | GENMASK(58, 55) */
+	uint64_t mask = PTE_PXN | PTE_RDONLY | PTE_WRITE | PTE_NG |
+			(1ull << 63) | (0xfull << 55);
 
 	if (!(old & PTE_VALID) || !(new & PTE_VALID))
 		return true;
@@ -445,6 +453,9 @@ static bool pgattr_change_is_safe(const struct arm64_geom *g, uint64_t old,
 		return false;
 	if (old & ~new & PTE_NG)
 		return false;
+	/* Normal <-> Normal-Tagged is a permission-type change */
+	if (is_normal_or_tagged(old) && is_normal_or_tagged(new))
+		mask |= PTE_ATTRINDX_MASK;
 	return ((old ^ new) & ~mask) == 0;
 }
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every bundled trace replays under pagewise and zigzag with --verify
+# (every live mapping translated page by page after every event): exit 0
+# and no mismapped page.  The batched/segments strategies run too; their
+# findings (if any) must be reported, never an error.
+set -u
+: "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${VT_BIN:=$VT_SRC/build/ci/vmaptool}"
+command -v python3 >/dev/null || exit 77
+pass=0 fail=0
+for t in "$VT_SRC"/traces/*.json "$VT_SRC"/traces/*.jsonl "$VT_SRC"/traces/*/*.json "$VT_SRC"/traces/*/*.jsonl; do
+	[ -f "$t" ] || continue
+	for strat in pagewise,zigzag batched,segments:force; do
+		out=$("$VT_BIN" replay -j --verify --strategy=$strat "$t" 2>/dev/null)
+		rc=$?
+		if [ $rc -ne 0 ]; then
+			echo "FAIL $t ($strat): exit $rc"; fail=$((fail + 1)); continue
+		fi
+		if [ "$strat" = pagewise,zigzag ]; then
+			bad=$(printf '%s' "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print(sum(s["metrics"]["mismapped_pages"] for t in r["traces"] for s in t["strategies"]))')
+			if [ "$bad" != 0 ]; then
+				echo "FAIL $t ($strat): $bad mismapped pages"; fail=$((fail + 1)); continue
+			fi
+		fi
+		echo "ok   $(basename "$t") ($strat)"; pass=$((pass + 1))
+	done
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ] && [ $pass -gt 0 ]
