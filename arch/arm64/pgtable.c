@@ -45,8 +45,9 @@ uint64_t arm64_prot_bits(const struct arm64_geom *g, unsigned int prot)
 uint64_t arm64_pa_to_desc(const struct arm64_geom *g, uint64_t pa)
 {
 	if (g->page_shift == 16 && g->pa_bits == 52)
-		/* 64K, 52-bit PA: PA[51:48] in bits [15:12] */
-		return (pa & 0x0000ffffffff0000ull) | ((pa >> 36) & 0xf000ull);
+		/* 64K, 52-bit PA: PTE_ADDR_LOW is bits [49:16] and PA[51:48]
+		 * also goes to bits [15:12] (__phys_to_pte_val()) */
+		return (pa & 0x0003ffffffff0000ull) | ((pa >> 36) & 0xf000ull);
 	if (g->lpa2)
 		/* LPA2: PA[49:PS] in place, PA[51:50] in bits [9:8] */
 		return (pa & ((1ull << 50) - 1) & ~(g->page_size - 1)) |
@@ -57,7 +58,7 @@ uint64_t arm64_pa_to_desc(const struct arm64_geom *g, uint64_t pa)
 uint64_t arm64_desc_to_pa(const struct arm64_geom *g, uint64_t d)
 {
 	if (g->page_shift == 16 && g->pa_bits == 52)
-		return (d & 0x0000ffffffff0000ull) | ((d & 0xf000ull) << 36);
+		return (d & 0x0003ffffffff0000ull) | ((d & 0xf000ull) << 36);
 	if (g->lpa2)
 		return (d & ((1ull << 50) - 1) & ~(g->page_size - 1) & ~0x3ffull) |
 		       ((d & 0x300ull) << 42);
