@@ -841,8 +841,10 @@ static void count_unknown(struct vt_import *im, const char *name)
 	im->sum.unknown_events++;
 	for (i = 0; i < MAX_UNKNOWN_NAMES; i++) {
 		if (!im->unknown_names[i][0]) {
-			snprintf(im->unknown_names[i],
-				 sizeof(im->unknown_names[i]), "%s", name);
+			size_t n = strnlen(name, sizeof(im->unknown_names[i]) - 1);
+
+			memcpy(im->unknown_names[i], name, n);
+			im->unknown_names[i][n] = '\0';
 			im->unknown_counts[i] = 1;
 			return;
 		}

@@ -25,9 +25,10 @@ enum arm64_lname { ARM64_PGD, ARM64_P4D, ARM64_PUD, ARM64_PMD, ARM64_PTE };
 struct arm64_geom {
 	unsigned int page_shift, va_bits, levels;
 	unsigned int bits_per_level;		/* PAGE_SHIFT - 3 */
-	unsigned int shift[ARM64_MAX_LEVELS];	/* VA bits an entry at depth d maps */
-	uint64_t ptrs[ARM64_MAX_LEVELS];	/* entries of a table at depth d */
-	enum arm64_lname name[ARM64_MAX_LEVELS]; /* table name at depth d */
+	/* one spare slot: walkers index depth d + 1 below the PTE level */
+	unsigned int shift[ARM64_MAX_LEVELS + 1]; /* VA bits an entry at depth d maps */
+	uint64_t ptrs[ARM64_MAX_LEVELS + 1];	/* entries of a table at depth d */
+	enum arm64_lname name[ARM64_MAX_LEVELS + 1]; /* table name at depth d */
 	int pmd_depth;		/* depth of the PMD (hw level 2) table */
 	int pud_depth;		/* depth of hw level 1, or -1 */
 	uint64_t page_size;
