@@ -35,6 +35,18 @@ extern struct vt_cli vt_cli;
 
 /* argp child with the common options; every subcommand parser includes it. */
 extern const struct argp vt_common_argp;
+/* The children list of a subcommand parser: just the common options. */
+extern const struct argp_child vt_common_children[];
+
+/* Positional TRACE... arguments of replay, compare and gate. */
+struct vt_trace_args {
+	char **v;
+	int n;
+};
+/* Handle ARGP_KEY_ARGS/ARGP_KEY_NO_ARGS for @a ("no @what given");
+ * ARGP_ERR_UNKNOWN for every other key. */
+error_t vt_parse_trace_args(int key, struct argp_state *state,
+			    struct vt_trace_args *a, const char *what);
 
 #define VT_DEFAULT_STRATEGIES "pagewise,zigzag,batched,segments"
 

@@ -11,8 +11,7 @@
 #include "cli/run.h"
 
 struct compare_args {
-	char **traces;
-	int n;
+	struct vt_trace_args t;
 	bool ablation;
 };
 
@@ -33,23 +32,11 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	case OPT_ABLATION:
 		a->ablation = true;
 		break;
-	case ARGP_KEY_ARGS:
-		a->traces = state->argv + state->next;
-		a->n = state->argc - state->next;
-		break;
-	case ARGP_KEY_NO_ARGS:
-		argp_error(state, "no trace given");
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return vt_parse_trace_args(key, state, &a->t, "trace");
 	}
 	return 0;
 }
-
-static const struct argp_child compare_children[] = {
-	{ &vt_common_argp, 0, NULL, 0 },
-	{ NULL, 0, NULL, 0 }
-};
 
 static const struct argp compare_argp = {
 	.options = compare_options,
@@ -61,7 +48,7 @@ static const struct argp compare_argp = {
 	       "the cumulative patch sets batched@1,batched@12,...,"
 	       "batched@12345678 (each adds one patch of the series, in "
 	       "dependency order).",
-	.children = compare_children,
+	.children = vt_common_children,
 };
 
 /*
@@ -111,7 +98,7 @@ static char *expand_ablation(const char *list, bool *found)
 int cmd_compare(int argc, char **argv)
 {
 	static char name[] = "vmaptool compare";
-	struct compare_args a = { NULL, 0, false };
+	struct compare_args a = { { NULL, 0 }, false };
 	const char *list;
 	char *expanded = NULL;
 	struct vt_spec_list specs;
@@ -144,7 +131,7 @@ int cmd_compare(int argc, char **argv)
 		vt_err("compare needs at least two strategies (--strategy=A,B[,...])");
 		return VT_EC_USAGE;
 	}
-	rc = vt_run_command(a.traces, a.n, &specs, true);
+	rc = vt_run_command(a.t.v, a.t.n, &specs, true);
 	vt_spec_list_release(&specs);
 	return rc;
 }

@@ -19,8 +19,7 @@
 struct gate_args {
 	const char *baseline;
 	double threshold;
-	char **inputs;
-	int n;
+	struct vt_trace_args t;
 };
 
 enum { OPT_BASELINE = 0x300, OPT_THRESHOLD };
@@ -48,27 +47,15 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid value '%s' for --threshold (expected 0..1000)",
 				   arg);
 		break;
-	case ARGP_KEY_ARGS:
-		a->inputs = state->argv + state->next;
-		a->n = state->argc - state->next;
-		break;
-	case ARGP_KEY_NO_ARGS:
-		argp_error(state, "no report or trace given");
-		break;
 	case ARGP_KEY_END:
 		if (!a->baseline)
 			argp_error(state, "--baseline=REPORT.json is required");
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return vt_parse_trace_args(key, state, &a->t, "report or trace");
 	}
 	return 0;
 }
-
-static const struct argp_child gate_children[] = {
-	{ &vt_common_argp, 0, NULL, 0 },
-	{ NULL, 0, NULL, 0 }
-};
 
 static const struct argp gate_argp = {
 	.options = gate_options,
@@ -80,7 +67,7 @@ static const struct argp gate_argp = {
 	       "gate replays them with the baseline's strategies, options and "
 	       "geometry.  Improvements are listed and do not fail.  A baseline "
 	       "of another format or version is refused (exit 3).",
-	.children = gate_children,
+	.children = vt_common_children,
 };
 
 /* Replay @inputs as the baseline was made; fills @cur. */
@@ -141,9 +128,9 @@ int cmd_gate(int argc, char **argv)
 
 	/* One argument that is a report; otherwise traces. */
 	vt_error_init(&err);
-	if (a.n == 1 && !vt_report_load(a.inputs[0], &cur, &err)) {
-		vt_dbg(1, "comparing report '%s' with '%s'", a.inputs[0], a.baseline);
-	} else if (a.n == 1 && err.code != VT_ERR_TRACE_VERSION &&
+	if (a.t.n == 1 && !vt_report_load(a.t.v[0], &cur, &err)) {
+		vt_dbg(1, "comparing report '%s' with '%s'", a.t.v[0], a.baseline);
+	} else if (a.t.n == 1 && err.code != VT_ERR_TRACE_VERSION &&
 		   err.code != VT_ERR_TRACE_SYNTAX) {
 		rc = vt_report_error(&err);
 		goto out;
@@ -153,7 +140,7 @@ int cmd_gate(int argc, char **argv)
 			rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
 			goto out;
 		}
-		rc = replay_like(base, a.inputs, a.n, cur);
+		rc = replay_like(base, a.t.v, a.t.n, cur);
 		if (rc)
 			goto out;
 	}

@@ -7,11 +7,6 @@
 
 #include "cli/cli.h"
 
-static const struct argp_child inspect_children[] = {
-	{ &vt_common_argp, 0, NULL, 0 },
-	{ NULL, 0, NULL, 0 }
-};
-
 static const struct argp_option inspect_options[] = {
 	{ "vmlinux", 0x500, "FILE", 0, "the kernel image (ELF, EM_AARCH64)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 }
@@ -29,7 +24,7 @@ static const struct argp inspect_argp = {
 	.parser = inspect_parse,
 	.doc = "Geometry, configuration and symbols of a real kernel image "
 	       "(not available in this version).",
-	.children = inspect_children,
+	.children = vt_common_children,
 };
 
 int cmd_inspect(int argc, char **argv)

@@ -8,15 +8,10 @@
 
 #include "cli/cli.h"
 
-static const struct argp_child profiles_children[] = {
-	{ &vt_common_argp, 0, NULL, 0 },
-	{ NULL, 0, NULL, 0 }
-};
-
 static const struct argp profiles_argp = {
 	.doc = "List the built-in cost profiles (not available in this "
 	       "version: there is no cost model yet).",
-	.children = profiles_children,
+	.children = vt_common_children,
 };
 
 int cmd_profiles(int argc, char **argv)

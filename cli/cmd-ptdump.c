@@ -52,11 +52,6 @@ static error_t ptdump_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child ptdump_children[] = {
-	{ &vt_common_argp, 0, NULL, 0 },
-	{ NULL, 0, NULL, 0 }
-};
-
 static const struct argp ptdump_argp = {
 	.options = ptdump_options,
 	.parser = ptdump_parse,
@@ -66,7 +61,7 @@ static const struct argp ptdump_argp = {
 	       "Only mapped ranges are listed, between the address markers of "
 	       "arch/arm64/mm/ptdump.c.  -v adds each range's first physical "
 	       "address and its number of descriptors.",
-	.children = ptdump_children,
+	.children = vt_common_children,
 };
 
 struct collect {

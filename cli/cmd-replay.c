@@ -7,34 +7,11 @@
 
 #include "cli/run.h"
 
-struct replay_args {
-	char **traces;
-	int n;
-};
-
 static error_t replay_parse(int key, char *arg, struct argp_state *state)
 {
-	struct replay_args *a = state->input;
-
 	(void)arg;
-	switch (key) {
-	case ARGP_KEY_ARGS:
-		a->traces = state->argv + state->next;
-		a->n = state->argc - state->next;
-		break;
-	case ARGP_KEY_NO_ARGS:
-		argp_error(state, "no trace given");
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
+	return vt_parse_trace_args(key, state, state->input, "trace");
 }
-
-static const struct argp_child replay_children[] = {
-	{ &vt_common_argp, 0, NULL, 0 },
-	{ NULL, 0, NULL, 0 }
-};
 
 static const struct argp replay_argp = {
 	.parser = replay_parse,
@@ -43,13 +20,13 @@ static const struct argp replay_argp = {
 	       "writes, walks, TLBIs and barriers per strategy.\v"
 	       "Exit status: 0 success, 2 usage, 3 bad trace (nothing is "
 	       "written to -o), 4 system error, 5 internal error.",
-	.children = replay_children,
+	.children = vt_common_children,
 };
 
 int cmd_replay(int argc, char **argv)
 {
 	static char name[] = "vmaptool replay";
-	struct replay_args a = { NULL, 0 };
+	struct vt_trace_args a = { NULL, 0 };
 	struct vt_spec_list specs;
 	int rc;
 
@@ -58,7 +35,7 @@ int cmd_replay(int argc, char **argv)
 	rc = vt_run_parse_strategies(vt_cli.strategies, &specs);
 	if (rc)
 		return rc;
-	rc = vt_run_command(a.traces, a.n, &specs, false);
+	rc = vt_run_command(a.v, a.n, &specs, false);
 	vt_spec_list_release(&specs);
 	return rc;
 }

@@ -20,17 +20,12 @@ static error_t strategies_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp_child strategies_children[] = {
-	{ &vt_common_argp, 0, NULL, 0 },
-	{ NULL, 0, NULL, 0 }
-};
-
 static const struct argp strategies_argp = {
 	.parser = strategies_parse,
 	.doc = "List the built-in strategies and axes; with -v also the "
 	       "what-if options of the modelled kernel and the commits they "
 	       "model.",
-	.children = strategies_children,
+	.children = vt_common_children,
 };
 
 int cmd_strategies(int argc, char **argv)

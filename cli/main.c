@@ -349,10 +349,26 @@ static char *top_help_filter(int key, const char *text, void *input)
 	return buf;
 }
 
-static const struct argp_child top_children[] = {
+const struct argp_child vt_common_children[] = {
 	{ &vt_common_argp, 0, NULL, 0 },
 	{ NULL, 0, NULL, 0 }
 };
+
+error_t vt_parse_trace_args(int key, struct argp_state *state,
+			    struct vt_trace_args *a, const char *what)
+{
+	switch (key) {
+	case ARGP_KEY_ARGS:
+		a->v = state->argv + state->next;
+		a->n = state->argc - state->next;
+		return 0;
+	case ARGP_KEY_NO_ARGS:
+		argp_error(state, "no %s given", what);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
 
 static const struct argp top_argp = {
 	.parser = top_parse,
@@ -360,7 +376,7 @@ static const struct argp top_argp = {
 	.doc = "Replay vmap/vmalloc/ioremap traces through a model of the arm64 "
 	       "kernel-mapping engine and count PTE writes, walks, TLBIs and "
 	       "barriers per strategy.\v",
-	.children = top_children,
+	.children = vt_common_children,
 	.help_filter = top_help_filter,
 };
 
