@@ -444,7 +444,7 @@ static int vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 			}
 			runs = r;
 		}
-		if (o == 0 && count > 1) {
+		if (o == 0) {
 			/* bulk order-0 pages: every other pfn */
 			e->next_pfn = align_up(e->next_pfn, 2);
 			for (uint64_t i = 0; i < count; i++) {
