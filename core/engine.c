@@ -191,10 +191,35 @@ static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size)
 
 static int purge_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
 		      bool flush_extra, bool automatic);
+static int free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb);
 
 /*
- * alloc_vmap_area(): lowest fit; on failure purge the lazy areas and retry
- * once (reclaim_and_purge_vmap_areas()), then fail.
+ * reclaim_and_purge_vmap_areas(): purge_fragmented_blocks_allcpus() (every
+ * block on a free list whose free and dirty pages fill it, forced), then
+ * __purge_vmap_area_lazy().
+ */
+static int reclaim_and_purge(struct vt_engine *e)
+{
+	uint64_t bits = e->vmap_bbmap_bits;
+	struct vt_vmap_block *vb, *next;
+	int err;
+
+	for (vb = e->blocks; vb; vb = next) {
+		next = vb->next;
+		if (vb->on_free_list && vb->free + vb->dirty == bits &&
+		    vb->dirty != bits) {
+			err = free_vmap_block(e, vb);
+			if (err)
+				return err;
+		}
+	}
+	return purge_lazy(e, UINT64_MAX, 0, false, true);
+}
+
+/*
+ * alloc_vmap_area(): lowest fit; on failure reclaim_and_purge_vmap_areas()
+ * and retry once, then fail.  With --use-trace-va the area of @ev goes
+ * where the recorded kernel put it.
  */
 static int alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
 			   const struct vt_event *ev, uint64_t *out)
@@ -207,9 +232,10 @@ static int alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
 					    "trace va 0x%llx is not page aligned",
 					    (unsigned long long)ev->va);
 		err = va_take_at(e, ev->va, size);
-		if (err == -ENOSPC && e->nr_lazy) {
-			purge_lazy(e, UINT64_MAX, 0, false, true);
-			err = va_take_at(e, ev->va, size);
+		if (err == -ENOSPC) {
+			err = reclaim_and_purge(e);
+			if (!err)
+				err = va_take_at(e, ev->va, size);
 		}
 		if (err == -ENOSPC)
 			return vt_error_set(e->err, VT_ERR_VA_OVERLAP,
@@ -220,9 +246,10 @@ static int alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
 		return err;
 	}
 	err = va_find(e, size, align, out);
-	if (err == -ENOSPC && e->nr_lazy) {
-		purge_lazy(e, UINT64_MAX, 0, false, true);
-		err = va_find(e, size, align, out);
+	if (err == -ENOSPC) {
+		err = reclaim_and_purge(e);
+		if (!err)
+			err = va_find(e, size, align, out);
 	}
 	if (err == -ENOSPC)
 		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
@@ -262,7 +289,8 @@ int vt_area_get_va(struct vt_engine *e, struct vt_area *a, uint64_t size,
 		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
 				    "size %llu is beyond the vmalloc area",
 				    (unsigned long long)a->size);
-	err = alloc_vmap_area(e, size, align, NULL, &va);
+	err = alloc_vmap_area(e, size, align, e->place_ev, &va);
+	e->place_ev = NULL;
 	if (err)
 		return err;
 	a->va_start = va;
@@ -541,6 +569,7 @@ static int do_vmalloc(struct vt_engine *e, const struct vt_event *ev,
 	if (err == VT_ERR_VA_EXHAUSTED && shift > g->page_shift) {
 		/* retry once with PAGE_SHIFT and the caller's alignment */
 		shift = g->page_shift;
+		e->place_ev = ev;
 		err = vt_area_get_va(e, a, size, ev && ev->align ? ev->align : 1,
 				     shift);
 	}
@@ -593,11 +622,15 @@ int vt_vmap_mainline(struct vt_engine *e, struct vt_area *a)
 						 e->prot_kernel, 0, g->page_shift);
 }
 
-/* vmap(): VM_NO_GUARD is stripped; the strategy places and maps */
+/* vmap(): VM_NO_GUARD is stripped (with a WARN); the strategy places and maps */
 static int do_vmap(struct vt_engine *e, const struct vt_event *ev, struct vt_area *a)
 {
 	int err;
 
+	/* vmap(): WARN_ON_ONCE(flags & VM_FLUSH_RESET_PERMS) and NULL */
+	if (a->flags & VT_FLAG(VM_FLUSH_RESET_PERMS))
+		return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
+				    "vmap() refuses VM_FLUSH_RESET_PERMS");
 	a->flags &= ~VT_FLAG(VM_NO_GUARD);
 	a->nr_pages = ev->nr_pages;
 	err = area_keep_runs(a, ev->runs, ev->nr_runs);
@@ -762,9 +795,10 @@ static int do_purge(struct vt_engine *e)
 
 	for (vb = e->blocks; vb; vb = next) {
 		next = vb->next;
-		/* purge_fragmented_block(vb, ..., false) */
+		/* purge_fragmented_block(vb, ..., false): VMAP_PURGE_THRESHOLD
+		 * is VMAP_BBMAP_BITS / 4 */
 		if (vb->free + vb->dirty == bits && vb->dirty != bits &&
-		    vb->free < bits / 16) {
+		    vb->free < bits / 4) {
 			err = free_vmap_block(e, vb);
 			if (err)
 				return err;
@@ -903,8 +937,10 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 	e->lazy_max_pages = (uint64_t)(32 - __builtin_clz(o->cpus ? o->cpus : 1)) *
 			    ((32ull << 20) >> o->page_shift);
 	/* VMAP_BBMAP_BITS = min(1024, max(2 * VMAP_MAX_ALLOC,
-	 * VMALLOC_PAGES / roundup_pow_of_two(NR_CPUS) / 16)), NR_CPUS 512 */
-	vm_pages = (e->mm.g.vmalloc_end - e->mm.g.vmalloc_start) >> o->page_shift;
+	 * VMALLOC_PAGES / roundup_pow_of_two(NR_CPUS) / 16)) with the
+	 * kernel's 64-bit guess VMALLOC_SPACE = 128 GiB and arm64's default
+	 * NR_CPUS = 512: 1024 pages on 4K and 16K, 256 on 64K */
+	vm_pages = (128ull << 30) >> o->page_shift;
 	e->vmap_bbmap_bits = vm_pages / 512 / 16;
 	if (e->vmap_bbmap_bits < 2 * VMAP_MAX_ALLOC)
 		e->vmap_bbmap_bits = 2 * VMAP_MAX_ALLOC;
@@ -989,6 +1025,7 @@ int vt_engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
 		a = area_new(ev, ev->op);
 		if (!a)
 			return -ENOMEM;
+		e->place_ev = ev;
 		if (ev->op == VT_OP_VMAP)
 			ret = do_vmap(e, ev, a);
 		else if (ev->op == VT_OP_VMALLOC)
@@ -999,6 +1036,7 @@ int vt_engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
 			ret = do_vm_map_ram(e, ev, a);
 		else
 			ret = do_ioremap(e, ev, a);
+		e->place_ev = NULL;
 		if (!ret)
 			ret = area_insert(e, a);
 		if (ret) {

@@ -83,6 +83,9 @@ struct vt_engine {
 	uint64_t mismapped;
 	const struct vt_replay_cb *cb;
 	long cur_index;
+	/* --use-trace-va: the event whose area vt_area_get_va() places next
+	 * (consumed by it; NULL for areas the kernel makes itself) */
+	const struct vt_event *place_ev;
 	unsigned int strat_idx;
 	struct vt_error *err;
 };
