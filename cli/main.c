@@ -66,6 +66,7 @@ enum {
 	OPT_PURGE,
 	OPT_PURGE_AT_END,
 	OPT_TLBI_RANGE,
+	OPT_KERNEL_FLUSH,
 	OPT_NOHUGEVMALLOC,
 	OPT_NOHUGEIOMAP,
 	OPT_INITIAL,
@@ -115,6 +116,9 @@ static const struct argp_option common_options[] = {
 	  "purge what is still lazily pending at the end of the trace", 0 },
 	{ "tlbi-range", OPT_TLBI_RANGE, "on|off", OPTION_ARG_OPTIONAL,
 	  "FEAT_TLBIRANGE range invalidation (default off)", 0 },
+	{ "kernel-flush", OPT_KERNEL_FLUSH, "range-ops|per-page", 0,
+	  "flush_tlb_kernel_range(): range ops with the MAX_DVM_OPS limit, or "
+	  "one TLBI per page as in v6.12 (default range-ops)", 0 },
 	{ "nohugevmalloc", OPT_NOHUGEVMALLOC, NULL, 0, "boot parameter nohugevmalloc", 0 },
 	{ "nohugeiomap", OPT_NOHUGEIOMAP, NULL, 0, "boot parameter nohugeiomap", 0 },
 	{ "initial", OPT_INITIAL, "booted|empty", 0,
@@ -259,6 +263,11 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_TLBI_RANGE:
 		m->tlbi_range = arg ? on_off(state, "tlbi-range", arg) : true;
+		break;
+	case OPT_KERNEL_FLUSH:
+		m->flush_per_page = pick(state, "kernel-flush", arg,
+					 (const char *const[]){ "range-ops", "per-page" },
+					 2, "range-ops|per-page") == 1;
 		break;
 	case OPT_NOHUGEVMALLOC:
 		m->nohugevmalloc = true;

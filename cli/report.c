@@ -141,6 +141,8 @@ static json_t *options_json(const struct vt_model_opts *o)
 	bad |= put(j, "purge", json_string(o->purge_immediate ? "immediate" : "lazy"));
 	bad |= put(j, "purge_at_end", json_string(on(o->purge_at_end)));
 	bad |= put(j, "tlbi_range", json_string(on(o->tlbi_range)));
+	bad |= put(j, "kernel_flush",
+		   json_string(o->flush_per_page ? "per-page" : "range-ops"));
 	bad |= put(j, "nohugevmalloc", json_string(on(o->nohugevmalloc)));
 	bad |= put(j, "nohugeiomap", json_string(on(o->nohugeiomap)));
 	bad |= put(j, "initial", json_string(o->initial_empty ? "empty" : "booted"));
@@ -167,6 +169,7 @@ static bool kernel_overridden(const struct vt_model_opts *o)
 	       k.purge_immediate != o->purge_immediate ||
 	       k.purge_at_end != o->purge_at_end ||
 	       k.tlbi_range != o->tlbi_range ||
+	       k.flush_per_page != o->flush_per_page ||
 	       k.nohugevmalloc != o->nohugevmalloc ||
 	       k.nohugeiomap != o->nohugeiomap ||
 	       k.initial_empty != o->initial_empty || k.cpus != o->cpus;
@@ -799,6 +802,8 @@ int vt_report_setup(const struct vt_report *r, struct vt_model_opts *o,
 		{ "purge", "lazy", "immediate", offsetof(struct vt_model_opts, purge_immediate) },
 		{ "purge_at_end", "off", "on", offsetof(struct vt_model_opts, purge_at_end) },
 		{ "tlbi_range", "off", "on", offsetof(struct vt_model_opts, tlbi_range) },
+		{ "kernel_flush", "range-ops", "per-page",
+		  offsetof(struct vt_model_opts, flush_per_page) },
 		{ "nohugevmalloc", "off", "on", offsetof(struct vt_model_opts, nohugevmalloc) },
 		{ "nohugeiomap", "off", "on", offsetof(struct vt_model_opts, nohugeiomap) },
 		{ "initial", "booted", "empty", offsetof(struct vt_model_opts, initial_empty) },

@@ -916,6 +916,7 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 		.patch1 = spec->strat == &vt_strategy_batched &&
 			  (spec->patches & (1u << 1)),
 		.vmap_cont = o->vmap_cont,
+		.flush_per_page = o->flush_per_page,
 	};
 	uint64_t vm_pages;
 	int err;

@@ -30,6 +30,7 @@ struct vt_model_opts {
 	bool purge_immediate;		/* --purge=immediate */
 	bool purge_at_end;		/* --purge-at-end */
 	bool tlbi_range;		/* --tlbi-range: FEAT_TLBIRANGE */
+	bool flush_per_page;		/* --kernel-flush=per-page (v6.12) */
 	bool nohugevmalloc;		/* --nohugevmalloc */
 	bool nohugeiomap;		/* --nohugeiomap */
 	bool initial_empty;		/* --initial=empty */

@@ -24,6 +24,7 @@ void vt_model_opts_kernel(struct vt_model_opts *o, enum vt_kernel_gen gen)
 	o->eager_barriers = gen == VT_KERNEL_V6_12;
 	o->vmap_cont = gen != VT_KERNEL_V6_12;
 	o->vmalloc_high_order = gen == VT_KERNEL_MAINLINE;
+	o->flush_per_page = gen == VT_KERNEL_V6_12;
 }
 
 const char *vt_model_describe(void)
@@ -42,9 +43,14 @@ const char *vt_model_describe(void)
 	"                        immediate: a purge after every unmap\n"
 	"--tlbi-range            FEAT_TLBIRANGE in flush_tlb_kernel_range() (asm/tlbflush.h,\n"
 	"                        linux-mm/linux-mm @ 3c9e86d84801)\n"
+	"--kernel-flush=...      range-ops: flush_tlb_kernel_range() with\n"
+	"                        __flush_tlb_range_limit_excess() and range TLBIs (after v6.12;\n"
+	"                        linux-mm/linux-mm @ 3c9e86d84801); per-page: one vaale1is per page,\n"
+	"                        flush_tlb_all() above MAX_DVM_OPS pages (v6.12)\n"
 	"--initial=booted|empty  booted: upper tables of the vmalloc area exist (not counted)\n"
 	"--cpus=N                lazy_max_pages() = fls(N) * 32 MiB / PAGE_SIZE\n"
-	"--kernel=v6.12          eager barriers, no vmap CONT, order-0 vmalloc pages (Debian 12)\n"
+	"--kernel=v6.12          eager barriers, no vmap CONT, order-0 vmalloc pages,\n"
+	"                        per-page kernel TLB flush (Debian 12)\n"
 	"--kernel=v6.16          lazy barriers, vmap CONT, order-0 vmalloc pages\n"
 	"--kernel=mainline       lazy barriers, vmap CONT, high-order vmalloc pages (default)\n";
 }

@@ -101,6 +101,7 @@ struct arm64_mm_opts {
 	bool patch1;		/* Barry Song RFC 1/8: num_contig_ptes N x CONT */
 	bool rodata_rw;		/* boot time: swapper stores without fixmap */
 	bool vmap_cont;		/* v6.16+: arch_vmap_pte_range_map_size() etc. */
+	bool flush_per_page;	/* v6.12 flush_tlb_kernel_range(): no range ops */
 };
 
 struct arm64_mm {

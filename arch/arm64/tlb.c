@@ -18,6 +18,13 @@ uint64_t arm64_tlbi_range_count(const struct arm64_mm *mm, uint64_t start,
 	uint64_t n = 0;
 	int scale = 3;
 
+	/* v6.12: "if ((end - start) > (MAX_DVM_OPS * PAGE_SIZE))
+	 * flush_tlb_all()", else one vaale1is per page, range ops or not
+	 * (android-common 6.12.30 arch/arm64/include/asm/tlbflush.h) */
+	if (mm->o.flush_per_page) {
+		*full = pages > mm->g.ptrs_per_pte;
+		return *full ? 1 : pages;
+	}
 	if (mm->o.tlbi_range ? pages > MAX_TLBI_RANGE_PAGES
 			     : pages >= mm->g.ptrs_per_pte) {
 		*full = true;
@@ -77,7 +84,7 @@ void arm64_flush_tlb_kernel_range(struct arm64_mm *mm, uint64_t start, uint64_t 
 	}
 	ST(mm, dsb)++;
 	ST(mm, dsb_ishst)++;
-	if (!mm->o.tlbi_range) {
+	if (!mm->o.tlbi_range || mm->o.flush_per_page) {
 		singles = n;
 	} else {
 		/* split the count into single and range ops */

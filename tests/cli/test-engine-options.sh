@@ -66,6 +66,25 @@ assert m["purges"] == 1 and m["purged_pages"] == 65 and m["tlbi"] == 65, m
 '
 check "vm_map_ram blocks, dirty-range flush, large areas" $?
 
+# flush_tlb_kernel_range() of a 512-page span (511 pages + guard): v6.12 and
+# --kernel-flush=per-page issue 512 vaale1is (full flush only above 512),
+# newer kernels flush all without TLBIRANGE (>= MAX_DVM_OPS) or use one
+# range op with it
+purge_tlbi() {
+	"$VT_BIN" replay -j --per-op --strategy=zigzag "$@" "$D/vmap-511.json" |
+	python3 -c 'import json,sys; p=json.load(sys.stdin)["traces"][0]["strategies"][0]["per_op"]["purge"]; k=p["tlbi_by_kind"]; print(p["tlbi"], k["vaale1is"], k["vmalle1is"], k["rvaale1is"])'
+}
+[ "$(purge_tlbi --kernel=v6.12)" = "512 512 0 0" ]
+check "v6.12: 512 pages are 512 vaale1is" $?
+[ "$(purge_tlbi --kernel=v6.12 --tlbi-range)" = "512 512 0 0" ]
+check "v6.12: no range ops for kernel ranges even with TLBIRANGE" $?
+[ "$(purge_tlbi --kernel-flush=per-page)" = "512 512 0 0" ]
+check "--kernel-flush=per-page alone" $?
+[ "$(purge_tlbi)" = "1 0 1 0" ]
+check "mainline without TLBIRANGE: 512 pages is a full flush" $?
+[ "$(purge_tlbi --tlbi-range)" = "1 0 0 1" ]
+check "mainline with TLBIRANGE: one range op" $?
+
 # vmap() refuses VM_FLUSH_RESET_PERMS outright: bad input
 "$VT_BIN" replay --strategy=zigzag "$D/vmap-reset-perms.json" >/dev/null 2>&1
 [ $? -eq 3 ]
