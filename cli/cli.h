@@ -78,6 +78,9 @@ void vt_dbg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
  * under --format=json, the {"error": {...}} document on stdout.  Returns
  * the exit code for it. */
 int vt_report_error(const struct vt_error *e);
+/* A progress line for a long replay, on stderr only when it is a terminal
+ * (and not under -q); @done clears it. */
+void vt_progress(const char *what, long events, bool done);
 
 /* ---- output files: written whole or not at all ---------------------- */
 /* Open -o FILE as a temporary beside it (or stdout when @path is NULL). */

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <traceevent/event-parse.h>
 
@@ -21,8 +22,14 @@
 int tep_vprint(const char *name, enum tep_loglevel level, bool print_err,
 	       const char *fmt, va_list ap);
 
+static bool progress_shown;
+
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	if (progress_shown) {	/* a message replaces the progress line */
+		fputs("\r\033[K", stderr);
+		progress_shown = false;
+	}
 	fprintf(stderr, "vmaptool: %s", prefix);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -36,6 +43,24 @@ int vt_err(const char *fmt, ...)
 	vmsg("", fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+void vt_progress(const char *what, long events, bool done)
+{
+	static int tty = -1;
+
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO);
+	if (!tty || vt_cli.quiet)
+		return;
+	if (done) {
+		if (progress_shown)
+			fputs("\r\033[K", stderr);
+		progress_shown = false;
+		return;
+	}
+	fprintf(stderr, "\rvmaptool: %s: %ld events", what, events);
+	progress_shown = true;
 }
 
 void vt_warn(const char *fmt, ...)

@@ -132,6 +132,13 @@ static void on_mismap(void *ctx, long index, unsigned int strat,
 			c->trace);
 }
 
+static void on_progress(void *ctx, long events, bool done)
+{
+	struct run_ctx *c = ctx;
+
+	vt_progress(c->trace, events, done);
+}
+
 static void on_warn(void *ctx, const char *msg)
 {
 	struct run_ctx *c = ctx;
@@ -166,6 +173,8 @@ static int run_one(struct job *j, const struct vt_spec_list *specs,
 	       specs->nr == 1 ? "y" : "ies");
 	if (!per_event)
 		cb.event = NULL;
+	if (vt_cli.jobs <= 1)	/* parallel jobs would interleave the line */
+		cb.progress = on_progress;
 	j->ret = vt_replay_run(&req, &cb, &j->res, &j->err);
 	j->ran = true;
 	if (j->ret < 0 && !j->err.code)

@@ -103,7 +103,10 @@ struct vt_replay_cb {
 		       uint64_t found_pa, uint64_t pages);
 	/* A warning about the input (unknown flag, ...). */
 	void (*warn)(void *ctx, const char *msg);
+	/* Every VT_PROGRESS_EVENTS events, and once with @done at the end. */
+	void (*progress)(void *ctx, long events, bool done);
 };
+#define VT_PROGRESS_EVENTS 65536
 
 struct vt_strategy_result {
 	struct vt_stats total;

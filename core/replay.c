@@ -125,7 +125,11 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 		if (req->stop_after >= 0 && index >= req->stop_after)
 			break;
 		index++;
+		if (cb && cb->progress && !(index % VT_PROGRESS_EVENTS))
+			cb->progress(cb->ctx, index, false);
 	}
+	if (cb && cb->progress)
+		cb->progress(cb->ctx, index, true);
 	if (ret < 0)
 		goto out;
 	res->events = req->stop_after >= 0 && index <= req->stop_after ? index + 1 : index;
