@@ -627,12 +627,25 @@ static void on_page_free(struct vt_import *im, struct task *t,
 		t->collect = -1;
 }
 
+/*
+ * The kernel maps whole pages: a range that is empty or not page aligned is
+ * a damaged record (it would make an event the trace reader refuses).
+ */
+static bool map_range_ok(uint64_t addr, uint64_t end)
+{
+	return end > addr && !((addr | end) & (PAGE_SIZE_4K - 1));
+}
+
 /* __vmap_pages_range_noflush(): vmalloc's or vmap's page-array mapping. */
 static void on_vmap_pages(struct vt_import *im, struct task *t,
 			  const struct kev *k)
 {
 	struct area *a = top_open(im, t);
 
+	if (!map_range_ok(k->f[0], k->f[1])) {
+		im->sum.bad_fields++;
+		return;
+	}
 	if (!a || a->va != k->f[0] || a->state != AS_OPEN) {
 		im->sum.unmatched_maps++;
 		return;
@@ -664,6 +677,10 @@ static void on_vmap_range(struct vt_import *im, struct task *t,
 {
 	struct area *a;
 
+	if (!map_range_ok(k->f[0], k->f[1])) {
+		im->sum.bad_fields++;
+		return;
+	}
 	if (t->mapping >= 0) {
 		a = &im->areas[t->mapping];
 		if (a->kind == AK_VMALLOC && a->page_shift > PAGE_SHIFT_4K &&
