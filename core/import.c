@@ -989,7 +989,8 @@ static int text_fill(struct vt_import *im, struct vt_error *err)
 static char *text_line(struct vt_import *im, int *rc, struct vt_error *err)
 {
 	for (;;) {
-		char *start = im->lbuf + im->lbuf_pos;
+		/* lbuf is NULL until the first fill: no pointer arithmetic on it */
+		char *start = im->lbuf ? im->lbuf + im->lbuf_pos : NULL;
 		char *nl = im->lbuf_len > im->lbuf_pos ?
 			memchr(start, '\n', im->lbuf_len - im->lbuf_pos) :
 			NULL;

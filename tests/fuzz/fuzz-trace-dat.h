@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The body of the importer's fuzz target (core/import.h), shared by the
+ * libFuzzer harness (fuzz-trace-dat.c) and the seed replayer
+ * (tests/unit/test-fuzz-seeds.c).
+ *
+ * The input is a recording as "vmaptool import" reads it: trace-cmd
+ * trace.dat (by its magic) or ftrace / trace-cmd report text, plain or
+ * xz-compressed.  vt_import_open_mem() + vt_import_run(); a failure must be
+ * a located error with a message.  What an import reconstructs is written
+ * with the trace writer and must read back as a valid trace with the same
+ * number of events (import must never emit what replay would refuse).
+ *
+ * Environment: VT_FUZZ_NO_READBACK skips the read-back check.
+ */
+#ifndef VT_FUZZ_TRACE_DAT_H
+#define VT_FUZZ_TRACE_DAT_H
+
+#define _GNU_SOURCE	/* open_memstream */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/import.h"
+#include "core/trace.h"
+
+#ifndef VT_FUZZ_CHECK
+#define VT_FUZZ_CHECK(cond)                                                 \
+	do {                                                                \
+		if (!(cond)) {                                              \
+			fprintf(stderr, "%s:%d: fuzz check failed: %s\n",   \
+				__FILE__, __LINE__, #cond);                 \
+			abort();                                            \
+		}                                                           \
+	} while (0)
+#endif
+
+/*
+ * LeakSanitizer's suppressions for this binary: libtracecmd leaks the
+ * tep_handle of tracecmd_alloc_fd() when it refuses a trace.dat header
+ * (a truncated "tracing7" file); that is the library's, not ours.
+ */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:tracecmd_alloc_fd\n";
+}
+
+static int vt_fuzz_trace_dat(const uint8_t *data, size_t size)
+{
+	struct vt_trace_writer *w;
+	struct vt_trace_reader *r;
+	struct vt_import *im;
+	struct vt_error err;
+	struct vt_event ev;
+	size_t nr, got = 0, len = 0;
+	char *text = NULL;
+	FILE *f;
+	int ret;
+
+	vt_error_init(&err);
+	ret = vt_import_open_mem("fuzz", data, size, NULL, &im, &err);
+	if (ret) {
+		VT_FUZZ_CHECK(ret < 0 && err.msg[0] && !im);
+		return 0;
+	}
+	ret = vt_import_run(im, &err);
+	if (ret < 0) {
+		VT_FUZZ_CHECK(err.msg[0]);
+		vt_import_close(im);
+		return 0;
+	}
+	nr = vt_import_nr_events(im);
+	VT_FUZZ_CHECK((size_t)ret == nr);
+	for (size_t i = 0; i < nr; i++)
+		VT_FUZZ_CHECK(vt_import_event(im, i)->op < VT_OP__NR);
+	(void)vt_import_summary(im);
+	(void)vt_import_warnings(im);
+
+	/*
+	 * The reconstructed trace is one the reader accepts (set
+	 * VT_FUZZ_NO_READBACK in the environment to fuzz on past a known
+	 * failure of this check).
+	 */
+	if (getenv("VT_FUZZ_NO_READBACK")) {
+		vt_import_close(im);
+		return 0;
+	}
+	f = open_memstream(&text, &len);
+	VT_FUZZ_CHECK(f);
+	ret = vt_trace_writer_open_file(f, false, vt_import_config(im),
+					vt_import_meta_json(im), &w, &err);
+	VT_FUZZ_CHECK(!ret);
+	ret = vt_import_write(im, w, &err);
+	VT_FUZZ_CHECK(!ret);
+	VT_FUZZ_CHECK(!vt_trace_writer_commit(w, &err));
+	fclose(f);
+	vt_import_close(im);
+
+	vt_error_init(&err);
+	ret = vt_trace_open_mem("fuzz-import", text, len, NULL, &r, &err);
+	if (!ret) {
+		while ((ret = vt_trace_next(r, &ev, &err)) == 1)
+			got++;
+		vt_trace_close(r);
+	}
+	if (ret)
+		fprintf(stderr, "imported trace does not read back: %s:%lu:%lu: %s\n",
+			err.file, err.line, err.column, err.msg);
+	VT_FUZZ_CHECK(!ret && got == nr);
+	free(text);
+	return 0;
+}
+
+#endif
