@@ -749,6 +749,17 @@ static void purge_end(struct vt_import *im, struct task *t)
 	t->collect_paused = false;
 }
 
+/* A caller as ftrace prints it: a symbol (+offset/size) or an address. */
+static bool symbol_ok(const char *p)
+{
+	if (!p || !*p)
+		return false;
+	for (; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.$+/", *p))
+			return false;
+	return true;
+}
+
 static void on_function(struct vt_import *im, struct task *t,
 			const struct kev *k)
 {
@@ -759,7 +770,7 @@ static void on_function(struct vt_import *im, struct task *t,
 		return;
 	if (!strcmp(f, "__vmalloc_node_range_noprof") ||
 	    !strcmp(f, "__vmalloc_node_range")) {
-		t->pend_caller = intern(im, p);
+		t->pend_caller = symbol_ok(p) ? intern(im, p) : NULL;
 		t->pend_huge = p && strstr(p, "vmalloc_huge");
 	} else if (!strcmp(f, "__purge_vmap_area_lazy")) {
 		if (t->purge_slot < 0) {

@@ -1455,6 +1455,36 @@ static void out_fmt(FILE *f, const char *fmt, ...)
 		fwrite(buf, 1, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1, f);
 }
 
+/* Length of the valid UTF-8 sequence at @s (RFC 3629), 0 if invalid. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) ||	/* overlong */
+	    (s[0] == 0xed && s[1] >= 0xa0) ||	/* surrogates */
+	    (s[0] == 0xf0 && s[1] < 0x90) ||	/* overlong */
+	    (s[0] == 0xf4 && s[1] >= 0x90))	/* beyond U+10FFFF */
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string.  Bytes that are not valid UTF-8 (an imported recording
+ * can carry any) become U+FFFD, so the output is always valid JSON.
+ */
 static void put_str(FILE *f, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -1462,6 +1492,17 @@ static void put_str(FILE *f, const char *s)
 	putc('"', f);
 	for (; *s; s++) {
 		unsigned char c = *s;
+		int n = utf8_len((const unsigned char *)s);
+
+		if (!n) {
+			out_str(f, "\\ufffd");
+			continue;
+		}
+		if (n > 1) {
+			fwrite(s, 1, n, f);
+			s += n - 1;
+			continue;
+		}
 
 		if (c == '"' || c == '\\') {
 			putc('\\', f);
