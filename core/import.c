@@ -501,6 +501,14 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 		t->pend_caller = NULL;
 		return;
 	}
+	/* alloc_vmap_area() BUG()s on an align that is not a power of two
+	 * and only hands out page-aligned areas: anything else is corrupt */
+	if (!k->f[2] || (k->f[2] & (k->f[2] - 1)) || !k->f[1] ||
+	    ((k->f[0] | k->f[1]) & (PAGE_SIZE_4K - 1))) {
+		im->sum.bad_fields++;
+		t->pend_caller = NULL;
+		return;
+	}
 	see_pointer(im, k->f[3]);
 	if (!grow((void **)&im->areas, &im->areas_cap, im->nareas + 1,
 		  sizeof(*im->areas))) {
