@@ -13,7 +13,6 @@
 
 #define EST(e, x) ((e)->mm.st->m[VT_M_##x])
 
-int vt_vunmap_range_noflush(struct vt_engine *e, uint64_t start, uint64_t end);
 
 static uint64_t align_up(uint64_t x, uint64_t a)
 {
@@ -895,15 +894,6 @@ static int verify_all(struct vt_engine *e)
 }
 
 /* ---- engine ------------------------------------------------------------------ */
-
-int vt_engine_new(const struct vt_strategy_spec *spec,
-		  const struct vt_model_opts *o, struct vt_engine **out);
-void vt_engine_free(struct vt_engine *e);
-int vt_engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
-		    uint64_t *va, struct vt_error *err);
-int vt_engine_finish(struct vt_engine *e, struct vt_error *err);
-int vt_engine_shape(struct vt_engine *e, const struct vt_event *ev,
-		    struct vt_shape *s);
 
 int vt_engine_new(const struct vt_strategy_spec *spec,
 		  const struct vt_model_opts *o, struct vt_engine **out)

@@ -133,5 +133,17 @@ int vt_area_get_va(struct vt_engine *e, struct vt_area *a, uint64_t size,
 		   uint64_t align, unsigned int shift);
 /* mainline vmap() mapping: one page-array walk at PAGE_SHIFT */
 int vt_vmap_mainline(struct vt_engine *e, struct vt_area *a);
+/* __vunmap_range_noflush() */
+int vt_vunmap_range_noflush(struct vt_engine *e, uint64_t start, uint64_t end);
+
+/* ---- one engine per strategy (core/engine.c), driven by core/replay.c ---- */
+int vt_engine_new(const struct vt_strategy_spec *spec,
+		  const struct vt_model_opts *o, struct vt_engine **out);
+void vt_engine_free(struct vt_engine *e);
+int vt_engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
+		    uint64_t *va, struct vt_error *err);
+int vt_engine_finish(struct vt_engine *e, struct vt_error *err);
+int vt_engine_shape(struct vt_engine *e, const struct vt_event *ev,
+		    struct vt_shape *s);
 
 #endif

@@ -10,15 +10,6 @@
 
 #include "engine.h"
 
-int vt_engine_new(const struct vt_strategy_spec *spec,
-		  const struct vt_model_opts *o, struct vt_engine **out);
-void vt_engine_free(struct vt_engine *e);
-int vt_engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
-		    uint64_t *va, struct vt_error *err);
-int vt_engine_finish(struct vt_engine *e, struct vt_error *err);
-int vt_engine_shape(struct vt_engine *e, const struct vt_event *ev,
-		    struct vt_shape *s);
-
 static uint64_t tlb_peak_entries(const struct vt_engine *e)
 {
 	uint64_t n = e->mm.g.cont_ptes;

@@ -436,7 +436,6 @@ static int vunmap_level(struct vt_engine *e, int d, uint32_t tid, uint64_t addr,
 }
 
 /* __vunmap_range_noflush(): one walk; tables are never freed */
-int vt_vunmap_range_noflush(struct vt_engine *e, uint64_t start, uint64_t end);
 int vt_vunmap_range_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
 {
 	EST(e, table_walks)++;
