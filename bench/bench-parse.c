@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/gen.h"
-#include "core/trace.h"
+#include "core/trace/gen.h"
+#include "core/trace/trace.h"
 
 /* A mix like systemheap's: vmalloc + vmap + vfree + vunmap per buffer. */
 static int write_trace(const char *path, unsigned long n)

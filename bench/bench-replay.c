@@ -26,9 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/gen.h"
+#include "core/trace/gen.h"
 #include "core/model.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 static double now(void)
 {

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/gen.h"
-#include "core/trace.h"
+#include "core/trace/gen.h"
+#include "core/trace/trace.h"
 
 enum gen_pattern { P_SYSTEMHEAP, P_TEST_VMALLOC, P_IOREMAP, P__NR };
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/import.h"
+#include "core/import/import.h"
 
 /*
  * libtraceevent keeps a few strings of the event formats it parses for the

@@ -7,7 +7,7 @@
 #define VT_ENGINE_H
 
 #include "arch/arm64/arm64.h"
-#include "model.h"
+#include "core/model.h"
 
 /* The page array the kernel is handed: one entry per PAGE_SIZE page. */
 struct vt_pages {

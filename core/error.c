@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
+#include "core/error.h"
 
 #define VT_E(code, str) str
 static const char *const vt_err_str[] = { VT_ERRORS };

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "stats.h"
-#include "trace.h"
+#include "core/error.h"
+#include "core/stats.h"
+#include "core/trace/trace.h"
 
 enum vt_kernel_gen {
 	VT_KERNEL_V6_12,	/* Debian 12: eager barriers, no vmap CONT, order-0 pages */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What-if options of the modelled kernel (interfaces.md 1.3). */
-#include "model.h"
+#include "core/model.h"
 
 const char *const vt_kernel_names[3] = {
 	[VT_KERNEL_V6_12] = "v6.12",

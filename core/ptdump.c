@@ -4,7 +4,7 @@
  * of arch/arm64/mm/ptdump.c (note_page() merges entries whose level and
  * attributes match).
  */
-#include "engine.h"
+#include "core/engine.h"
 
 struct ptd {
 	struct vt_engine *e;

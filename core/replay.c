@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "core/engine.h"
 
 static uint64_t tlb_peak_entries(const struct vt_engine *e)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 
-#include "stats.h"
+#include "core/stats.h"
 
 #define VT_M_NAME(name, kind) #name,
 const char *const vt_metric_names[VT_M__NR] = { VT_METRICS(VT_M_NAME) };

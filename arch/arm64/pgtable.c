@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "arch/arm64/arm64.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 #define ST(mm, x) ((mm)->st->m[VT_M_##x])
 

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/import.h"
-#include "core/trace.h"
+#include "core/import/import.h"
+#include "core/trace/trace.h"
 
 #ifndef VT_FUZZ_CHECK
 #define VT_FUZZ_CHECK(cond)                                                 \

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 #define VT_FUZZ_CHECK(cond)                                                 \
 	do {                                                                \

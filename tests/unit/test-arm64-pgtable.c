@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "arch/arm64/arm64.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "test.h"
 
 #define KiB (1ull << 10)

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "test.h"
-#include "core/gen.h"
-#include "core/trace.h"
+#include "core/trace/gen.h"
+#include "core/trace/trace.h"
 
 /* Live mappings and their physical ranges, checked for overlap. */
 struct range {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/import.h"
+#include "core/import/import.h"
 #include "test.h"
 
 /* libtraceevent keeps a few format strings for the process lifetime */

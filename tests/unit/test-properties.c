@@ -30,7 +30,7 @@
 
 #include "test.h"
 #include "core/model.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 /* ---- PRNG (splitmix64) ------------------------------------------------ */
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 #define HDR "\"format\":\"vmaptool-trace\",\"version\":1"
 #define DOC(events) "{" HDR ",\"events\":[" events "]}"

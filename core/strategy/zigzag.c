@@ -5,7 +5,7 @@
  * a huge vmalloc makes one complete vmap_range_noflush() walk per
  * 2^page_shift chunk.
  */
-#include "engine.h"
+#include "core/engine.h"
 
 const struct vt_strategy vt_strategy_zigzag = {
 	.name = "zigzag",

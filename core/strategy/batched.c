@@ -7,7 +7,7 @@
  * arm64_vmap_pte_range_map_size()); patch 3 is the shift argument of
  * vt_vmap_small_pages_range_noflush(); this file holds patches 4-8.
  */
-#include "engine.h"
+#include "core/engine.h"
 
 /*
  * RFC 5/8 get_vmap_batch_order(): a compound head whose whole compound

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "trace.h"
+#include "core/error.h"
+#include "core/trace/trace.h"
 
 struct vt_import_opts {
 	/* keep areas outside the vmalloc range (modules/execmem) */

@@ -6,7 +6,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "engine.h"
+#include "core/engine.h"
 
 static const struct vt_strategy *const strategies[] = {
 	&vt_strategy_pagewise,

@@ -7,7 +7,7 @@
  * rounded up to it, and each segment is mapped by its own
  * vmap_pages_range() call.
  */
-#include "engine.h"
+#include "core/engine.h"
 
 /* vm_shift() */
 static unsigned int vm_shift(struct vt_engine *e, uint64_t size)

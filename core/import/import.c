@@ -26,7 +26,7 @@
 #include <trace-cmd/trace-cmd.h>
 #include <traceevent/event-parse.h>
 
-#include "import.h"
+#include "core/import/import.h"
 
 #define PAGE_SHIFT_4K 12
 #define PAGE_SIZE_4K 4096ULL

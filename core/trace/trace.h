@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "core/error.h"
 
 #define VT_TRACE_FORMAT "vmaptool-trace"
 #define VT_TRACE_VERSION 1

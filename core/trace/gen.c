@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "core/trace/gen.h"
 
 /* The largest MAX_PAGE_ORDER of any granule (64K pages: 13). */
 #define VT_GEN_MAX_ORDER 13

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "core/engine.h"
 
 #define EST(e, x) ((e)->mm.st->m[VT_M_##x])
 

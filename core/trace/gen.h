@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "trace.h"
+#include "core/error.h"
+#include "core/trace/trace.h"
 
 typedef int (*vt_gen_emit_fn)(void *ctx, const struct vt_event *ev,
 			      struct vt_error *err);

@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "trace.h"
+#include "core/trace/trace.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define VT_ASAN 1

@@ -2,7 +2,7 @@
 /* Names shared by the trace readers, writers and the engine. */
 #include <string.h>
 
-#include "trace.h"
+#include "core/trace/trace.h"
 
 const char *const vt_op_names[VT_OP__NR] = {
 	[VT_OP_VMAP] = "vmap",

@@ -13,7 +13,7 @@
  */
 #include <errno.h>
 
-#include "engine.h"
+#include "core/engine.h"
 
 #define EST(e, x) ((e)->mm.st->m[VT_M_##x])
 
