@@ -48,8 +48,6 @@ struct vt_trace_args {
 error_t vt_parse_trace_args(int key, struct argp_state *state,
 			    struct vt_trace_args *a, const char *what);
 
-#define VT_DEFAULT_STRATEGIES "pagewise,zigzag,batched,segments"
-
 struct vt_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);	/* returns an exit code */

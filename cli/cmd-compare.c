@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/run.h"
+#include "core/strategy/registry.h"
 
 struct compare_args {
 	struct vt_trace_args t;
@@ -106,7 +107,7 @@ int cmd_compare(int argc, char **argv)
 
 	argv[0] = name;
 	argp_parse(&compare_argp, argc, argv, 0, NULL, &a);
-	list = vt_cli.strategies ? vt_cli.strategies : VT_DEFAULT_STRATEGIES;
+	list = vt_cli.strategies ? vt_cli.strategies : vt_strategy_default_list();
 	if (a.ablation) {
 		bool found;
 

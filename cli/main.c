@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/strategy/registry.h"
 
 #ifndef VT_VERSION
 #define VT_VERSION "0.0.0"
@@ -79,7 +80,7 @@ enum {
 static const struct argp_option common_options[] = {
 	{ NULL, 0, NULL, 0, "Common options:", 100 },
 	{ "strategy", OPT_STRATEGY, "LIST", 0,
-	  "comma-separated strategies (default " VT_DEFAULT_STRATEGIES ")", 0 },
+	  "comma-separated strategies (default: the registry's default set)", 0 },
 	{ "profile", OPT_PROFILE, "NAME|FILE.json", 0,
 	  "cost profile (no cost model in this version)", 0 },
 	{ "granule", OPT_GRANULE, "4k|16k|64k", 0,
@@ -302,9 +303,28 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* --strategy's help names the default list, which the registry derives */
+static char *common_help(int key, const char *text, void *input)
+{
+	const char *fmt = "comma-separated strategies (default %s)";
+	size_t n;
+	char *s;
+
+	(void)input;
+	if (key != OPT_STRATEGY)
+		return (char *)text;
+	n = strlen(fmt) + strlen(vt_strategy_default_list());
+	s = malloc(n);
+	if (!s)
+		return (char *)text;
+	snprintf(s, n, fmt, vt_strategy_default_list());
+	return s;
+}
+
 const struct argp vt_common_argp = {
 	.options = common_options,
 	.parser = common_parse,
+	.help_filter = common_help,
 };
 
 /* ---- the top-level parser ------------------------------------------- */

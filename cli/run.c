@@ -10,10 +10,11 @@
 #include <string.h>
 
 #include "cli/run.h"
+#include "core/strategy/registry.h"
 
 int vt_run_parse_strategies(const char *list, struct vt_spec_list *out)
 {
-	const char *p = list ? list : VT_DEFAULT_STRATEGIES;
+	const char *p = list ? list : vt_strategy_default_list();
 	unsigned int cap = 1;
 	struct vt_error err;
 

@@ -1,29 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal interface between the generic engine (core/vmap.c, models
- * mm/vmalloc.c) and the strategies (core/strategy-*.c, one per file).
+ * Internal interface between the generic engine (core/mm/, models
+ * mm/vmalloc.c) and the strategies (core/strategy/, one per file).
  */
 #ifndef VT_ENGINE_H
 #define VT_ENGINE_H
 
-#include "arch/arm64/arm64.h"
+#include "arch/arch.h"
+#include "core/mm/walk.h"
 #include "core/model.h"
-
-/* The page array the kernel is handed: one entry per PAGE_SIZE page. */
-struct vt_pages {
-	uint64_t *pfn;
-	uint8_t *head_order;	/* compound order of a head page, else 0 */
-	uint64_t nr, cap;
-};
-
-/* compound_nr(pages[i]): 1 for tail pages and non-compound pages */
-static inline uint64_t vt_compound_nr(const struct vt_pages *p, uint64_t i)
-{
-	return 1ull << p->head_order[i];
-}
-/* num_pages_contiguous(&pages[i], max) */
-uint64_t vt_num_pages_contiguous(const struct vt_pages *p, uint64_t i,
-				 uint64_t max);
 
 struct vt_area {
 	struct vt_id id;		/* str owned by the area */
@@ -60,8 +45,13 @@ struct vt_engine {
 	struct vt_model_opts o;
 	struct arm64_mm mm;
 	uint64_t prot_kernel, prot_device;
-	/* counters of the current event, and of an automatic purge in it */
+	/* counters of the current event, and of an automatic purge in it:
+	 * the arch model counts into aev/apg (mm.st), the generic code into
+	 * ev/pg (w.st); vt_engine_apply() folds the first into the second */
 	struct vt_stats ev, pg;
+	struct arm64_counters aev, apg;
+	/* the page-table walkers' context: &mm, &pages, w.st, err */
+	struct vt_walk w;
 	/* VA space: free ranges sorted by address; lazily freed areas */
 	struct vt_vrange *free;
 	uint64_t nr_free, cap_free;
@@ -83,21 +73,42 @@ struct vt_engine {
 	uint64_t mismapped;
 	const struct vt_replay_cb *cb;
 	long cur_index;
-	/* --use-trace-va: the event whose area vt_area_get_va() places next
+	/* --use-trace-va: the event whose area __get_vm_area_node() places next
 	 * (consumed by it; NULL for areas the kernel makes itself) */
 	const struct vt_event *place_ev;
 	unsigned int strat_idx;
 	struct vt_error *err;
 };
 
-/* A strategy: one file, one entry in core/strategy.c's table. */
+/*
+ * A strategy: one file under core/strategy/ plus one line of the registry
+ * (core/strategy/registry.h).  Everything that differs between strategies
+ * is a field or a hook here; no code outside a strategy's file names it.
+ */
+struct vt_strategy_alias {
+	const char *name;
+	const char *origin;	/* what the alias stands for */
+};
+
 struct vt_strategy {
 	const char *name;
 	const char *summary;
 	const char *origin;
-	bool takes_patches;	/* "@digits" */
-	bool takes_force;	/* ":force" */
+	bool in_default;	/* in the default --strategy list */
 	bool huge_vmalloc;	/* false: as if booted with nohugevmalloc */
+	/* other names of the strategy ("mainline"), NULL-terminated */
+	const struct vt_strategy_alias *aliases;
+	/* The modifier the name takes after '@' or ':' ("@patches",
+	 * ":force"), NULL for none; modifier() parses the text after the
+	 * '@' or ':' (@kind) of @text into @out, or fails with @err. */
+	const char *modifier_help;
+	int (*modifier)(const char *text, char kind, const char *arg,
+			struct vt_strategy_spec *out, struct vt_error *err);
+	/* the spec of the bare name (e.g. every patch of a series) */
+	void (*spec_default)(struct vt_strategy_spec *out);
+	/* options of the arch model the strategy changes (arch patches) */
+	void (*mm_opts)(const struct vt_strategy_spec *spec,
+			struct arm64_mm_opts *o);
 	/* vmap(): VA placement and mapping of a page array */
 	int (*vmap)(struct vt_engine *e, struct vt_area *a);
 	/* __vmap_pages_range_noflush() for vmalloc's pages at page_shift */
@@ -105,38 +116,21 @@ struct vt_strategy {
 				uint64_t idx, unsigned int page_shift);
 };
 
-extern const struct vt_strategy vt_strategy_pagewise;
-extern const struct vt_strategy vt_strategy_zigzag;
-extern const struct vt_strategy vt_strategy_batched;
-extern const struct vt_strategy vt_strategy_segments;
+/* The registry: NULL-terminated, in listing order. */
+extern const struct vt_strategy *const vt_strategies[];
 
-static inline bool vt_patch(const struct vt_engine *e, int n)
-{
-	return e->spec.patches & (1u << n);
-}
+/* ---- mm/vmalloc.c models shared by the strategies (core/mm/) ---- */
 
-/* ---- mm/vmalloc.c models shared by the strategies (core/vmap.c) ---- */
-
-/* vmap_range_noflush(): one top-down walk mapping phys-contiguous memory */
-int vt_vmap_range_noflush(struct vt_engine *e, uint64_t addr, uint64_t end,
-			  uint64_t phys, uint64_t prot, unsigned int max_page_shift);
-/* vmap_small_pages_range_noflush(): one walk over pages[idx..]; @shift is
- * PAGE_SHIFT in mainline, larger with Barry Song's RFC 3/8 */
-int vt_vmap_small_pages_range_noflush(struct vt_engine *e, uint64_t addr,
-				      uint64_t end, uint64_t prot, uint64_t idx,
-				      unsigned int shift);
 /* mainline __vmap_pages_range_noflush(): one walk per 2^page_shift chunk */
-int vt_vmap_pages_range_zigzag(struct vt_engine *e, uint64_t addr, uint64_t end,
-			       uint64_t idx, unsigned int page_shift);
+int vt___vmap_pages_range_noflush(struct vt_engine *e, uint64_t addr, uint64_t end,
+				  uint64_t idx, unsigned int page_shift);
 /* get_vm_area_caller()-style VA allocation for @a (size without guard) */
-int vt_area_get_va(struct vt_engine *e, struct vt_area *a, uint64_t size,
+int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
 		   uint64_t align, unsigned int shift);
 /* mainline vmap() mapping: one page-array walk at PAGE_SHIFT */
 int vt_vmap_mainline(struct vt_engine *e, struct vt_area *a);
-/* __vunmap_range_noflush() */
-int vt_vunmap_range_noflush(struct vt_engine *e, uint64_t start, uint64_t end);
 
-/* ---- one engine per strategy (core/engine.c), driven by core/replay.c ---- */
+/* ---- one engine per strategy (core/mm/vmalloc.c), driven by core/replay.c ---- */
 int vt_engine_new(const struct vt_strategy_spec *spec,
 		  const struct vt_model_opts *o, struct vt_engine **out);
 void vt_engine_free(struct vt_engine *e);

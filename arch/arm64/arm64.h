@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/stats.h"
+#include "arch/arm64/counters.h"
 
 #define ARM64_MAX_LEVELS 5
 
@@ -77,8 +77,17 @@ const char *arm64_level_name(const struct arm64_geom *g, int d);
 
 enum { MT_NORMAL, MT_NORMAL_TAGGED, MT_NORMAL_NC, MT_DEVICE_nGnRnE, MT_DEVICE_nGnRE };
 
-/* Descriptor attribute values for a protection (enum vt_prot). */
-uint64_t arm64_prot_bits(const struct arm64_geom *g, unsigned int prot);
+/* The kernel's protections a vmalloc-area mapping uses (pgtable-prot.h). */
+enum arm64_pgprot {
+	ARM64_PAGE_KERNEL,		/* PAGE_KERNEL = PROT_NORMAL */
+	ARM64_PAGE_KERNEL_RO,		/* PAGE_KERNEL_RO */
+	ARM64_PAGE_KERNEL_EXEC,		/* PAGE_KERNEL_EXEC */
+	ARM64_PAGE_KERNEL_NC,		/* pgprot_writecombine(PAGE_KERNEL) */
+	ARM64_PROT_DEVICE_nGnRE,	/* PROT_DEVICE_nGnRE (ioremap) */
+};
+
+/* Descriptor attribute values for a protection. */
+uint64_t arm64_prot_bits(const struct arm64_geom *g, enum arm64_pgprot prot);
 /* __phys_to_pte_val(): output address bits for a PA (52-bit PA folding). */
 uint64_t arm64_pa_to_desc(const struct arm64_geom *g, uint64_t pa);
 /* __pte_to_phys() */
@@ -99,6 +108,7 @@ struct arm64_mm_opts {
 	bool tlbi_range;	/* FEAT_TLBIRANGE */
 	bool initial_empty;	/* every level starts empty and is counted */
 	bool patch1;		/* Barry Song RFC 1/8: num_contig_ptes N x CONT */
+	bool patch2;		/* RFC 2/8: arch_vmap_pte_range_map_size() N x CONT */
 	bool rodata_rw;		/* boot time: swapper stores without fixmap */
 	bool vmap_cont;		/* v6.16+: arch_vmap_pte_range_map_size() etc. */
 	bool flush_per_page;	/* v6.12 flush_tlb_kernel_range(): no range ops */
@@ -107,7 +117,7 @@ struct arm64_mm_opts {
 struct arm64_mm {
 	struct arm64_geom g;
 	struct arm64_mm_opts o;
-	struct vt_stats *st;		/* where counts go (set by the engine) */
+	struct arm64_counters *st;	/* where counts go (set by the caller) */
 	/* table pool: tables are ids; id -> descriptor array */
 	uint64_t **tbl;			/* per id, NULL if free */
 	uint8_t *tbl_depth;		/* per id */
@@ -167,7 +177,7 @@ void arm64_lazy_mmu_disable(struct arm64_mm *mm);
 void arm64_smp_wmb(struct arm64_mm *mm);		/* dmb ishst */
 void arm64_flush_tlb_all(struct arm64_mm *mm);
 void arm64_flush_tlb_kernel_range(struct arm64_mm *mm, uint64_t start, uint64_t end);
-void arm64_flush_tlb_kernel_pgtable(struct arm64_mm *mm, uint64_t addr);
+void arm64___flush_tlb_kernel_pgtable(struct arm64_mm *mm, uint64_t addr);
 /* TLBIs flush_tlb_kernel_range() issues for @pages (no counting). */
 uint64_t arm64_tlbi_range_count(const struct arm64_mm *mm, uint64_t start,
 				uint64_t pages, bool *full);
@@ -182,6 +192,12 @@ void arm64_set_entry(struct arm64_mm *mm, int d, uint64_t *p, uint64_t v);
 int arm64_populate(struct arm64_mm *mm, int d, uint64_t *p);
 /* set_pte_at(&init_mm, ...) for one entry. */
 void arm64_set_pte_at(struct arm64_mm *mm, uint64_t *ptep, uint64_t pte);
+/* set_ptes()-style batch of the per-page loop of vmap_pages_pte_range():
+ * set_pte_at() of pa(pfn[j]) | prot into the none entries ptep[0..n), in
+ * order, stopping at the first entry that is not none.  Returns the
+ * entries written; counts as n set_pte_at() calls would. */
+uint64_t arm64_set_ptes_pages(struct arm64_mm *mm, uint64_t *ptep,
+			      const uint64_t *pfn, uint64_t n, uint64_t prot);
 /* num_contig_ptes(): entries and stride for a huge size. */
 uint64_t arm64_num_contig_ptes(const struct arm64_mm *mm, uint64_t size,
 			       uint64_t *pgsize);
@@ -198,15 +214,44 @@ int arm64_set_huge_block(struct arm64_mm *mm, int d, uint64_t *p,
 int arm64_free_lower_table(struct arm64_mm *mm, int d, uint64_t *p, uint64_t addr);
 /* pmd_clear_huge()/pud_clear_huge(): 1 if a leaf was cleared. */
 int arm64_clear_huge(struct arm64_mm *mm, int d, uint64_t *p);
+/* The kernel's per-level names of the three above (mmu.c). */
+static inline int arm64_pmd_set_huge(struct arm64_mm *mm, uint64_t *pmdp,
+				     uint64_t phys, uint64_t prot)
+{
+	return arm64_set_huge_block(mm, mm->g.pmd_depth, pmdp, phys, prot);
+}
+static inline int arm64_pud_set_huge(struct arm64_mm *mm, uint64_t *pudp,
+				     uint64_t phys, uint64_t prot)
+{
+	return arm64_set_huge_block(mm, mm->g.pud_depth, pudp, phys, prot);
+}
+static inline int arm64_pmd_free_pte_page(struct arm64_mm *mm, uint64_t *pmdp,
+					  uint64_t addr)
+{
+	return arm64_free_lower_table(mm, mm->g.pmd_depth, pmdp, addr);
+}
+static inline int arm64_pud_free_pmd_page(struct arm64_mm *mm, uint64_t *pudp,
+					  uint64_t addr)
+{
+	return arm64_free_lower_table(mm, mm->g.pud_depth, pudp, addr);
+}
+static inline int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp)
+{
+	return arm64_clear_huge(mm, mm->g.pmd_depth, pmdp);
+}
+static inline int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp)
+{
+	return arm64_clear_huge(mm, mm->g.pud_depth, pudp);
+}
 /* ptep_get_and_clear(): returns the old entry. */
 uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep);
 /* huge_ptep_get_and_clear(&init_mm, addr, ptep, size). */
 uint64_t arm64_huge_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep,
 				       uint64_t size);
-/* arch_vmap_pte_range_map_size() (v6.16+; @patch2: RFC 2/8). */
+/* arch_vmap_pte_range_map_size() (v6.16+; RFC 2/8 with o.patch2). */
 uint64_t arm64_vmap_pte_range_map_size(const struct arm64_mm *mm, uint64_t addr,
 				       uint64_t end, uint64_t pfn,
-				       unsigned int max_page_shift, bool patch2);
+				       unsigned int max_page_shift);
 /* arch_vmap_pte_supported_shift() (v6.16+). */
 unsigned int arm64_vmap_pte_supported_shift(const struct arm64_mm *mm,
 					    uint64_t size);
@@ -219,7 +264,8 @@ static inline void arm64_tlb_add(struct arm64_mm *mm, int64_t units)
 		mm->tlb_units_peak = mm->tlb_units;
 }
 
-/* ---- verifier --------------------------------------------------------- */
+/* ---- translation and its checks (translate.c, verify.c, shape.c,
+ * ptdump.c): they read the tables and count nothing ---- */
 struct arm64_xlat {
 	uint64_t pa;
 	uint64_t desc;
@@ -233,5 +279,36 @@ int arm64_translate(const struct arm64_mm *mm, uint64_t va, struct arm64_xlat *x
  * attributes.  Returns the number of broken groups; *first_va the first. */
 uint64_t arm64_check_cont(const struct arm64_mm *mm, uint64_t start,
 			  uint64_t end, uint64_t *first_va);
+/* --verify: pages of [va, va + n pages) that do not translate to pfn,
+ * pfn + 1, ...; the first bad one's va, wanted and found PA (UINT64_MAX:
+ * a translation fault) in *first_va, *want, *got. */
+uint64_t arm64_verify_pages(const struct arm64_mm *mm, uint64_t va,
+			    uint64_t pfn, uint64_t n, uint64_t *first_va,
+			    uint64_t *want, uint64_t *got);
+
+/* Leaves covering [start, end), by kind. */
+struct arm64_shape {
+	uint64_t pte;		/* valid leaf PTEs */
+	uint64_t pte_cont;	/* of which with PTE_CONT */
+	uint64_t pmd_block;
+	uint64_t pud_block;
+};
+void arm64_leaf_shape(const struct arm64_mm *mm, uint64_t start, uint64_t end,
+		      struct arm64_shape *s);
+
+/* ptdump (arch/arm64/mm/ptdump.c note_page()): maximal ranges of leaves
+ * whose level, kind and attributes match and whose output is contiguous. */
+struct arm64_ptdump_range {
+	uint64_t va_start, va_end;
+	uint64_t pa_start;
+	int level;		/* depth of the leaf */
+	const char *lvl_name;	/* "PGD", "PUD", "PMD", "PTE" */
+	const char *kind;	/* "block", "cont", "page" */
+	uint64_t attrs;		/* descriptor bits other than the address */
+	uint64_t nr;		/* descriptors in this range */
+};
+int arm64_ptdump(const struct arm64_mm *mm,
+		 int (*fn)(void *ctx, const struct arm64_ptdump_range *r),
+		 void *ctx);
 
 #endif

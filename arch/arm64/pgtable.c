@@ -16,27 +16,26 @@
 #include <string.h>
 
 #include "arch/arm64/arm64.h"
-#include "core/trace/trace.h"
 
-#define ST(mm, x) ((mm)->st->m[VT_M_##x])
+#define ST(mm, x) ((mm)->st->c[ARM64_C_##x])
 
-uint64_t arm64_prot_bits(const struct arm64_geom *g, unsigned int prot)
+uint64_t arm64_prot_bits(const struct arm64_geom *g, enum arm64_pgprot prot)
 {
 	/* PROT_DEFAULT = PTE_TYPE_PAGE | PTE_MAYBE_NG | PTE_MAYBE_SHARED | PTE_AF;
 	 * PTE_MAYBE_SHARED is 0 with LPA2 (bits 9:8 carry PA[51:50]). */
 	uint64_t def = PTE_TYPE_PAGE | PTE_AF | (g->lpa2 ? 0 : PTE_SHARED);
 
 	switch (prot) {
-	case VT_PROT_KERNEL_RO:	/* PAGE_KERNEL_RO */
+	case ARM64_PAGE_KERNEL_RO:	/* PAGE_KERNEL_RO */
 		return def | PTE_PXN | PTE_UXN | PTE_RDONLY | PTE_ATTRINDX(MT_NORMAL);
-	case VT_PROT_KERNEL_EXEC: /* PAGE_KERNEL_EXEC */
+	case ARM64_PAGE_KERNEL_EXEC: /* PAGE_KERNEL_EXEC */
 		return def | PTE_UXN | PTE_WRITE | PTE_ATTRINDX(MT_NORMAL);
-	case VT_PROT_KERNEL_NC:	/* pgprot_writecombine(PAGE_KERNEL) */
+	case ARM64_PAGE_KERNEL_NC:	/* pgprot_writecombine(PAGE_KERNEL) */
 		return def | PTE_PXN | PTE_UXN | PTE_WRITE | PTE_ATTRINDX(MT_NORMAL_NC);
-	case VT_PROT_DEVICE:	/* PROT_DEVICE_nGnRE */
+	case ARM64_PROT_DEVICE_nGnRE:	/* PROT_DEVICE_nGnRE */
 		return def | PTE_PXN | PTE_UXN | PTE_WRITE |
 		       PTE_ATTRINDX(MT_DEVICE_nGnRE);
-	case VT_PROT_KERNEL:	/* PAGE_KERNEL = PROT_NORMAL */
+	case ARM64_PAGE_KERNEL:	/* PAGE_KERNEL = PROT_NORMAL */
 	default:
 		return def | PTE_PXN | PTE_UXN | PTE_WRITE | PTE_ATTRINDX(MT_NORMAL);
 	}
@@ -255,15 +254,15 @@ void arm64_smp_wmb(struct arm64_mm *mm)
 
 /* ---- stores ---------------------------------------------------------------- */
 
-static const enum vt_metric write_metric[] = {
-	[ARM64_PGD] = VT_M_pgd_writes, [ARM64_P4D] = VT_M_p4d_writes,
-	[ARM64_PUD] = VT_M_pud_writes, [ARM64_PMD] = VT_M_pmd_writes,
-	[ARM64_PTE] = VT_M_pte_writes,
+static const enum arm64_counter write_ctr[] = {
+	[ARM64_PGD] = ARM64_C_pgd_writes, [ARM64_P4D] = ARM64_C_p4d_writes,
+	[ARM64_PUD] = ARM64_C_pud_writes, [ARM64_PMD] = ARM64_C_pmd_writes,
+	[ARM64_PTE] = ARM64_C_pte_writes,
 };
-static const enum vt_metric clear_metric[] = {
-	[ARM64_PGD] = VT_M_pgd_clears, [ARM64_P4D] = VT_M_p4d_clears,
-	[ARM64_PUD] = VT_M_pud_clears, [ARM64_PMD] = VT_M_pmd_clears,
-	[ARM64_PTE] = VT_M_pte_clears,
+static const enum arm64_counter clear_ctr[] = {
+	[ARM64_PGD] = ARM64_C_pgd_clears, [ARM64_P4D] = ARM64_C_p4d_clears,
+	[ARM64_PUD] = ARM64_C_pud_clears, [ARM64_PMD] = ARM64_C_pmd_clears,
+	[ARM64_PTE] = ARM64_C_pte_clears,
 };
 
 /*
@@ -273,7 +272,7 @@ static const enum vt_metric clear_metric[] = {
  * flush_tlb_kernel_range() of one page).  While rodata_is_rw: a plain
  * store + dsb ishst + isb.
  */
-static void set_swapper_pgd(struct arm64_mm *mm, uint64_t *p, uint64_t v)
+static void arm64_set_swapper_pgd(struct arm64_mm *mm, uint64_t *p, uint64_t v)
 {
 	if (mm->o.rodata_rw) {
 		*p = v;
@@ -292,9 +291,9 @@ void arm64_set_entry(struct arm64_mm *mm, int d, uint64_t *p, uint64_t v)
 {
 	enum arm64_lname n = mm->g.name[d];
 
-	mm->st->m[v ? write_metric[n] : clear_metric[n]]++;
+	mm->st->c[v ? write_ctr[n] : clear_ctr[n]]++;
 	if (d == 0) {
-		set_swapper_pgd(mm, p, v);
+		arm64_set_swapper_pgd(mm, p, v);
 		return;
 	}
 	*p = v;
@@ -339,6 +338,39 @@ void arm64_set_pte_at(struct arm64_mm *mm, uint64_t *ptep, uint64_t pte)
 	arm64_tlb_add(mm, tlb_units_of(mm, pte));
 	if (pte_valid_kernel(pte))
 		arm64_queue_pte_barriers(mm);
+}
+
+/*
+ * The loop of vmap_pages_pte_range() (mm/vmalloc.c @ 00cc00cd1fb6) at
+ * PAGE_SHIFT: one set_pte_at() per page; the counts are added once for the
+ * batch, as n arm64_set_pte_at() calls of valid kernel entries would add
+ * them (pte_valid_not_user(): the lazy-MMU pair is queued, or one pair per
+ * entry with eager barriers, i.e. outside lazy mode).
+ */
+uint64_t arm64_set_ptes_pages(struct arm64_mm *mm, uint64_t *ptep,
+			      const uint64_t *pfn, uint64_t n, uint64_t prot)
+{
+	const struct arm64_geom *g = &mm->g;
+	uint64_t j;
+
+	for (j = 0; j < n; j++) {
+		if (ptep[j])
+			break;
+		ptep[j] = arm64_pa_to_desc(g, pfn[j] << g->page_shift) | prot;
+	}
+	ST(mm, pte_writes) += j;
+	ST(mm, set_pte_at_calls) += j;
+	arm64_tlb_add(mm, (int64_t)(j * g->cont_ptes));
+	if (j) {
+		if (mm->o.eager_barriers) {
+			ST(mm, dsb) += j;
+			ST(mm, dsb_ishst) += j;
+			ST(mm, isb) += j;
+		} else {
+			mm->lazy_pending = true;
+		}
+	}
+	return j;
 }
 
 uint64_t arm64_num_contig_ptes(const struct arm64_mm *mm, uint64_t size,
@@ -439,7 +471,7 @@ static bool is_normal_or_tagged(uint64_t d)
  * pgattr_change_is_safe(): creating or removing a mapping is always safe;
  * a live entry may only change permission-type bits.
  */
-static bool pgattr_change_is_safe(const struct arm64_geom *g, uint64_t old,
+static bool arm64_pgattr_change_is_safe(const struct arm64_geom *g, uint64_t old,
 				  uint64_t new)
 {
 	/* PTE_SWBITS_MASK = BIT(63) | GENMASK(58, 55) */
@@ -466,7 +498,7 @@ int arm64_set_huge_block(struct arm64_mm *mm, int d, uint64_t *p,
 	uint64_t new = arm64_pa_to_desc(&mm->g, phys) |
 		       (prot & ~PTE_TYPE_MASK) | PMD_TYPE_SECT;
 
-	if (!pgattr_change_is_safe(&mm->g, *p, new))
+	if (!arm64_pgattr_change_is_safe(&mm->g, *p, new))
 		return 0;
 	if (*p & PTE_VALID)
 		arm64_tlb_add(mm, -(int64_t)mm->g.cont_ptes);
@@ -482,7 +514,7 @@ static void free_pte_table(struct arm64_mm *mm, int d, uint64_t *p, uint64_t add
 	uint32_t id = arm64_desc_table_id(mm, *p);
 
 	arm64_set_entry(mm, d, p, 0);
-	arm64_flush_tlb_kernel_pgtable(mm, addr);
+	arm64___flush_tlb_kernel_pgtable(mm, addr);
 	if (id != UINT32_MAX) {
 		arm64_table_free(mm, id);
 		ST(mm, tables_freed)++;
@@ -510,7 +542,7 @@ int arm64_free_lower_table(struct arm64_mm *mm, int d, uint64_t *p, uint64_t add
 			free_pte_table(mm, d + 1, &t[i],
 				       addr + (i << mm->g.shift[d + 1]));
 	arm64_set_entry(mm, d, p, 0);
-	arm64_flush_tlb_kernel_pgtable(mm, addr);
+	arm64___flush_tlb_kernel_pgtable(mm, addr);
 	arm64_table_free(mm, id);
 	ST(mm, tables_freed)++;
 	return 1;
@@ -549,7 +581,7 @@ uint64_t arm64_huge_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep,
 
 uint64_t arm64_vmap_pte_range_map_size(const struct arm64_mm *mm, uint64_t addr,
 				       uint64_t end, uint64_t pfn,
-				       unsigned int max_page_shift, bool patch2)
+				       unsigned int max_page_shift)
 {
 	const struct arm64_geom *g = &mm->g;
 	uint64_t size, cap;
@@ -564,7 +596,7 @@ uint64_t arm64_vmap_pte_range_map_size(const struct arm64_mm *mm, uint64_t addr,
 		return g->page_size;
 	if ((pfn << g->page_shift) & (g->cont_pte_size - 1))
 		return g->page_size;
-	if (!patch2)
+	if (!mm->o.patch2)
 		return g->cont_pte_size;
 	/* RFC 2/8: min3(end - addr, 1 << max_page_shift, PMD_SIZE >> 1),
 	 * rounded down to a power of two */

@@ -11,7 +11,7 @@
 
 #include "core/engine.h"
 
-#define EST(e, x) ((e)->mm.st->m[VT_M_##x])
+#define EST(e, x) ((e)->w.st->m[VT_M_##x])
 
 
 static uint64_t align_up(uint64_t x, uint64_t a)
@@ -166,7 +166,7 @@ static int va_take(struct vt_engine *e, uint64_t i, uint64_t a, uint64_t size)
  * for one vmap node.  Deviation: the kernel prunes subtrees by size +
  * align - 1 on its augmented rbtree; this scan takes the exact lowest fit.
  */
-static int va_find(struct vt_engine *e, uint64_t size, uint64_t align,
+static int vt_find_vmap_lowest_match(struct vt_engine *e, uint64_t size, uint64_t align,
 		   uint64_t *out)
 {
 	for (uint64_t i = 0; i < e->nr_free; i++) {
@@ -188,16 +188,16 @@ static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size)
 	return -ENOSPC;
 }
 
-static int purge_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
-		      bool flush_extra, bool automatic);
-static int free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb);
+static int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
+				     bool flush_extra, bool automatic);
+static int vt_free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb);
 
 /*
  * reclaim_and_purge_vmap_areas(): purge_fragmented_blocks_allcpus() (every
  * block on a free list whose free and dirty pages fill it, forced), then
  * __purge_vmap_area_lazy().
  */
-static int reclaim_and_purge(struct vt_engine *e)
+static int vt_reclaim_and_purge_vmap_areas(struct vt_engine *e)
 {
 	uint64_t bits = e->vmap_bbmap_bits;
 	struct vt_vmap_block *vb, *next;
@@ -207,12 +207,12 @@ static int reclaim_and_purge(struct vt_engine *e)
 		next = vb->next;
 		if (vb->on_free_list && vb->free + vb->dirty == bits &&
 		    vb->dirty != bits) {
-			err = free_vmap_block(e, vb);
+			err = vt_free_vmap_block(e, vb);
 			if (err)
 				return err;
 		}
 	}
-	return purge_lazy(e, UINT64_MAX, 0, false, true);
+	return vt___purge_vmap_area_lazy(e, UINT64_MAX, 0, false, true);
 }
 
 /*
@@ -220,7 +220,7 @@ static int reclaim_and_purge(struct vt_engine *e)
  * and retry once, then fail.  With --use-trace-va the area of @ev goes
  * where the recorded kernel put it.
  */
-static int alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
+static int vt_alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
 			   const struct vt_event *ev, uint64_t *out)
 {
 	int err;
@@ -232,7 +232,7 @@ static int alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
 					    (unsigned long long)ev->va);
 		err = va_take_at(e, ev->va, size);
 		if (err == -ENOSPC) {
-			err = reclaim_and_purge(e);
+			err = vt_reclaim_and_purge_vmap_areas(e);
 			if (!err)
 				err = va_take_at(e, ev->va, size);
 		}
@@ -244,11 +244,11 @@ static int alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
 		*out = ev->va;
 		return err;
 	}
-	err = va_find(e, size, align, out);
+	err = vt_find_vmap_lowest_match(e, size, align, out);
 	if (err == -ENOSPC) {
-		err = reclaim_and_purge(e);
+		err = vt_reclaim_and_purge_vmap_areas(e);
 		if (!err)
-			err = va_find(e, size, align, out);
+			err = vt_find_vmap_lowest_match(e, size, align, out);
 	}
 	if (err == -ENOSPC)
 		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
@@ -262,7 +262,7 @@ static int alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
  * __get_vm_area_node(): size aligned to the mapping granule, VM_IOREMAP
  * alignment, a guard page unless VM_NO_GUARD.
  */
-int vt_area_get_va(struct vt_engine *e, struct vt_area *a, uint64_t size,
+int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
 		   uint64_t align, unsigned int shift)
 {
 	const struct arm64_geom *g = &e->mm.g;
@@ -288,7 +288,7 @@ int vt_area_get_va(struct vt_engine *e, struct vt_area *a, uint64_t size,
 		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
 				    "size %llu is beyond the vmalloc area",
 				    (unsigned long long)a->size);
-	err = alloc_vmap_area(e, size, align, e->place_ev, &va);
+	err = vt_alloc_vmap_area(e, size, align, e->place_ev, &va);
 	e->place_ev = NULL;
 	if (err)
 		return err;
@@ -308,15 +308,32 @@ int vt_area_get_va(struct vt_engine *e, struct vt_area *a, uint64_t size,
  * An automatic purge (lazy_max_pages exceeded, or an allocation failure)
  * is counted apart from the event that triggered it.
  */
-static int purge_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
-		      bool flush_extra, bool automatic)
+/* purge_vmap_node(): the purged areas go back to the free tree (one vmap
+ * node modelled); their pages are added to *pages */
+static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 {
-	struct vt_stats *saved = e->mm.st;
+	int err = 0;
+
+	for (uint64_t i = 0; i < e->nr_lazy && !err; i++) {
+		*pages += (e->lazy[i].end - e->lazy[i].start) >> e->mm.g.page_shift;
+		err = va_free(e, e->lazy[i].start, e->lazy[i].end);
+	}
+	e->nr_lazy = 0;
+	return err;
+}
+
+static int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
+				     bool flush_extra, bool automatic)
+{
+	struct arm64_counters *saved_arch = e->mm.st;
+	struct vt_stats *saved = e->w.st;
 	uint64_t pages = 0;
 	int err = 0;
 
-	if (automatic)
-		e->mm.st = &e->pg;
+	if (automatic) {
+		e->mm.st = &e->apg;
+		e->w.st = &e->pg;
+	}
 	if (e->nr_lazy) {
 		for (uint64_t i = 0; i < e->nr_lazy; i++) {
 			if (e->lazy[i].start < start)
@@ -324,26 +341,23 @@ static int purge_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
 			if (e->lazy[i].end > end)
 				end = e->lazy[i].end;
 		}
-		arm64_flush_tlb_kernel_range(&e->mm, start, end);
-		for (uint64_t i = 0; i < e->nr_lazy && !err; i++) {
-			pages += (e->lazy[i].end - e->lazy[i].start) >> e->mm.g.page_shift;
-			err = va_free(e, e->lazy[i].start, e->lazy[i].end);
-		}
-		e->nr_lazy = 0;
+		flush_tlb_kernel_range(&e->mm, start, end);
+		err = vt_purge_vmap_node(e, &pages);
 		e->vmap_lazy_nr -= pages;
 		EST(e, purges)++;
 		EST(e, purged_pages) += pages;
 		if (automatic)
 			e->purged_in_event = true;
 	} else if (flush_extra) {
-		arm64_flush_tlb_kernel_range(&e->mm, start, end);
+		flush_tlb_kernel_range(&e->mm, start, end);
 	}
-	e->mm.st = saved;
+	e->mm.st = saved_arch;
+	e->w.st = saved;
 	return err;
 }
 
 /* free_vmap_area_noflush(): lazy; a purge once lazy_max_pages is exceeded */
-static int free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
+static int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
 {
 	int err = vrange_push(&e->lazy, &e->nr_lazy, &e->cap_lazy, e->nr_lazy,
 			      (struct vt_vrange){ start, end });
@@ -352,17 +366,17 @@ static int free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t 
 		return err;
 	e->vmap_lazy_nr += (end - start) >> e->mm.g.page_shift;
 	if (e->o.purge_immediate || e->vmap_lazy_nr > e->lazy_max_pages)
-		return purge_lazy(e, UINT64_MAX, 0, false, true);
+		return vt___purge_vmap_area_lazy(e, UINT64_MAX, 0, false, true);
 	return 0;
 }
 
 /* remove_vm_area() -> free_unmap_vmap_area(): one unmap walk over the whole
  * vmap_area, guard page included; no TLB maintenance until the purge */
-static int free_unmap_vmap_area(struct vt_engine *e, uint64_t start, uint64_t end)
+static int vt_free_unmap_vmap_area(struct vt_engine *e, uint64_t start, uint64_t end)
 {
-	int err = vt_vunmap_range_noflush(e, start, end);
+	int err = vt___vunmap_range_noflush(&e->w, start, end);
 
-	return err ? err : free_vmap_area_noflush(e, start, end);
+	return err ? err : vt_free_vmap_area_noflush(e, start, end);
 }
 
 /* ---- the page array -------------------------------------------------------- */
@@ -437,7 +451,7 @@ static int area_keep_runs(struct vt_area *a, const struct vt_page_run *r, uint32
  * pages are not adjacent to each other (per-CPU lists hand out scattered
  * pages), so nothing looks contiguous that the kernel would not see so.
  */
-static int vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
+static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 			       unsigned int order, uint64_t nr)
 {
 	const struct arm64_geom *g = &e->mm.g;
@@ -530,12 +544,12 @@ static struct vt_area *area_new(const struct vt_event *ev, enum vt_op op)
 }
 
 /* clear_vm_uninitialized_flag(): smp_wmb() */
-static void vmalloc_done(struct vt_engine *e)
+static void vt_clear_vm_uninitialized_flag(struct vt_engine *e)
 {
-	arm64_smp_wmb(&e->mm);
+	smp_wmb(&e->mm);
 }
 
-static int do_vmalloc(struct vt_engine *e, const struct vt_event *ev,
+static int vt___vmalloc_node_range_noprof(struct vt_engine *e, const struct vt_event *ev,
 		      struct vt_area *a, uint64_t size, uint64_t align);
 
 /*
@@ -543,7 +557,7 @@ static int do_vmalloc(struct vt_engine *e, const struct vt_event *ev,
  * mapping shift, get the area, vmalloc the page-pointer array when it is
  * larger than a page, allocate the pages, map them.
  */
-static int do_vmalloc(struct vt_engine *e, const struct vt_event *ev,
+static int vt___vmalloc_node_range_noprof(struct vt_engine *e, const struct vt_event *ev,
 		      struct vt_area *a, uint64_t size, uint64_t align)
 {
 	const struct arm64_geom *g = &e->mm.g;
@@ -564,12 +578,12 @@ static int do_vmalloc(struct vt_engine *e, const struct vt_event *ev,
 			align = 1ull << shift;
 	}
 	a->flags |= VT_FLAG(VM_ALLOC) | VT_FLAG(VM_UNINITIALIZED);
-	err = vt_area_get_va(e, a, size, align, shift);
+	err = vt___get_vm_area_node(e, a, size, align, shift);
 	if (err == VT_ERR_VA_EXHAUSTED && shift > g->page_shift) {
 		/* retry once with PAGE_SHIFT and the caller's alignment */
 		shift = g->page_shift;
 		e->place_ev = ev;
-		err = vt_area_get_va(e, a, size, ev && ev->align ? ev->align : 1,
+		err = vt___get_vm_area_node(e, a, size, ev && ev->align ? ev->align : 1,
 				     shift);
 	}
 	if (err)
@@ -582,7 +596,7 @@ static int do_vmalloc(struct vt_engine *e, const struct vt_event *ev,
 		a->nested = area_new(NULL, VT_OP_VMALLOC);
 		if (!a->nested)
 			return -ENOMEM;
-		err = do_vmalloc(e, NULL, a->nested, array_size, 1);
+		err = vt___vmalloc_node_range_noprof(e, NULL, a->nested, array_size, 1);
 		if (err)
 			return err;
 	}
@@ -596,7 +610,7 @@ static int do_vmalloc(struct vt_engine *e, const struct vt_event *ev,
 		if (!err)
 			err = pages_from_runs(e, ev->runs, ev->nr_runs, nr);
 	} else {
-		err = vm_area_alloc_pages(e, a, shift - g->page_shift, nr);
+		err = vt_vm_area_alloc_pages(e, a, shift - g->page_shift, nr);
 	}
 	if (err)
 		return err;
@@ -604,25 +618,51 @@ static int do_vmalloc(struct vt_engine *e, const struct vt_event *ev,
 					      0, shift);
 	if (err)
 		return err;
-	vmalloc_done(e);
+	vt_clear_vm_uninitialized_flag(e);
 	return 0;
 }
 
+/*
+ * Mainline __vmap_pages_range_noflush(): one page-array walk at PAGE_SHIFT,
+ * or one vmap_range_noflush() per 2^page_shift chunk, reading only the
+ * chunk's first page ("zigzag").
+ */
+int vt___vmap_pages_range_noflush(struct vt_engine *e, uint64_t addr, uint64_t end,
+				  uint64_t idx, unsigned int page_shift)
+{
+	const struct arm64_geom *g = &e->mm.g;
+	uint64_t step = 1ull << (page_shift - g->page_shift);
+
+	if (page_shift == g->page_shift)
+		return vt_vmap_small_pages_range_noflush(&e->w, addr, end,
+							 e->prot_kernel, idx,
+							 g->page_shift);
+	for (; addr < end; addr += 1ull << page_shift, idx += step) {
+		int err = vt_vmap_range_noflush(&e->w, addr, addr + (1ull << page_shift),
+						e->pages.pfn[idx] << g->page_shift,
+						e->prot_kernel, page_shift);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* vmap() (mainline): the area at PAGE_SHIFT, one page-array walk */
 int vt_vmap_mainline(struct vt_engine *e, struct vt_area *a)
 {
 	const struct arm64_geom *g = &e->mm.g;
-	int err = vt_area_get_va(e, a, a->nr_pages << g->page_shift, 1,
+	int err = vt___get_vm_area_node(e, a, a->nr_pages << g->page_shift, 1,
 				 g->page_shift);
 
 	if (err)
 		return err;
-	return vt_vmap_small_pages_range_noflush(e, a->va_start,
+	return vt_vmap_small_pages_range_noflush(&e->w, a->va_start,
 						 a->va_start + a->size,
 						 e->prot_kernel, 0, g->page_shift);
 }
 
 /* vmap(): VM_NO_GUARD is stripped (with a WARN); the strategy places and maps */
-static int do_vmap(struct vt_engine *e, const struct vt_event *ev, struct vt_area *a)
+static int vt_vmap(struct vt_engine *e, const struct vt_event *ev, struct vt_area *a)
 {
 	int err;
 
@@ -644,7 +684,7 @@ static int do_vmap(struct vt_engine *e, const struct vt_event *ev, struct vt_are
  * generic_ioremap_prot() -> ioremap_page_range(): the area is VM_IOREMAP
  * aligned; one vmap_range_noflush() with ioremap_max_page_shift.
  */
-static int do_ioremap(struct vt_engine *e, const struct vt_event *ev, struct vt_area *a)
+static int vt_generic_ioremap_prot(struct vt_engine *e, const struct vt_event *ev, struct vt_area *a)
 {
 	const struct arm64_geom *g = &e->mm.g;
 	uint64_t offset = ev->phys & (g->page_size - 1);
@@ -659,7 +699,7 @@ static int do_ioremap(struct vt_engine *e, const struct vt_event *ev, struct vt_
 	a->flags |= VT_FLAG(VM_IOREMAP);
 	a->phys = phys;
 	a->nr_pages = size >> g->page_shift;
-	err = vt_area_get_va(e, a, size, 1, g->page_shift);
+	err = vt___get_vm_area_node(e, a, size, 1, g->page_shift);
 	if (err)
 		return err;
 	err = area_keep_runs(a, &(struct vt_page_run){ phys >> g->page_shift,
@@ -667,7 +707,7 @@ static int do_ioremap(struct vt_engine *e, const struct vt_event *ev, struct vt_
 	if (err)
 		return err;
 	a->prot = VT_PROT_DEVICE;
-	return vt_vmap_range_noflush(e, a->va_start, a->va_start + size, phys,
+	return vt_vmap_range_noflush(&e->w, a->va_start, a->va_start + size, phys,
 				     e->prot_device, max_shift);
 }
 
@@ -681,7 +721,7 @@ static unsigned int get_order_pages(uint64_t n)
 }
 
 /* new_vmap_block() / vb_alloc() */
-static int vb_alloc(struct vt_engine *e, struct vt_area *a, uint64_t count)
+static int vt_vb_alloc(struct vt_engine *e, struct vt_area *a, uint64_t count)
 {
 	const struct arm64_geom *g = &e->mm.g;
 	uint64_t need = 1ull << get_order_pages(count);
@@ -694,7 +734,7 @@ static int vb_alloc(struct vt_engine *e, struct vt_area *a, uint64_t count)
 	if (!vb) {
 		uint64_t bsz = e->vmap_bbmap_bits << g->page_shift, va;
 
-		err = alloc_vmap_area(e, bsz, bsz, NULL, &va);
+		err = vt_alloc_vmap_area(e, bsz, bsz, NULL, &va);
 		if (err)
 			return err;
 		vb = calloc(1, sizeof(*vb));
@@ -719,7 +759,7 @@ static int vb_alloc(struct vt_engine *e, struct vt_area *a, uint64_t count)
 }
 
 /* free_vmap_block(): the whole block's VA is freed lazily */
-static int free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb)
+static int vt_free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb)
 {
 	struct vt_vmap_block **pp = &e->blocks;
 	uint64_t start = vb->va_start;
@@ -728,18 +768,18 @@ static int free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb)
 		pp = &(*pp)->next;
 	*pp = vb->next;
 	free(vb);
-	return free_vmap_area_noflush(e, start,
+	return vt_free_vmap_area_noflush(e, start,
 				      start + (e->vmap_bbmap_bits << e->mm.g.page_shift));
 }
 
 /* vb_free(): clear the PTEs, record the dirty range; free a full block */
-static int vb_free(struct vt_engine *e, struct vt_area *a)
+static int vt_vb_free(struct vt_engine *e, struct vt_area *a)
 {
 	const struct arm64_geom *g = &e->mm.g;
 	struct vt_vmap_block *vb = a->vb;
 	uint64_t order_pages = 1ull << get_order_pages(a->nr_pages);
 	uint64_t off = (a->va_start - vb->va_start) >> g->page_shift;
-	int err = vt_vunmap_range_noflush(e, a->va_start, a->va_start + a->size);
+	int err = vt___vunmap_range_noflush(&e->w, a->va_start, a->va_start + a->size);
 
 	if (err)
 		return err;
@@ -749,11 +789,11 @@ static int vb_free(struct vt_engine *e, struct vt_area *a)
 		vb->dirty_max = off + order_pages;
 	vb->dirty += order_pages;
 	if (vb->dirty == e->vmap_bbmap_bits)
-		return free_vmap_block(e, vb);
+		return vt_free_vmap_block(e, vb);
 	return 0;
 }
 
-static int do_vm_map_ram(struct vt_engine *e, const struct vt_event *ev,
+static int vt_vm_map_ram(struct vt_engine *e, const struct vt_event *ev,
 			 struct vt_area *a)
 {
 	const struct arm64_geom *g = &e->mm.g;
@@ -766,16 +806,16 @@ static int do_vm_map_ram(struct vt_engine *e, const struct vt_event *ev,
 	if (err)
 		return err;
 	if (ev->nr_pages <= VMAP_MAX_ALLOC) {
-		err = vb_alloc(e, a, ev->nr_pages);
+		err = vt_vb_alloc(e, a, ev->nr_pages);
 	} else {
 		/* alloc_vmap_area(size, PAGE_SIZE, ...): no guard page */
 		a->flags |= VT_FLAG(VM_NO_GUARD);
-		err = vt_area_get_va(e, a, ev->nr_pages << g->page_shift, 1,
+		err = vt___get_vm_area_node(e, a, ev->nr_pages << g->page_shift, 1,
 				     g->page_shift);
 	}
 	if (err)
 		return err;
-	return vt_vmap_small_pages_range_noflush(e, a->va_start,
+	return vt_vmap_small_pages_range_noflush(&e->w, a->va_start,
 						 a->va_start + a->size,
 						 e->prot_kernel, 0, g->page_shift);
 }
@@ -784,7 +824,7 @@ static int do_vm_map_ram(struct vt_engine *e, const struct vt_event *ev,
  * vm_unmap_aliases() -> _vm_unmap_aliases(ULONG_MAX, 0, 0): fragmented
  * vmap blocks are freed, dirty block ranges merge into the purge's flush.
  */
-static int do_purge(struct vt_engine *e)
+static int vt__vm_unmap_aliases(struct vt_engine *e)
 {
 	const struct arm64_geom *g = &e->mm.g;
 	uint64_t start = UINT64_MAX, end = 0, bits = e->vmap_bbmap_bits;
@@ -798,7 +838,7 @@ static int do_purge(struct vt_engine *e)
 		 * is VMAP_BBMAP_BITS / 4 */
 		if (vb->free + vb->dirty == bits && vb->dirty != bits &&
 		    vb->free < bits / 4) {
-			err = free_vmap_block(e, vb);
+			err = vt_free_vmap_block(e, vb);
 			if (err)
 				return err;
 			continue;
@@ -816,24 +856,24 @@ static int do_purge(struct vt_engine *e)
 			flush = true;
 		}
 	}
-	return purge_lazy(e, start, end, flush, false);
+	return vt___purge_vmap_area_lazy(e, start, end, flush, false);
 }
 
 /* ---- unmap ops ------------------------------------------------------------ */
 
-static int unmap_area(struct vt_engine *e, struct vt_area *a)
+static int vt_vfree_unmap(struct vt_engine *e, struct vt_area *a)
 {
 	int err;
 
 	if (a->vb)
-		return vb_free(e, a);
-	err = free_unmap_vmap_area(e, a->va_start, a->va_end);
+		return vt_vb_free(e, a);
+	err = vt_free_unmap_vmap_area(e, a->va_start, a->va_end);
 	if (err)
 		return err;
 	/* vfree(): the pages go (page-allocator model: a later issue), then
 	 * kvfree(vm->pages) frees a vmalloc'd page array */
 	if (a->nested)
-		err = unmap_area(e, a->nested);
+		err = vt_vfree_unmap(e, a->nested);
 	return err;
 }
 
@@ -848,20 +888,17 @@ static uint64_t verify_area(struct vt_engine *e, struct vt_area *a,
 
 	for (uint32_t r = 0; r < a->nr_runs; r++) {
 		uint64_t n = a->runs[r].count << a->runs[r].order;
+		uint64_t fva, w, x;
+		uint64_t b = arm64_verify_pages(&e->mm, va, a->runs[r].pfn, n,
+						&fva, &w, &x);
 
-		for (uint64_t i = 0; i < n; i++, va += g->page_size) {
-			struct arm64_xlat x;
-			uint64_t pa = (a->runs[r].pfn + i) << g->page_shift;
-
-			if (!arm64_translate(&e->mm, va, &x) && x.pa == pa)
-				continue;
-			if (!bad) {
-				*first_va = va;
-				*want = pa;
-				*got = arm64_translate(&e->mm, va, &x) ? UINT64_MAX : x.pa;
-			}
-			bad++;
+		if (b && !bad) {
+			*first_va = fva;
+			*want = w;
+			*got = x;
 		}
+		bad += b;
+		va += n << g->page_shift;
 	}
 	return bad;
 }
@@ -903,8 +940,6 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 		.eager_barriers = o->eager_barriers,
 		.tlbi_range = o->tlbi_range,
 		.initial_empty = o->initial_empty,
-		.patch1 = spec->strat == &vt_strategy_batched &&
-			  (spec->patches & (1u << 1)),
 		.vmap_cont = o->vmap_cont,
 		.flush_per_page = o->flush_per_page,
 	};
@@ -913,6 +948,8 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 
 	if (!e)
 		return -ENOMEM;
+	if (spec->strat->mm_opts)
+		spec->strat->mm_opts(spec, &mo);
 	e->spec = *spec;
 	e->o = *o;
 	err = arm64_mm_init(&e->mm, o->page_shift, o->va_bits, &mo);
@@ -920,10 +957,11 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 		free(e);
 		return err == -EINVAL ? VT_ERR_GEOMETRY : err;
 	}
-	e->mm.st = &e->ev;
+	e->mm.st = &e->aev;
+	e->w = (struct vt_walk){ .mm = &e->mm, .pages = &e->pages, .st = &e->ev };
 	/* vmap() and ioremap pass pgprot_nx(prot): a no-op for these */
-	e->prot_kernel = arm64_prot_bits(&e->mm.g, VT_PROT_KERNEL);
-	e->prot_device = arm64_prot_bits(&e->mm.g, VT_PROT_DEVICE);
+	e->prot_kernel = arm64_prot_bits(&e->mm.g, ARM64_PAGE_KERNEL);
+	e->prot_device = arm64_prot_bits(&e->mm.g, ARM64_PROT_DEVICE_nGnRE);
 	/* lazy_max_pages() = fls(num_online_cpus()) * (32 MiB / PAGE_SIZE) */
 	e->lazy_max_pages = (uint64_t)(32 - __builtin_clz(o->cpus ? o->cpus : 1)) *
 			    ((32ull << 20) >> o->page_shift);
@@ -985,14 +1023,40 @@ static void id_text(const struct vt_id *id, char *buf, size_t n)
 		snprintf(buf, n, "%llu", (unsigned long long)id->num);
 }
 
+/* Fold what the arch model counted into the engine's metrics of the same
+ * names (ev, and pg for an automatic purge) and start again from zero. */
+static void fold_arch_counters(struct vt_engine *e)
+{
+#define FOLD(name)							\
+	e->ev.m[VT_M_##name] += e->aev.c[ARCH_C(name)];			\
+	e->pg.m[VT_M_##name] += e->apg.c[ARCH_C(name)];
+	ARCH_COUNTERS(FOLD)
+#undef FOLD
+	memset(&e->aev, 0, sizeof(e->aev));
+	memset(&e->apg, 0, sizeof(e->apg));
+}
+
+static int engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
+			uint64_t *va, struct vt_error *err);
+
 int vt_engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
 		    uint64_t *va, struct vt_error *err)
+{
+	int ret = engine_apply(e, index, ev, va, err);
+
+	fold_arch_counters(e);
+	return ret;
+}
+
+static int engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
+			uint64_t *va, struct vt_error *err)
 {
 	struct vt_area *a = NULL, **slot;
 	char idb[80];
 	int ret = 0;
 
 	e->err = err;
+	e->w.err = err;
 	e->cur_index = index;
 	e->purged_in_event = false;
 	*va = 0;
@@ -1018,15 +1082,15 @@ int vt_engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
 			return -ENOMEM;
 		e->place_ev = ev;
 		if (ev->op == VT_OP_VMAP)
-			ret = do_vmap(e, ev, a);
+			ret = vt_vmap(e, ev, a);
 		else if (ev->op == VT_OP_VMALLOC)
-			ret = ev->size ? do_vmalloc(e, ev, a, ev->size, ev->align)
+			ret = ev->size ? vt___vmalloc_node_range_noprof(e, ev, a, ev->size, ev->align)
 				       : vt_error_set(err, VT_ERR_BAD_REQUEST,
 						      "vmalloc of size 0");
 		else if (ev->op == VT_OP_VM_MAP_RAM)
-			ret = do_vm_map_ram(e, ev, a);
+			ret = vt_vm_map_ram(e, ev, a);
 		else
-			ret = do_ioremap(e, ev, a);
+			ret = vt_generic_ioremap_prot(e, ev, a);
 		e->place_ev = NULL;
 		if (!ret)
 			ret = area_insert(e, a);
@@ -1057,11 +1121,11 @@ int vt_engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
 		*slot = a->hnext;
 		e->nr_areas--;
 		*va = a->va_start;
-		ret = unmap_area(e, a);
+		ret = vt_vfree_unmap(e, a);
 		area_free(a);
 		break;
 	case VT_OP_PURGE:
-		ret = do_purge(e);
+		ret = vt__vm_unmap_aliases(e);
 		break;
 	case VT_OP_LINEAR_MAP:
 		return vt_error_set(err, VT_ERR_UNSUPPORTED,
@@ -1080,41 +1144,12 @@ int vt_engine_finish(struct vt_engine *e, struct vt_error *err)
 	int ret = 0;
 
 	e->err = err;
+	e->w.err = err;
 	e->purged_in_event = false;
 	if (e->o.purge_at_end && e->nr_lazy)
-		ret = purge_lazy(e, UINT64_MAX, 0, false, true);
+		ret = vt___purge_vmap_area_lazy(e, UINT64_MAX, 0, false, true);
+	fold_arch_counters(e);
 	return ret;
-}
-
-/* Leaves covering [start, end), by kind, for --per-event's "shape". */
-static void shape_level(struct vt_engine *e, int d, uint32_t tid, uint64_t addr,
-			uint64_t end, struct vt_shape *s)
-{
-	const struct arm64_geom *g = &e->mm.g;
-
-	do {
-		uint64_t next = arm64_addr_end(g, d, addr, end);
-		uint64_t v = e->mm.tbl[tid][arm64_index(g, d, addr)];
-		int hw = 4 - (int)g->levels + d;
-
-		if (v & PTE_VALID) {
-			if (d == (int)g->levels - 1) {
-				s->pte++;
-				if (v & PTE_CONT)
-					s->pte_cont++;
-			} else if (arm64_desc_table(v)) {
-				uint32_t c = arm64_desc_table_id(&e->mm, v);
-
-				if (c != UINT32_MAX)
-					shape_level(e, d + 1, c, addr, next, s);
-			} else if (hw == 2) {
-				s->pmd_block++;
-			} else if (hw == 1) {
-				s->pud_block++;
-			}
-		}
-		addr = next;
-	} while (addr != end);
 }
 
 int vt_engine_shape(struct vt_engine *e, const struct vt_event *ev,
@@ -1126,7 +1161,40 @@ int vt_engine_shape(struct vt_engine *e, const struct vt_event *ev,
 	if (!vt_op_is_map(ev->op) || !ev->id.present)
 		return 0;
 	a = *area_slot(e, &ev->id);
-	if (a && a->size)
-		shape_level(e, 0, e->mm.pgd, a->va_start, a->va_start + a->size, s);
+	if (a && a->size) {
+		struct arm64_shape as;
+
+		arm64_leaf_shape(&e->mm, a->va_start, a->va_start + a->size, &as);
+		*s = (struct vt_shape){ .pte = as.pte, .pte_cont = as.pte_cont,
+					.pmd_block = as.pmd_block,
+					.pud_block = as.pud_block };
+	}
 	return 0;
+}
+
+struct ptdump_ctx {
+	int (*fn)(void *ctx, const struct vt_ptdump_range *r);
+	void *ctx;
+};
+
+static int ptdump_one(void *ctx, const struct arm64_ptdump_range *r)
+{
+	struct ptdump_ctx *p = ctx;
+	struct vt_ptdump_range v = {
+		.va_start = r->va_start, .va_end = r->va_end,
+		.pa_start = r->pa_start, .level = r->level,
+		.lvl_name = r->lvl_name, .kind = r->kind, .attrs = r->attrs,
+		.nr = r->nr,
+	};
+
+	return p->fn(p->ctx, &v);
+}
+
+int vt_engine_ptdump(struct vt_engine *e,
+		     int (*fn)(void *ctx, const struct vt_ptdump_range *r),
+		     void *ctx)
+{
+	struct ptdump_ctx p = { fn, ctx };
+
+	return arm64_ptdump(&e->mm, ptdump_one, &p);
 }

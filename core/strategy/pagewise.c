@@ -11,7 +11,8 @@ const struct vt_strategy vt_strategy_pagewise = {
 	.name = "pagewise",
 	.summary = "mainline with nohugevmalloc: one PTE per page in one walk",
 	.origin = "mm/vmalloc.c (mainline, vmap_allow_huge = false)",
+	.in_default = true,
 	.huge_vmalloc = false,
 	.vmap = vt_vmap_mainline,
-	.vmap_pages_range = vt_vmap_pages_range_zigzag,
+	.vmap_pages_range = vt___vmap_pages_range_noflush,
 };

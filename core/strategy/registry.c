@@ -6,15 +6,76 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "core/engine.h"
+#include <stdio.h>
 
-static const struct vt_strategy *const strategies[] = {
-	&vt_strategy_pagewise,
-	&vt_strategy_zigzag,
-	&vt_strategy_batched,
-	&vt_strategy_segments,
+#include "core/engine.h"
+#include "core/strategy/registry.h"
+
+/* A test build adds one entry with -DVT_STRATEGY_EXTRA=name (the toy
+ * strategy of tests/strategy/, see CMakeLists.txt). */
+#ifdef VT_STRATEGY_EXTRA
+#define VT_EXTRA(X, n) X(n)	/* expands VT_STRATEGY_EXTRA first */
+#define VT_REGISTRY(X) VT_STRATEGY_REGISTRY(X) VT_EXTRA(X, VT_STRATEGY_EXTRA)
+#else
+#define VT_REGISTRY(X) VT_STRATEGY_REGISTRY(X)
+#endif
+
+#define DECLARE(n) extern const struct vt_strategy vt_strategy_##n;
+VT_REGISTRY(DECLARE)
+#undef DECLARE
+
+#define ENTRY(n) &vt_strategy_##n,
+const struct vt_strategy *const vt_strategies[] = {
+	VT_REGISTRY(ENTRY)
 	NULL,
 };
+#undef ENTRY
+
+static const struct vt_strategy *const *const strategies = vt_strategies;
+
+/* The strategy called @name, or having it as an alias. */
+static const struct vt_strategy *find(const char *name)
+{
+	for (int i = 0; strategies[i]; i++) {
+		const struct vt_strategy_alias *a = strategies[i]->aliases;
+
+		if (!strcmp(strategies[i]->name, name))
+			return strategies[i];
+		for (; a && a->name; a++)
+			if (!strcmp(a->name, name))
+				return strategies[i];
+	}
+	return NULL;
+}
+
+/* "batched", or "a or b", of the strategies whose modifier starts with @kind
+ * (and is @want, if given) */
+static const char *takers(char kind, const char *want, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; strategies[i]; i++) {
+		const char *m = strategies[i]->modifier_help;
+
+		if (!m || m[0] != kind || (want && strcmp(m + 1, want)))
+			continue;
+		len += snprintf(buf + len, len < n ? n - len : 0, "%s%s",
+				len ? " or " : "", strategies[i]->name);
+	}
+	return buf;
+}
+
+static const char *modifier_of(char kind)
+{
+	for (int i = 0; strategies[i]; i++) {
+		const char *m = strategies[i]->modifier_help;
+
+		if (m && m[0] == kind)
+			return m;
+	}
+	return "";
+}
 
 static const struct {
 	const char *name;
@@ -46,24 +107,6 @@ static bool axis_available(uint32_t bit)
 {
 	(void)bit;
 	return false;
-}
-
-/*
- * Dependency rules of Barry Song's series (strategies.md 1): 2 needs 1,
- * 4 needs 3, 7 needs 3 and 5, 8 needs 7.
- */
-static int check_patches(uint32_t p, struct vt_error *err)
-{
-	static const struct { int patch, needs; } deps[] = {
-		{ 2, 1 }, { 4, 3 }, { 7, 3 }, { 7, 5 }, { 8, 7 },
-	};
-
-	for (size_t i = 0; i < sizeof(deps) / sizeof(deps[0]); i++)
-		if ((p & (1u << deps[i].patch)) && !(p & (1u << deps[i].needs)))
-			return vt_error_set(err, VT_ERR_BAD_STRATEGY,
-					    "patch %d needs patch %d",
-					    deps[i].patch, deps[i].needs);
-	return 0;
 }
 
 int vt_strategy_parse(const char *text, struct vt_strategy_spec *out,
@@ -117,49 +160,29 @@ int vt_strategy_parse(const char *text, struct vt_strategy_spec *out,
 	mod = strpbrk(buf, "@:");
 	base = buf;
 	if (mod) {
-		char kind = *mod;
+		char kind = *mod, who[128];
 
 		*mod++ = '\0';
-		if (!strcmp(base, "mainline"))
-			base = "zigzag";
-		for (int i = 0; strategies[i]; i++)
-			if (!strcmp(strategies[i]->name, base))
-				out->strat = strategies[i];
+		out->strat = find(base);
 		if (!out->strat)
 			return vt_error_set(err, VT_ERR_NO_STRATEGY,
 					    "unknown strategy '%s'", base);
-		if (kind == '@') {
-			if (!out->strat->takes_patches)
-				return vt_error_set(err, VT_ERR_BAD_STRATEGY,
-						    "'%s': only batched takes @patches", text);
-			if (!*mod)
-				return vt_error_set(err, VT_ERR_BAD_STRATEGY,
-						    "'%s': no patch numbers after '@'", text);
-			for (char *c = mod; *c; c++) {
-				if (*c < '1' || *c > '8')
-					return vt_error_set(err, VT_ERR_BAD_STRATEGY,
-							    "'%s': patch '%c' is not 1-8", text, *c);
-				if (out->patches & (1u << (*c - '0')))
-					return vt_error_set(err, VT_ERR_BAD_STRATEGY,
-							    "'%s': patch %c given twice", text, *c);
-				out->patches |= 1u << (*c - '0');
-			}
-			return check_patches(out->patches, err);
-		}
-		if (strcmp(mod, "force"))
+		if (out->strat->modifier_help &&
+		    out->strat->modifier_help[0] == kind)
+			return out->strat->modifier(text, kind, mod, out, err);
+		if (kind == ':' && !*takers(':', mod, who, sizeof(who)))
 			return vt_error_set(err, VT_ERR_BAD_STRATEGY,
 					    "'%s': unknown modifier ':%s'", text, mod);
-		if (!out->strat->takes_force)
+		takers(kind, kind == ':' ? mod : NULL, who, sizeof(who));
+		if (kind == ':')
 			return vt_error_set(err, VT_ERR_BAD_STRATEGY,
-					    "'%s': only segments takes :force", text);
-		out->force = true;
-		return 0;
+					    "'%s': only %s takes :%s", text,
+					    who, mod);
+		return vt_error_set(err, VT_ERR_BAD_STRATEGY,
+				    "'%s': only %s takes %s", text,
+				    *who ? who : "no strategy", modifier_of(kind));
 	}
-	if (!strcmp(base, "mainline"))
-		base = "zigzag";
-	for (int i = 0; strategies[i]; i++)
-		if (!strcmp(strategies[i]->name, base))
-			out->strat = strategies[i];
+	out->strat = find(base);
 	if (!out->strat) {
 		for (const char *c = text; *c; c++)
 			if (isupper((unsigned char)*c))
@@ -169,24 +192,51 @@ int vt_strategy_parse(const char *text, struct vt_strategy_spec *out,
 		return vt_error_set(err, VT_ERR_NO_STRATEGY,
 				    "unknown strategy '%s'", base);
 	}
-	if (out->strat->takes_patches)
-		out->patches = 0x1fe;	/* all eight patches */
+	if (out->strat->spec_default)
+		out->strat->spec_default(out);
 	return 0;
 }
 
 const struct vt_strategy_info *vt_strategy_infos(void)
 {
-	static struct vt_strategy_info infos[16];
+	/* every strategy, then every alias ("alias of NAME"), then the end */
+	static struct vt_strategy_info infos[64];
+	static char alias_of[16][64];
 
 	if (!infos[0].name) {
-		int n = 0;
+		int n = 0, k = 0;
 
-		for (int i = 0; strategies[i]; i++)
+		for (int i = 0; strategies[i] && n < 62; i++)
 			infos[n++] = (struct vt_strategy_info){
 				strategies[i]->name, strategies[i]->summary,
 				strategies[i]->origin };
-		infos[n++] = (struct vt_strategy_info){
-			"mainline", "alias of zigzag", "mm/vmalloc.c (mainline)" };
+		for (int i = 0; strategies[i]; i++) {
+			const struct vt_strategy_alias *a = strategies[i]->aliases;
+
+			for (; a && a->name && n < 63 && k < 16; a++, k++) {
+				snprintf(alias_of[k], sizeof(alias_of[k]),
+					 "alias of %s", strategies[i]->name);
+				infos[n++] = (struct vt_strategy_info){
+					a->name, alias_of[k], a->origin };
+			}
+		}
 	}
 	return infos;
+}
+
+const char *vt_strategy_default_list(void)
+{
+	static char list[512];
+
+	if (!list[0]) {
+		size_t len = 0;
+
+		for (int i = 0; strategies[i]; i++)
+			if (strategies[i]->in_default)
+				len += snprintf(list + len,
+						len < sizeof(list) ? sizeof(list) - len : 0,
+						"%s%s", len ? "," : "",
+						strategies[i]->name);
+	}
+	return list;
 }

@@ -7,14 +7,16 @@
  * rounded up to it, and each segment is mapped by its own
  * vmap_pages_range() call.
  */
+#include <string.h>
+
 #include "core/engine.h"
 
 /* vm_shift() */
-static unsigned int vm_shift(struct vt_engine *e, uint64_t size)
+static unsigned int vt_vm_shift(struct vt_engine *e, uint64_t size)
 {
 	if (size >= e->mm.g.pmd_size)
 		return e->mm.g.pmd_shift;
-	return arm64_vmap_pte_supported_shift(&e->mm, size);
+	return arch_vmap_pte_supported_shift(&e->mm, size);
 }
 
 /* Dev's __vmap_pages_range_noflush(): chunks over ALIGN_DOWN(nr, step),
@@ -28,10 +30,10 @@ static int segments_vmap_pages_range(struct vt_engine *e, uint64_t addr,
 	uint64_t step = 1ull << (page_shift - g->page_shift), i;
 
 	if (page_shift == g->page_shift)
-		return vt_vmap_small_pages_range_noflush(e, addr, end,
+		return vt_vmap_small_pages_range_noflush(&e->w, addr, end,
 				e->prot_kernel, idx, g->page_shift);
 	for (i = 0; i < (nr & ~(step - 1)); i += step) {
-		int err = vt_vmap_range_noflush(e, addr, addr + (1ull << page_shift),
+		int err = vt_vmap_range_noflush(&e->w, addr, addr + (1ull << page_shift),
 				e->pages.pfn[idx + i] << g->page_shift,
 				e->prot_kernel, page_shift);
 		if (err)
@@ -40,7 +42,7 @@ static int segments_vmap_pages_range(struct vt_engine *e, uint64_t addr,
 	}
 	if (!(nr & (step - 1)))
 		return 0;
-	return vt_vmap_small_pages_range_noflush(e, addr, end, e->prot_kernel,
+	return vt_vmap_small_pages_range_noflush(&e->w, addr, end, e->prot_kernel,
 						 idx + i, g->page_shift);
 }
 
@@ -56,13 +58,13 @@ static int segments_vmap(struct vt_engine *e, struct vt_area *a)
 	/* max_contiguous_stride_order(): first scan of the array */
 	for (i = 0; i < count;) {
 		uint64_t nr = vt_num_pages_contiguous(&e->pages, i, count - i);
-		unsigned int s = vm_shift(e, nr << g->page_shift);
+		unsigned int s = vt_vm_shift(e, nr << g->page_shift);
 
 		if (s > max_shift)
 			max_shift = s;
 		i += nr;
 	}
-	err = vt_area_get_va(e, a, count << g->page_shift, 1ull << max_shift,
+	err = vt___get_vm_area_node(e, a, count << g->page_shift, 1ull << max_shift,
 			     max_shift);
 	if (err)
 		return err;
@@ -72,7 +74,7 @@ static int segments_vmap(struct vt_engine *e, struct vt_area *a)
 		uint64_t nr = vt_num_pages_contiguous(&e->pages, i, count - i);
 
 		err = segments_vmap_pages_range(e, addr, addr + (nr << g->page_shift),
-						i, vm_shift(e, nr << g->page_shift));
+						i, vt_vm_shift(e, nr << g->page_shift));
 		if (err)
 			return err;
 		i += nr;
@@ -81,12 +83,26 @@ static int segments_vmap(struct vt_engine *e, struct vt_area *a)
 	return 0;
 }
 
+/* segments:force: every vmap as if VM_ALLOW_HUGE_VMAP */
+static int segments_modifier(const char *text, char kind, const char *mod,
+			     struct vt_strategy_spec *out, struct vt_error *err)
+{
+	(void)kind;
+	if (strcmp(mod, "force"))
+		return vt_error_set(err, VT_ERR_BAD_STRATEGY,
+				    "'%s': unknown modifier ':%s'", text, mod);
+	out->force = true;
+	return 0;
+}
+
 const struct vt_strategy vt_strategy_segments = {
 	.name = "segments",
 	.summary = "Dev Jain's alternative: per-segment mapping of VM_ALLOW_HUGE_VMAP vmaps",
 	.origin = "Dev Jain, arm64/perf: map AUX buffer with large pages (RFC thread, 2026-02-26)",
-	.takes_force = true,
+	.in_default = true,
 	.huge_vmalloc = true,
+	.modifier_help = ":force",
+	.modifier = segments_modifier,
 	.vmap = segments_vmap,
 	.vmap_pages_range = segments_vmap_pages_range,
 };

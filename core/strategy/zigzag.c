@@ -7,11 +7,18 @@
  */
 #include "core/engine.h"
 
+static const struct vt_strategy_alias aliases[] = {
+	{ "mainline", "mm/vmalloc.c (mainline)" },
+	{ NULL, NULL },
+};
+
 const struct vt_strategy vt_strategy_zigzag = {
 	.name = "zigzag",
 	.summary = "mainline as shipped: a full top-down walk per huge-vmalloc chunk",
 	.origin = "mm/vmalloc.c __vmap_pages_range_noflush() (mainline)",
+	.in_default = true,
 	.huge_vmalloc = true,
+	.aliases = aliases,
 	.vmap = vt_vmap_mainline,
-	.vmap_pages_range = vt_vmap_pages_range_zigzag,
+	.vmap_pages_range = vt___vmap_pages_range_noflush,
 };

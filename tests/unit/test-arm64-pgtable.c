@@ -10,21 +10,24 @@
 #include <string.h>
 
 #include "arch/arm64/arm64.h"
-#include "core/trace/trace.h"
 #include "test.h"
 
 #define KiB (1ull << 10)
 #define MiB (1ull << 20)
 #define GiB (1ull << 30)
 
-/* ---- expectations over the whole metric vector ----------------------- */
+/* ---- expectations over the whole counter vector ---------------------- */
+
+#define NAME(n) #n,
+static const char *const counter_names[] = { ARM64_COUNTERS(NAME) };
+#undef NAME
 
 struct kv {
-	enum vt_metric m;
+	enum arm64_counter m;
 	uint64_t v;
 };
 
-#define K(name, val) { VT_M_##name, (val) },
+#define K(name, val) { ARM64_C_##name, (val) },
 /* dsb ishst; isb */
 #define PAIR(n) K(dsb, n) K(dsb_ishst, n) K(isb, n)
 /* flush_tlb_kernel_range() issuing n single vaale1is */
@@ -41,20 +44,20 @@ struct kv {
 #define SWAPPER_FIXMAP K(fixmap_maps, 1) K(fixmap_stores, 2) PAIR(1) FLUSH_SINGLES(1)
 
 #define EXPECT(what, st, ...) \
-	expect_stats(what, __LINE__, st, (const struct kv[]){ __VA_ARGS__ { VT_M__NR, 0 } })
+	expect_stats(what, __LINE__, st, (const struct kv[]){ __VA_ARGS__ { ARM64_C__NR, 0 } })
 
-static void expect_stats(const char *what, int line, const struct vt_stats *st,
+static void expect_stats(const char *what, int line, const struct arm64_counters *st,
 			 const struct kv *kv)
 {
-	uint64_t want[VT_M__NR] = { 0 };
+	uint64_t want[ARM64_C__NR] = { 0 };
 
-	for (; kv->m != VT_M__NR; kv++)
+	for (; kv->m != ARM64_C__NR; kv++)
 		want[kv->m] += kv->v;
-	for (int i = 0; i < VT_M__NR; i++) {
-		if (st->m[i] == want[i])
+	for (int i = 0; i < ARM64_C__NR; i++) {
+		if (st->c[i] == want[i])
 			continue;
 		fprintf(stderr, "%s:%d: %s: %s = %llu, want %llu\n", __FILE__, line,
-			what, vt_metric_names[i], (unsigned long long)st->m[i],
+			what, counter_names[i], (unsigned long long)st->c[i],
 			(unsigned long long)want[i]);
 		test_failures++;
 	}
@@ -64,7 +67,7 @@ static void expect_stats(const char *what, int line, const struct vt_stats *st,
 
 struct fx {
 	struct arm64_mm mm;
-	struct vt_stats st;
+	struct arm64_counters st;
 };
 
 static int fx_init(struct fx *f, unsigned int ps, unsigned int va,
@@ -72,7 +75,7 @@ static int fx_init(struct fx *f, unsigned int ps, unsigned int va,
 {
 	int err = arm64_mm_init(&f->mm, ps, va, o);
 
-	vt_stats_clear(&f->st);
+	memset(&f->st, 0, sizeof(f->st));
 	f->mm.st = &f->st;
 	TEST_ASSERT_EQ("arm64_mm_init", err, 0);
 	return err;
@@ -99,7 +102,7 @@ static uint64_t *entry_at(struct fx *f, uint64_t va, int depth)
 		if (id == UINT32_MAX)
 			return NULL;
 	}
-	vt_stats_clear(&f->st);
+	memset(&f->st, 0, sizeof(f->st));
 	return &mm->tbl[id][arm64_index(&mm->g, depth, va)];
 }
 
@@ -115,7 +118,7 @@ static void test_prot_bits(void)
 	uint64_t k;
 
 	arm64_geom_init(&g, 12, 48);
-	k = arm64_prot_bits(&g, VT_PROT_KERNEL);
+	k = arm64_prot_bits(&g, ARM64_PAGE_KERNEL);
 	TEST_ASSERT_EQ("PAGE_KERNEL", k, 0x0068000000000703ull);
 	/* bit by bit */
 	TEST_ASSERT_EQ("[1:0] TYPE_PAGE", k & 3, 3);
@@ -136,34 +139,34 @@ static void test_prot_bits(void)
 		       0x0068000012345703ull);
 
 	/* PROT_DEVICE_nGnRE: AttrIndx 4 */
-	TEST_ASSERT_EQ("ioremap prot", arm64_prot_bits(&g, VT_PROT_DEVICE),
+	TEST_ASSERT_EQ("ioremap prot", arm64_prot_bits(&g, ARM64_PROT_DEVICE_nGnRE),
 		       0x0068000000000713ull);
 	/* (PROT_NORMAL & ~PTE_WRITE) | PTE_RDONLY */
-	TEST_ASSERT_EQ("PAGE_KERNEL_RO", arm64_prot_bits(&g, VT_PROT_KERNEL_RO),
+	TEST_ASSERT_EQ("PAGE_KERNEL_RO", arm64_prot_bits(&g, ARM64_PAGE_KERNEL_RO),
 		       0x0060000000000783ull);
 	/* PROT_NORMAL & ~PTE_PXN */
-	TEST_ASSERT_EQ("PAGE_KERNEL_EXEC", arm64_prot_bits(&g, VT_PROT_KERNEL_EXEC),
+	TEST_ASSERT_EQ("PAGE_KERNEL_EXEC", arm64_prot_bits(&g, ARM64_PAGE_KERNEL_EXEC),
 		       0x0048000000000703ull);
 	/* pgprot_writecombine(): AttrIndx MT_NORMAL_NC (2) */
-	TEST_ASSERT_EQ("writecombine", arm64_prot_bits(&g, VT_PROT_KERNEL_NC),
+	TEST_ASSERT_EQ("writecombine", arm64_prot_bits(&g, ARM64_PAGE_KERNEL_NC),
 		       0x006800000000070bull);
 
 	/* LPA2: PTE_MAYBE_SHARED = 0, bits 9:8 carry PA[51:50] */
 	arm64_geom_init(&l2, 12, 52);
-	TEST_ASSERT_EQ("PAGE_KERNEL LPA2 4K", arm64_prot_bits(&l2, VT_PROT_KERNEL),
+	TEST_ASSERT_EQ("PAGE_KERNEL LPA2 4K", arm64_prot_bits(&l2, ARM64_PAGE_KERNEL),
 		       0x0068000000000403ull);
-	TEST_ASSERT_EQ("device LPA2 4K", arm64_prot_bits(&l2, VT_PROT_DEVICE),
+	TEST_ASSERT_EQ("device LPA2 4K", arm64_prot_bits(&l2, ARM64_PROT_DEVICE_nGnRE),
 		       0x0068000000000413ull);
 	arm64_geom_init(&l2, 14, 52);
-	TEST_ASSERT_EQ("PAGE_KERNEL LPA2 16K", arm64_prot_bits(&l2, VT_PROT_KERNEL),
+	TEST_ASSERT_EQ("PAGE_KERNEL LPA2 16K", arm64_prot_bits(&l2, ARM64_PAGE_KERNEL),
 		       0x0068000000000403ull);
 	/* 64K 52-bit is FEAT_LPA, not LPA2: SH stays in the descriptor */
 	arm64_geom_init(&g64, 16, 52);
-	TEST_ASSERT_EQ("PAGE_KERNEL 64K/52", arm64_prot_bits(&g64, VT_PROT_KERNEL),
+	TEST_ASSERT_EQ("PAGE_KERNEL 64K/52", arm64_prot_bits(&g64, ARM64_PAGE_KERNEL),
 		       0x0068000000000703ull);
 	/* a 47/36-bit 16K build is not LPA2 */
 	arm64_geom_init(&l2, 14, 47);
-	TEST_ASSERT_EQ("PAGE_KERNEL 16K/47", arm64_prot_bits(&l2, VT_PROT_KERNEL),
+	TEST_ASSERT_EQ("PAGE_KERNEL 16K/47", arm64_prot_bits(&l2, ARM64_PAGE_KERNEL),
 		       0x0068000000000703ull);
 }
 
@@ -251,14 +254,14 @@ static void test_written_descriptors(void)
 	TEST_ASSERT_VAL("table desc points at the PTE table", mm->tbl[id] + arm64_index(&mm->g, 3, va) == pte);
 
 	/* page, CONT page */
-	e = arm64_pa_to_desc(&mm->g, pa) | arm64_prot_bits(&mm->g, VT_PROT_KERNEL);
+	e = arm64_pa_to_desc(&mm->g, pa) | arm64_prot_bits(&mm->g, ARM64_PAGE_KERNEL);
 	arm64_set_pte_at(mm, pte, e);
 	TEST_ASSERT_EQ("stored page desc", *pte, 0x0068000040000703ull);
 	TEST_ASSERT_EQ("CONT desc", arm64_make_huge_pte(mm, e, mm->g.cont_pte_shift),
 		       0x0078000040000703ull);
 	TEST_ASSERT_EQ("CONT device desc",
 		       arm64_make_huge_pte(mm, arm64_pa_to_desc(&mm->g, pa) |
-					   arm64_prot_bits(&mm->g, VT_PROT_DEVICE),
+					   arm64_prot_bits(&mm->g, ARM64_PROT_DEVICE_nGnRE),
 					   mm->g.cont_pte_shift),
 		       0x0078000040000713ull);
 	arm64_set_huge_pte_at(mm, va, pte, arm64_make_huge_pte(mm, e, 16), 64 * KiB);
@@ -270,12 +273,12 @@ static void test_written_descriptors(void)
 	/* PMD block via arm64_set_huge_block() */
 	pmd = entry_at(&f, va + 2 * MiB, 2);
 	TEST_ASSERT_EQ("set_huge_block", arm64_set_huge_block(mm, 2, pmd, 0x80200000ull,
-			arm64_prot_bits(&mm->g, VT_PROT_KERNEL)), 1);
+			arm64_prot_bits(&mm->g, ARM64_PAGE_KERNEL)), 1);
 	TEST_ASSERT_EQ("PMD block desc", *pmd, 0x0068000080200703ull & ~2ull);
 	TEST_ASSERT_EQ("PMD block desc literal", *pmd, 0x0068000080200701ull);
 	pmd = entry_at(&f, va + 4 * MiB, 2);
 	arm64_set_huge_block(mm, 2, pmd, 0x80400000ull,
-			     arm64_prot_bits(&mm->g, VT_PROT_DEVICE));
+			     arm64_prot_bits(&mm->g, ARM64_PROT_DEVICE_nGnRE));
 	TEST_ASSERT_EQ("device PMD block", *pmd, 0x0068000080400711ull);
 out:
 	fx_release(&f);
@@ -295,7 +298,7 @@ out:
 			       0x1000000000000403ull);
 	}
 	arm64_set_pte_at(&f.mm, pte, arm64_pa_to_desc(&f.mm.g, (1ull << 51) | 0x5000) |
-			 arm64_prot_bits(&f.mm.g, VT_PROT_KERNEL));
+			 arm64_prot_bits(&f.mm.g, ARM64_PAGE_KERNEL));
 	TEST_ASSERT_EQ("LPA2 page desc", *pte, 0x0068000000005603ull);
 out2:
 	fx_release(&f);
@@ -316,7 +319,7 @@ static void test_set_pte_at(void)
 			if (fx_init(&f, 12, 48, eager ? &eager_opts : &lazy_opts))
 				return;
 			pte = entry_at(&f, mm->g.vmalloc_start, 3);
-			e = 0x80000000ull | arm64_prot_bits(&mm->g, VT_PROT_KERNEL);
+			e = 0x80000000ull | arm64_prot_bits(&mm->g, ARM64_PAGE_KERNEL);
 			if (lazy)
 				arm64_lazy_mmu_enable(mm);
 			arm64_set_pte_at(mm, pte, e);
@@ -343,7 +346,7 @@ static void test_set_pte_at(void)
 			       PAIR(lazy && !eager ? 1 : 2));
 
 			/* invalid entries: a store, no barrier, nothing pending */
-			vt_stats_clear(&f.st);
+			memset(&f.st, 0, sizeof(f.st));
 			if (lazy)
 				arm64_lazy_mmu_enable(mm);
 			arm64_set_pte_at(mm, pte + 2, 0);
@@ -485,7 +488,7 @@ static void test_set_huge_pte_at(void)
 				TEST_ASSERT_EQ("cont_ptes", cp, ps[gi] == 12 ? 16 : ps[gi] == 14 ? 128 : 32);
 				pte = entry_at(&f, mm->g.vmalloc_start, (int)mm->g.levels - 1);
 				e = arm64_make_huge_pte(mm, (1ull << 32) |
-						arm64_prot_bits(&mm->g, VT_PROT_KERNEL),
+						arm64_prot_bits(&mm->g, ARM64_PAGE_KERNEL),
 						mm->g.cont_pte_shift);
 				if (lazy)
 					arm64_lazy_mmu_enable(mm);
@@ -573,7 +576,7 @@ static void test_set_huge_pte_at_bbm_and_invalid(void)
 	pte = entry_at(&f, va, 3);
 	e = arm64_make_huge_pte(mm, 0x80000000ull | 0x0068000000000703ull, 16);
 	arm64_set_huge_pte_at(mm, va, pte, e, 64 * KiB);
-	vt_stats_clear(&f.st);
+	memset(&f.st, 0, sizeof(f.st));
 	/* valid CONT over a valid group: clear all 16 (xchg), flush the block
 	 * (16 pages < MAX_DVM_OPS: 16 vaale1is), then the 16 stores */
 	arm64_set_huge_pte_at(mm, va, pte, e + (1ull << 20), 64 * KiB);
@@ -582,7 +585,7 @@ static void test_set_huge_pte_at_bbm_and_invalid(void)
 	TEST_ASSERT_EQ("BBM new value", pte[15], e + (1ull << 20) + 15 * 4096);
 
 	/* a non-present entry: ncontig stores of the value, no barrier */
-	vt_stats_clear(&f.st);
+	memset(&f.st, 0, sizeof(f.st));
 	TEST_ASSERT_EQ("invalid huge", arm64_set_huge_pte_at(mm, va, pte, 0, 64 * KiB), 16);
 	EXPECT("set_huge_pte_at invalid", &f.st, K(set_huge_pte_at_calls, 1));
 	TEST_ASSERT_EQ("invalid stored", pte[7], 0);
@@ -597,25 +600,25 @@ static void test_populate(void)
 		unsigned int ps, va;
 		int depth;
 		bool rodata_rw, eager;
-		enum vt_metric metric;
+		enum arm64_counter metric;
 	} c[] = {
-		{ 12, 48, 1, false, false, VT_M_pud_writes },	/* PMD table into a PUD */
-		{ 12, 48, 2, false, false, VT_M_pmd_writes },	/* PTE table into a PMD */
-		{ 12, 48, 2, false, true, VT_M_pmd_writes },
-		{ 12, 52, 1, false, false, VT_M_p4d_writes },	/* set_p4d */
-		{ 12, 52, 2, false, false, VT_M_pud_writes },
-		{ 12, 52, 3, false, false, VT_M_pmd_writes },
-		{ 14, 47, 1, false, false, VT_M_pmd_writes },
-		{ 16, 48, 1, false, false, VT_M_pmd_writes },
+		{ 12, 48, 1, false, false, ARM64_C_pud_writes },	/* PMD table into a PUD */
+		{ 12, 48, 2, false, false, ARM64_C_pmd_writes },	/* PTE table into a PMD */
+		{ 12, 48, 2, false, true, ARM64_C_pmd_writes },
+		{ 12, 52, 1, false, false, ARM64_C_p4d_writes },	/* set_p4d */
+		{ 12, 52, 2, false, false, ARM64_C_pud_writes },
+		{ 12, 52, 3, false, false, ARM64_C_pmd_writes },
+		{ 14, 47, 1, false, false, ARM64_C_pmd_writes },
+		{ 16, 48, 1, false, false, ARM64_C_pmd_writes },
 		/* into swapper_pg_dir */
-		{ 12, 48, 0, false, false, VT_M_pgd_writes },
-		{ 12, 48, 0, false, true, VT_M_pgd_writes },
-		{ 12, 48, 0, true, false, VT_M_pgd_writes },
-		{ 12, 39, 0, false, false, VT_M_pgd_writes },	/* every PMD table */
-		{ 12, 52, 0, false, false, VT_M_pgd_writes },
-		{ 14, 36, 0, false, false, VT_M_pgd_writes },	/* every PTE table */
-		{ 16, 42, 0, false, false, VT_M_pgd_writes },
-		{ 16, 42, 0, true, true, VT_M_pgd_writes },
+		{ 12, 48, 0, false, false, ARM64_C_pgd_writes },
+		{ 12, 48, 0, false, true, ARM64_C_pgd_writes },
+		{ 12, 48, 0, true, false, ARM64_C_pgd_writes },
+		{ 12, 39, 0, false, false, ARM64_C_pgd_writes },	/* every PMD table */
+		{ 12, 52, 0, false, false, ARM64_C_pgd_writes },
+		{ 14, 36, 0, false, false, ARM64_C_pgd_writes },	/* every PTE table */
+		{ 16, 42, 0, false, false, ARM64_C_pgd_writes },
+		{ 16, 42, 0, true, true, ARM64_C_pgd_writes },
 	};
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -689,7 +692,7 @@ static void test_set_huge_block(void)
 
 		if (fx_init(&f, 12, 48, eager ? &eager_opts : &lazy_opts))
 			return;
-		k = arm64_prot_bits(&mm->g, VT_PROT_KERNEL);
+		k = arm64_prot_bits(&mm->g, ARM64_PAGE_KERNEL);
 		va = mm->g.vmalloc_start + 1 * GiB;
 		pmd = entry_at(&f, va, 2);
 		TEST_ASSERT_EQ("PMD block", arm64_set_huge_block(mm, 2, pmd, 0x80200000ull, k), 1);
@@ -697,14 +700,14 @@ static void test_set_huge_block(void)
 		TEST_ASSERT_EQ("PMD block value", *pmd, 0x0068000080200701ull);
 
 		/* live entry, same PA, permission change only: allowed */
-		vt_stats_clear(&f.st);
+		memset(&f.st, 0, sizeof(f.st));
 		TEST_ASSERT_EQ("RDONLY change", arm64_set_huge_block(mm, 2, pmd, 0x80200000ull,
-				arm64_prot_bits(&mm->g, VT_PROT_KERNEL_RO)), 1);
+				arm64_prot_bits(&mm->g, ARM64_PAGE_KERNEL_RO)), 1);
 		EXPECT("permission change", &f.st, K(block_maps, 1) K(pmd_writes, 1) PAIR(1));
 		TEST_ASSERT_EQ("RO block value", *pmd, 0x0060000080200781ull);
 
 		/* live entry, different PA: refused, no store, no count */
-		vt_stats_clear(&f.st);
+		memset(&f.st, 0, sizeof(f.st));
 		old = *pmd;
 		TEST_ASSERT_EQ("different PA refused",
 			       arm64_set_huge_block(mm, 2, pmd, 0x80400000ull, k), 0);
@@ -713,7 +716,7 @@ static void test_set_huge_block(void)
 		/* live entry, same PA, different memory type: refused */
 		TEST_ASSERT_EQ("memory type change refused",
 			       arm64_set_huge_block(mm, 2, pmd, 0x80200000ull,
-						    arm64_prot_bits(&mm->g, VT_PROT_DEVICE)), 0);
+						    arm64_prot_bits(&mm->g, ARM64_PROT_DEVICE_nGnRE)), 0);
 		/* nG -> G refused, G -> nG allowed */
 		*pmd = 0x0068000080200701ull | PTE_NG;
 		TEST_ASSERT_EQ("nG -> G refused",
@@ -792,10 +795,10 @@ static void test_free_lower_table(void)
 		       K(tables_freed, 1));
 		TEST_ASSERT_EQ("pmd cleared", *pmd, 0);
 		/* not a table (none or block): VM_WARN, return 1, nothing */
-		vt_stats_clear(&f.st);
+		memset(&f.st, 0, sizeof(f.st));
 		TEST_ASSERT_EQ("none", arm64_free_lower_table(mm, 2, pmd, va), 1);
 		arm64_set_huge_block(mm, 2, pmd, 0x80000000ull, 0x0068000000000703ull);
-		vt_stats_clear(&f.st);
+		memset(&f.st, 0, sizeof(f.st));
 		old = *pmd;
 		TEST_ASSERT_EQ("block", arm64_free_lower_table(mm, 2, pmd, va), 1);
 		TEST_ASSERT_EQ("block kept", *pmd, old);
@@ -837,7 +840,7 @@ static void test_clear_huge(void)
 	pmd = entry_at(&f, va, 2);
 	TEST_ASSERT_EQ("none: 0", arm64_clear_huge(mm, 2, pmd), 0);
 	arm64_set_huge_block(mm, 2, pmd, 0x80000000ull, 0x0068000000000703ull);
-	vt_stats_clear(&f.st);
+	memset(&f.st, 0, sizeof(f.st));
 	TEST_ASSERT_EQ("block: 1", arm64_clear_huge(mm, 2, pmd), 1);
 	EXPECT("pmd_clear_huge", &f.st, K(pmd_clears, 1));
 	TEST_ASSERT_EQ("cleared", *pmd, 0);
@@ -848,7 +851,7 @@ static void test_clear_huge(void)
 	EXPECT("table untouched", &f.st);
 	pud = entry_at(&f, va + 1 * GiB, 1);
 	arm64_set_huge_block(mm, 1, pud, 0xc0000000ull, 0x0068000000000703ull);
-	vt_stats_clear(&f.st);
+	memset(&f.st, 0, sizeof(f.st));
 	TEST_ASSERT_EQ("PUD block: 1", arm64_clear_huge(mm, 1, pud), 1);
 	EXPECT("pud_clear_huge", &f.st, K(pud_clears, 1));
 	fx_release(&f);
@@ -868,7 +871,7 @@ static void test_get_and_clear(void)
 		pte = entry_at(&f, va, 3);
 		e = 0x80000000ull | 0x0078000000000703ull;
 		arm64_set_huge_pte_at(mm, va, pte, e, 1 * MiB);
-		vt_stats_clear(&f.st);
+		memset(&f.st, 0, sizeof(f.st));
 		if (lazy)
 			arm64_lazy_mmu_enable(mm);
 		old = arm64_ptep_get_and_clear(mm, &pte[300]);	/* an empty slot */
@@ -937,7 +940,7 @@ static void test_flush_tlb_kernel_range(void)
 
 			snprintf(what, sizeof(what), "flush range=%d P=%llu", range,
 				 (unsigned long long)p);
-			vt_stats_clear(&f.st);
+			memset(&f.st, 0, sizeof(f.st));
 			arm64_flush_tlb_kernel_range(&f.mm, base, base + (p << 12));
 			if (range) {
 				want_full = p > (1ull << 21);
@@ -967,17 +970,17 @@ static void test_flush_tlb_kernel_range(void)
 		for (uint64_t p = 1; range && p <= 5000; p++) {
 			uint64_t singles, n = spec_range_tlbis(p, &singles);
 
-			vt_stats_clear(&f.st);
+			memset(&f.st, 0, sizeof(f.st));
 			arm64_flush_tlb_kernel_range(&f.mm, base, base + (p << 12));
-			if (f.st.m[VT_M_tlbi] != n || f.st.m[VT_M_tlbi_vaale1is] != singles) {
+			if (f.st.c[ARM64_C_tlbi] != n || f.st.c[ARM64_C_tlbi_vaale1is] != singles) {
 				fprintf(stderr, "  P=%llu\n", (unsigned long long)p);
-				TEST_ASSERT_EQ("sweep tlbi", f.st.m[VT_M_tlbi], n);
-				TEST_ASSERT_EQ("sweep singles", f.st.m[VT_M_tlbi_vaale1is], singles);
+				TEST_ASSERT_EQ("sweep tlbi", f.st.c[ARM64_C_tlbi], n);
+				TEST_ASSERT_EQ("sweep singles", f.st.c[ARM64_C_tlbi_vaale1is], singles);
 				break;
 			}
 		}
 		/* start/end rounded to pages: [base+100, base+4097) is 2 pages */
-		vt_stats_clear(&f.st);
+		memset(&f.st, 0, sizeof(f.st));
 		arm64_flush_tlb_kernel_range(&f.mm, base + 100, base + 4097);
 		if (range)
 			EXPECT("rounding", &f.st, K(tlbi, 1) K(tlbi_rvaale1is, 1) K(dsb, 2)
@@ -985,7 +988,7 @@ static void test_flush_tlb_kernel_range(void)
 		else
 			EXPECT("rounding", &f.st, FLUSH_SINGLES(2));
 		/* without LPA2 the start alignment does not matter */
-		vt_stats_clear(&f.st);
+		memset(&f.st, 0, sizeof(f.st));
 		arm64_flush_tlb_kernel_range(&f.mm, base + 4096, base + 4096 + 32 * 4096);
 		if (range)
 			EXPECT("misaligned start, no LPA2", &f.st, K(tlbi, 1) K(tlbi_rvaale1is, 1)
@@ -1010,7 +1013,7 @@ static void test_flush_tlb_kernel_range(void)
 			base = f.mm.g.vmalloc_start;
 			arm64_flush_tlb_kernel_range(&f.mm, base, base + (gr[i].dvm - 1) * ps);
 			EXPECT("MAX_DVM_OPS - 1 singles", &f.st, FLUSH_SINGLES(gr[i].dvm - 1));
-			vt_stats_clear(&f.st);
+			memset(&f.st, 0, sizeof(f.st));
 			arm64_flush_tlb_kernel_range(&f.mm, base, base + gr[i].dvm * ps);
 			EXPECT("MAX_DVM_OPS: full flush", &f.st, FLUSH_ALL);
 			fx_release(&f);
@@ -1033,13 +1036,13 @@ static void test_flush_tlb_kernel_range(void)
 		       K(dsb_ishst, 1) K(dsb_ish, 1) K(isb, 1));
 		/* one page in: 15 singles to the 64K boundary, then 17 pages =
 		 * one range op (16) + one single */
-		vt_stats_clear(&f.st);
+		memset(&f.st, 0, sizeof(f.st));
 		arm64_flush_tlb_kernel_range(&f.mm, base + 4096, base + 33 * 4096);
 		EXPECT("LPA2 misaligned", &f.st, K(tlbi, 17) K(tlbi_vaale1is, 16)
 		       K(tlbi_rvaale1is, 1) K(dsb, 2) K(dsb_ishst, 1) K(dsb_ish, 1) K(isb, 1));
 		/* 15 pages into a 64K block: at most 15 singles (a short range
 		 * is all singles) */
-		vt_stats_clear(&f.st);
+		memset(&f.st, 0, sizeof(f.st));
 		arm64_flush_tlb_kernel_range(&f.mm, base + 4096, base + 16 * 4096);
 		EXPECT("LPA2 all singles", &f.st, K(tlbi, 15) K(tlbi_vaale1is, 15) K(dsb, 2)
 		       K(dsb_ishst, 1) K(dsb_ish, 1) K(isb, 1));
@@ -1071,8 +1074,8 @@ static void test_flush_tlb_kernel_range(void)
 			return;
 		arm64_flush_tlb_all(&f.mm);
 		EXPECT("flush_tlb_all", &f.st, FLUSH_ALL);
-		vt_stats_clear(&f.st);
-		arm64_flush_tlb_kernel_pgtable(&f.mm, f.mm.g.vmalloc_start);
+		memset(&f.st, 0, sizeof(f.st));
+		arm64___flush_tlb_kernel_pgtable(&f.mm, f.mm.g.vmalloc_start);
 		EXPECT("flush_tlb_kernel_pgtable", &f.st, FLUSH_PGTABLE(1));
 		fx_release(&f);
 	}
@@ -1126,7 +1129,8 @@ static void test_vmap_map_size(void)
 	};
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		struct arm64_mm_opts o = { .initial_empty = true, .vmap_cont = c[i].vmap_cont };
+		struct arm64_mm_opts o = { .initial_empty = true, .vmap_cont = c[i].vmap_cont,
+					   .patch2 = c[i].patch2 };
 		struct fx f;
 		uint64_t addr, got;
 
@@ -1134,8 +1138,7 @@ static void test_vmap_map_size(void)
 			return;
 		addr = f.mm.g.vmalloc_start + c[i].addr_off;
 		got = arm64_vmap_pte_range_map_size(&f.mm, addr, addr + c[i].len,
-						    c[i].pa >> c[i].ps, c[i].max_shift,
-						    c[i].patch2);
+						    c[i].pa >> c[i].ps, c[i].max_shift);
 		if (got != c[i].want)
 			fprintf(stderr, "  map_size case %zu\n", i);
 		TEST_ASSERT_EQ("arch_vmap_pte_range_map_size", got, c[i].want);

@@ -20,7 +20,7 @@
 
 struct fx {
 	struct arm64_mm mm;
-	struct vt_stats st;
+	struct arm64_counters st;
 };
 
 static int fx_init(struct fx *f, unsigned int ps, unsigned int va)
@@ -28,7 +28,7 @@ static int fx_init(struct fx *f, unsigned int ps, unsigned int va)
 	struct arm64_mm_opts o = { .initial_empty = true };
 	int err = arm64_mm_init(&f->mm, ps, va, &o);
 
-	vt_stats_clear(&f->st);
+	memset(&f->st, 0, sizeof(f->st));
 	f->mm.st = &f->st;
 	TEST_ASSERT_EQ("arm64_mm_init", err, 0);
 	return err;
@@ -81,7 +81,7 @@ static void test_translate_4k(void)
 	TEST_ASSERT_VAL("tables", pte != NULL);
 	if (!pte)
 		goto out;
-	TEST_ASSERT_EQ("tables allocated by populate", f.st.m[VT_M_tables_allocated], 3);
+	TEST_ASSERT_EQ("tables allocated by populate", f.st.c[ARM64_C_tables_allocated], 3);
 	TEST_ASSERT_EQ("table present, PTE none: fault", (long long)xlat(&f, base, &x),
 		       (long long)-EFAULT);
 	pte[0] = 0x80000000ull | PAGE_KERNEL;

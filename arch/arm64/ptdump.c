@@ -4,13 +4,13 @@
  * of arch/arm64/mm/ptdump.c (note_page() merges entries whose level and
  * attributes match).
  */
-#include "core/engine.h"
+#include "arch/arm64/arm64.h"
 
 struct ptd {
-	struct vt_engine *e;
-	struct vt_ptdump_range cur;
+	const struct arm64_mm *mm;
+	struct arm64_ptdump_range cur;
 	bool have;
-	int (*fn)(void *ctx, const struct vt_ptdump_range *r);
+	int (*fn)(void *ctx, const struct arm64_ptdump_range *r);
 	void *ctx;
 };
 
@@ -26,11 +26,11 @@ static int emit(struct ptd *p)
 
 static int note(struct ptd *p, int d, uint64_t va, uint64_t size, uint64_t desc)
 {
-	const struct arm64_geom *g = &p->e->mm.g;
+	const struct arm64_geom *g = &p->mm->g;
 	const char *kind = d == (int)g->levels - 1 ?
 			   ((desc & PTE_CONT) ? "cont" : "page") : "block";
 	uint64_t pa = arm64_desc_to_pa(g, desc), attrs = arm64_desc_attrs(g, desc);
-	struct vt_ptdump_range *c = &p->cur;
+	struct arm64_ptdump_range *c = &p->cur;
 	int ret;
 
 	if (p->have && c->va_end == va && c->level == d && c->kind == kind &&
@@ -42,7 +42,7 @@ static int note(struct ptd *p, int d, uint64_t va, uint64_t size, uint64_t desc)
 	ret = emit(p);
 	if (ret)
 		return ret;
-	*c = (struct vt_ptdump_range){
+	*c = (struct arm64_ptdump_range){
 		.va_start = va, .va_end = va + size, .pa_start = pa,
 		.level = d, .lvl_name = arm64_level_name(g, d), .kind = kind,
 		.attrs = attrs, .nr = 1,
@@ -53,8 +53,8 @@ static int note(struct ptd *p, int d, uint64_t va, uint64_t size, uint64_t desc)
 
 static int walk(struct ptd *p, int d, uint32_t tid, uint64_t base)
 {
-	const struct arm64_geom *g = &p->e->mm.g;
-	uint64_t *t = p->e->mm.tbl[tid];
+	const struct arm64_geom *g = &p->mm->g;
+	uint64_t *t = p->mm->tbl[tid];
 	int ret = 0;
 
 	for (uint64_t i = 0; i < g->ptrs[d] && !ret; i++) {
@@ -65,7 +65,7 @@ static int walk(struct ptd *p, int d, uint32_t tid, uint64_t base)
 		if (!(t[i] & PTE_VALID)) {
 			continue;
 		} else if (d < (int)g->levels - 1 && arm64_desc_table(t[i])) {
-			uint32_t c = arm64_desc_table_id(&p->e->mm, t[i]);
+			uint32_t c = arm64_desc_table_id(p->mm, t[i]);
 
 			if (c != UINT32_MAX)
 				ret = walk(p, d + 1, c, va);
@@ -76,12 +76,12 @@ static int walk(struct ptd *p, int d, uint32_t tid, uint64_t base)
 	return ret;
 }
 
-int vt_engine_ptdump(struct vt_engine *e,
-		     int (*fn)(void *ctx, const struct vt_ptdump_range *r),
+int arm64_ptdump(const struct arm64_mm *mm,
+		     int (*fn)(void *ctx, const struct arm64_ptdump_range *r),
 		     void *ctx)
 {
-	struct ptd p = { .e = e, .fn = fn, .ctx = ctx };
-	int ret = walk(&p, 0, e->mm.pgd, 0);
+	struct ptd p = { .mm = mm, .fn = fn, .ctx = ctx };
+	int ret = walk(&p, 0, mm->pgd, 0);
 
 	return ret ? ret : emit(&p);
 }
