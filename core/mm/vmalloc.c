@@ -9,15 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/engine.h"
-
-#define EST(e, x) ((e)->w.st->m[VT_M_##x])
+#include "core/mm/mm.h"
 
 
-static uint64_t align_up(uint64_t x, uint64_t a)
-{
-	return (x + a - 1) & ~(a - 1);
-}
 
 /* ---- ids ------------------------------------------------------------------ */
 
@@ -88,297 +82,6 @@ static void area_free(struct vt_area *a)
 	free(a);
 }
 
-/* ---- the vmap-area allocator (alloc_vmap_area(), free_vmap_area()) ------- */
-
-static int vrange_push(struct vt_vrange **v, uint64_t *nr, uint64_t *cap,
-		       uint64_t at, struct vt_vrange r)
-{
-	if (*nr == *cap) {
-		uint64_t c = *cap ? *cap * 2 : 16;
-		struct vt_vrange *n = realloc(*v, c * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		*v = n;
-		*cap = c;
-	}
-	memmove(&(*v)[at + 1], &(*v)[at], (*nr - at) * sizeof(**v));
-	(*v)[at] = r;
-	(*nr)++;
-	return 0;
-}
-
-/* Return [start, end) to the free tree, merging neighbours. */
-static int va_free(struct vt_engine *e, uint64_t start, uint64_t end)
-{
-	uint64_t lo = 0, hi = e->nr_free;
-
-	while (lo < hi) {
-		uint64_t mid = (lo + hi) / 2;
-
-		if (e->free[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0 && e->free[lo - 1].end == start) {
-		e->free[lo - 1].end = end;
-		if (lo < e->nr_free && e->free[lo].start == end) {
-			e->free[lo - 1].end = e->free[lo].end;
-			memmove(&e->free[lo], &e->free[lo + 1],
-				(e->nr_free - lo - 1) * sizeof(*e->free));
-			e->nr_free--;
-		}
-		return 0;
-	}
-	if (lo < e->nr_free && e->free[lo].start == end) {
-		e->free[lo].start = start;
-		return 0;
-	}
-	return vrange_push(&e->free, &e->nr_free, &e->cap_free, lo,
-			   (struct vt_vrange){ start, end });
-}
-
-/* Take [a, a + size) out of free range i. */
-static int va_take(struct vt_engine *e, uint64_t i, uint64_t a, uint64_t size)
-{
-	struct vt_vrange r = e->free[i];
-
-	if (a == r.start && a + size == r.end) {
-		memmove(&e->free[i], &e->free[i + 1],
-			(e->nr_free - i - 1) * sizeof(*e->free));
-		e->nr_free--;
-		return 0;
-	}
-	if (a == r.start) {
-		e->free[i].start = a + size;
-		return 0;
-	}
-	e->free[i].end = a;
-	if (a + size != r.end)
-		return vrange_push(&e->free, &e->nr_free, &e->cap_free, i + 1,
-				   (struct vt_vrange){ a + size, r.end });
-	return 0;
-}
-
-/*
- * Lowest-address fit honouring @align, as find_vmap_lowest_match() does
- * for one vmap node.  Deviation: the kernel prunes subtrees by size +
- * align - 1 on its augmented rbtree; this scan takes the exact lowest fit.
- */
-static int vt_find_vmap_lowest_match(struct vt_engine *e, uint64_t size, uint64_t align,
-		   uint64_t *out)
-{
-	for (uint64_t i = 0; i < e->nr_free; i++) {
-		uint64_t a = align_up(e->free[i].start, align);
-
-		if (a >= e->free[i].start && a + size > a && a + size <= e->free[i].end) {
-			*out = a;
-			return va_take(e, i, a, size);
-		}
-	}
-	return -ENOSPC;
-}
-
-static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size)
-{
-	for (uint64_t i = 0; i < e->nr_free; i++)
-		if (a >= e->free[i].start && a + size <= e->free[i].end)
-			return va_take(e, i, a, size);
-	return -ENOSPC;
-}
-
-static int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
-				     bool flush_extra, bool automatic);
-static int vt_free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb);
-
-/*
- * reclaim_and_purge_vmap_areas(): purge_fragmented_blocks_allcpus() (every
- * block on a free list whose free and dirty pages fill it, forced), then
- * __purge_vmap_area_lazy().
- */
-static int vt_reclaim_and_purge_vmap_areas(struct vt_engine *e)
-{
-	uint64_t bits = e->vmap_bbmap_bits;
-	struct vt_vmap_block *vb, *next;
-	int err;
-
-	for (vb = e->blocks; vb; vb = next) {
-		next = vb->next;
-		if (vb->on_free_list && vb->free + vb->dirty == bits &&
-		    vb->dirty != bits) {
-			err = vt_free_vmap_block(e, vb);
-			if (err)
-				return err;
-		}
-	}
-	return vt___purge_vmap_area_lazy(e, UINT64_MAX, 0, false, true);
-}
-
-/*
- * alloc_vmap_area(): lowest fit; on failure reclaim_and_purge_vmap_areas()
- * and retry once, then fail.  With --use-trace-va the area of @ev goes
- * where the recorded kernel put it.
- */
-static int vt_alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
-			   const struct vt_event *ev, uint64_t *out)
-{
-	int err;
-
-	if (e->o.use_trace_va && ev && ev->has_va) {
-		if (ev->va & (e->mm.g.page_size - 1))
-			return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
-					    "trace va 0x%llx is not page aligned",
-					    (unsigned long long)ev->va);
-		err = va_take_at(e, ev->va, size);
-		if (err == -ENOSPC) {
-			err = vt_reclaim_and_purge_vmap_areas(e);
-			if (!err)
-				err = va_take_at(e, ev->va, size);
-		}
-		if (err == -ENOSPC)
-			return vt_error_set(e->err, VT_ERR_VA_OVERLAP,
-					    "trace va 0x%llx..0x%llx overlaps a live area or lies outside the vmalloc area",
-					    (unsigned long long)ev->va,
-					    (unsigned long long)(ev->va + size));
-		*out = ev->va;
-		return err;
-	}
-	err = vt_find_vmap_lowest_match(e, size, align, out);
-	if (err == -ENOSPC) {
-		err = vt_reclaim_and_purge_vmap_areas(e);
-		if (!err)
-			err = vt_find_vmap_lowest_match(e, size, align, out);
-	}
-	if (err == -ENOSPC)
-		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
-				    "vmalloc area exhausted: no %llu-byte area with alignment %llu",
-				    (unsigned long long)size,
-				    (unsigned long long)align);
-	return err;
-}
-
-/*
- * __get_vm_area_node(): size aligned to the mapping granule, VM_IOREMAP
- * alignment, a guard page unless VM_NO_GUARD.
- */
-int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
-		   uint64_t align, unsigned int shift)
-{
-	const struct arm64_geom *g = &e->mm.g;
-	uint64_t va;
-	int err;
-
-	size = align_up(size, 1ull << shift);
-	if (a->flags & VT_FLAG(VM_IOREMAP)) {
-		unsigned int o = size > 1 ? 64 - __builtin_clzll(size - 1) : 0;
-
-		if (o < g->page_shift)
-			o = g->page_shift;
-		if (o > g->ioremap_max_order)
-			o = g->ioremap_max_order;
-		align = 1ull << o;
-	}
-	if (align < g->page_size)
-		align = g->page_size;
-	a->size = size;
-	if (!(a->flags & VT_FLAG(VM_NO_GUARD)))
-		size += g->page_size;
-	if (size > e->mm.g.vmalloc_end - e->mm.g.vmalloc_start)
-		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
-				    "size %llu is beyond the vmalloc area",
-				    (unsigned long long)a->size);
-	err = vt_alloc_vmap_area(e, size, align, e->place_ev, &va);
-	e->place_ev = NULL;
-	if (err)
-		return err;
-	a->va_start = va;
-	a->va_end = va + size;
-	a->page_shift = shift;
-	return 0;
-}
-
-/* ---- lazy freeing and purge ---------------------------------------------- */
-
-/*
- * __purge_vmap_area_lazy(): one flush_tlb_kernel_range() over the merged
- * span of every lazily freed area (gaps included) and [start, end); the
- * areas go back to the free tree.  Returns true if anything was purged;
- * _vm_unmap_aliases() flushes [start, end) alone when nothing was lazy.
- * An automatic purge (lazy_max_pages exceeded, or an allocation failure)
- * is counted apart from the event that triggered it.
- */
-/* purge_vmap_node(): the purged areas go back to the free tree (one vmap
- * node modelled); their pages are added to *pages */
-static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
-{
-	int err = 0;
-
-	for (uint64_t i = 0; i < e->nr_lazy && !err; i++) {
-		*pages += (e->lazy[i].end - e->lazy[i].start) >> e->mm.g.page_shift;
-		err = va_free(e, e->lazy[i].start, e->lazy[i].end);
-	}
-	e->nr_lazy = 0;
-	return err;
-}
-
-static int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
-				     bool flush_extra, bool automatic)
-{
-	struct arm64_counters *saved_arch = e->mm.st;
-	struct vt_stats *saved = e->w.st;
-	uint64_t pages = 0;
-	int err = 0;
-
-	if (automatic) {
-		e->mm.st = &e->apg;
-		e->w.st = &e->pg;
-	}
-	if (e->nr_lazy) {
-		for (uint64_t i = 0; i < e->nr_lazy; i++) {
-			if (e->lazy[i].start < start)
-				start = e->lazy[i].start;
-			if (e->lazy[i].end > end)
-				end = e->lazy[i].end;
-		}
-		flush_tlb_kernel_range(&e->mm, start, end);
-		err = vt_purge_vmap_node(e, &pages);
-		e->vmap_lazy_nr -= pages;
-		EST(e, purges)++;
-		EST(e, purged_pages) += pages;
-		if (automatic)
-			e->purged_in_event = true;
-	} else if (flush_extra) {
-		flush_tlb_kernel_range(&e->mm, start, end);
-	}
-	e->mm.st = saved_arch;
-	e->w.st = saved;
-	return err;
-}
-
-/* free_vmap_area_noflush(): lazy; a purge once lazy_max_pages is exceeded */
-static int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
-{
-	int err = vrange_push(&e->lazy, &e->nr_lazy, &e->cap_lazy, e->nr_lazy,
-			      (struct vt_vrange){ start, end });
-
-	if (err)
-		return err;
-	e->vmap_lazy_nr += (end - start) >> e->mm.g.page_shift;
-	if (e->o.purge_immediate || e->vmap_lazy_nr > e->lazy_max_pages)
-		return vt___purge_vmap_area_lazy(e, UINT64_MAX, 0, false, true);
-	return 0;
-}
-
-/* remove_vm_area() -> free_unmap_vmap_area(): one unmap walk over the whole
- * vmap_area, guard page included; no TLB maintenance until the purge */
-static int vt_free_unmap_vmap_area(struct vt_engine *e, uint64_t start, uint64_t end)
-{
-	int err = vt___vunmap_range_noflush(&e->w, start, end);
-
-	return err ? err : vt_free_vmap_area_noflush(e, start, end);
-}
-
 /* ---- the page array -------------------------------------------------------- */
 
 static int pages_reserve(struct vt_pages *p, uint64_t n)
@@ -404,7 +107,7 @@ static int pages_reserve(struct vt_pages *p, uint64_t n)
 }
 
 /* The struct page * array a caller builds from page runs. */
-static int pages_from_runs(struct vt_engine *e, const struct vt_page_run *r,
+int vt_pages_from_runs(struct vt_engine *e, const struct vt_page_run *r,
 			   uint32_t nr_runs, uint64_t nr_pages)
 {
 	struct vt_pages *p = &e->pages;
@@ -432,7 +135,7 @@ static int pages_from_runs(struct vt_engine *e, const struct vt_page_run *r,
 	return 0;
 }
 
-static int area_keep_runs(struct vt_area *a, const struct vt_page_run *r, uint32_t n)
+int vt_area_keep_runs(struct vt_area *a, const struct vt_page_run *r, uint32_t n)
 {
 	a->runs = malloc((n ? n : 1) * sizeof(*r));
 	if (!a->runs)
@@ -515,7 +218,7 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 		e->next_pfn = 0x100000;	/* wrap the pool inside the PA space */
 	a->runs = runs;
 	a->nr_runs = n;
-	err = pages_from_runs(e, runs, n, nr);
+	err = vt_pages_from_runs(e, runs, n, nr);
 	return err;
 }
 
@@ -606,9 +309,9 @@ static int vt___vmalloc_node_range_noprof(struct vt_engine *e, const struct vt_e
 					    "vmalloc of %llu pages given %llu pages",
 					    (unsigned long long)nr,
 					    (unsigned long long)ev->nr_pages);
-		err = area_keep_runs(a, ev->runs, ev->nr_runs);
+		err = vt_area_keep_runs(a, ev->runs, ev->nr_runs);
 		if (!err)
-			err = pages_from_runs(e, ev->runs, ev->nr_runs, nr);
+			err = vt_pages_from_runs(e, ev->runs, ev->nr_runs, nr);
 	} else {
 		err = vt_vm_area_alloc_pages(e, a, shift - g->page_shift, nr);
 	}
@@ -672,9 +375,9 @@ static int vt_vmap(struct vt_engine *e, const struct vt_event *ev, struct vt_are
 				    "vmap() refuses VM_FLUSH_RESET_PERMS");
 	a->flags &= ~VT_FLAG(VM_NO_GUARD);
 	a->nr_pages = ev->nr_pages;
-	err = area_keep_runs(a, ev->runs, ev->nr_runs);
+	err = vt_area_keep_runs(a, ev->runs, ev->nr_runs);
 	if (!err)
-		err = pages_from_runs(e, ev->runs, ev->nr_runs, ev->nr_pages);
+		err = vt_pages_from_runs(e, ev->runs, ev->nr_runs, ev->nr_pages);
 	if (!err)
 		err = e->spec.strat->vmap(e, a);
 	return err;
@@ -702,161 +405,13 @@ static int vt_generic_ioremap_prot(struct vt_engine *e, const struct vt_event *e
 	err = vt___get_vm_area_node(e, a, size, 1, g->page_shift);
 	if (err)
 		return err;
-	err = area_keep_runs(a, &(struct vt_page_run){ phys >> g->page_shift,
+	err = vt_area_keep_runs(a, &(struct vt_page_run){ phys >> g->page_shift,
 						       a->nr_pages, 0 }, 1);
 	if (err)
 		return err;
 	a->prot = VT_PROT_DEVICE;
 	return vt_vmap_range_noflush(&e->w, a->va_start, a->va_start + size, phys,
 				     e->prot_device, max_shift);
-}
-
-/* ---- vm_map_ram: per-CPU vmap blocks (one CPU modelled) ------------------- */
-
-#define VMAP_MAX_ALLOC 64	/* BITS_PER_LONG */
-
-static unsigned int get_order_pages(uint64_t n)
-{
-	return n <= 1 ? 0 : 64 - __builtin_clzll(n - 1);
-}
-
-/* new_vmap_block() / vb_alloc() */
-static int vt_vb_alloc(struct vt_engine *e, struct vt_area *a, uint64_t count)
-{
-	const struct arm64_geom *g = &e->mm.g;
-	uint64_t need = 1ull << get_order_pages(count);
-	struct vt_vmap_block *vb;
-	int err;
-
-	for (vb = e->blocks; vb; vb = vb->next)
-		if (vb->on_free_list && vb->free >= need)
-			break;
-	if (!vb) {
-		uint64_t bsz = e->vmap_bbmap_bits << g->page_shift, va;
-
-		err = vt_alloc_vmap_area(e, bsz, bsz, NULL, &va);
-		if (err)
-			return err;
-		vb = calloc(1, sizeof(*vb));
-		if (!vb)
-			return -ENOMEM;
-		vb->va_start = va;
-		vb->free = e->vmap_bbmap_bits;
-		vb->dirty_min = e->vmap_bbmap_bits;
-		vb->on_free_list = true;
-		vb->next = e->blocks;
-		e->blocks = vb;
-	}
-	a->va_start = vb->va_start +
-		      ((e->vmap_bbmap_bits - vb->free) << g->page_shift);
-	a->size = count << g->page_shift;
-	a->va_end = a->va_start + a->size;
-	vb->free -= need;
-	if (!vb->free)
-		vb->on_free_list = false;
-	a->vb = vb;
-	return 0;
-}
-
-/* free_vmap_block(): the whole block's VA is freed lazily */
-static int vt_free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb)
-{
-	struct vt_vmap_block **pp = &e->blocks;
-	uint64_t start = vb->va_start;
-
-	while (*pp != vb)
-		pp = &(*pp)->next;
-	*pp = vb->next;
-	free(vb);
-	return vt_free_vmap_area_noflush(e, start,
-				      start + (e->vmap_bbmap_bits << e->mm.g.page_shift));
-}
-
-/* vb_free(): clear the PTEs, record the dirty range; free a full block */
-static int vt_vb_free(struct vt_engine *e, struct vt_area *a)
-{
-	const struct arm64_geom *g = &e->mm.g;
-	struct vt_vmap_block *vb = a->vb;
-	uint64_t order_pages = 1ull << get_order_pages(a->nr_pages);
-	uint64_t off = (a->va_start - vb->va_start) >> g->page_shift;
-	int err = vt___vunmap_range_noflush(&e->w, a->va_start, a->va_start + a->size);
-
-	if (err)
-		return err;
-	if (off < vb->dirty_min)
-		vb->dirty_min = off;
-	if (off + order_pages > vb->dirty_max)
-		vb->dirty_max = off + order_pages;
-	vb->dirty += order_pages;
-	if (vb->dirty == e->vmap_bbmap_bits)
-		return vt_free_vmap_block(e, vb);
-	return 0;
-}
-
-static int vt_vm_map_ram(struct vt_engine *e, const struct vt_event *ev,
-			 struct vt_area *a)
-{
-	const struct arm64_geom *g = &e->mm.g;
-	int err;
-
-	a->nr_pages = ev->nr_pages;
-	err = area_keep_runs(a, ev->runs, ev->nr_runs);
-	if (!err)
-		err = pages_from_runs(e, ev->runs, ev->nr_runs, ev->nr_pages);
-	if (err)
-		return err;
-	if (ev->nr_pages <= VMAP_MAX_ALLOC) {
-		err = vt_vb_alloc(e, a, ev->nr_pages);
-	} else {
-		/* alloc_vmap_area(size, PAGE_SIZE, ...): no guard page */
-		a->flags |= VT_FLAG(VM_NO_GUARD);
-		err = vt___get_vm_area_node(e, a, ev->nr_pages << g->page_shift, 1,
-				     g->page_shift);
-	}
-	if (err)
-		return err;
-	return vt_vmap_small_pages_range_noflush(&e->w, a->va_start,
-						 a->va_start + a->size,
-						 e->prot_kernel, 0, g->page_shift);
-}
-
-/*
- * vm_unmap_aliases() -> _vm_unmap_aliases(ULONG_MAX, 0, 0): fragmented
- * vmap blocks are freed, dirty block ranges merge into the purge's flush.
- */
-static int vt__vm_unmap_aliases(struct vt_engine *e)
-{
-	const struct arm64_geom *g = &e->mm.g;
-	uint64_t start = UINT64_MAX, end = 0, bits = e->vmap_bbmap_bits;
-	struct vt_vmap_block *vb, *next;
-	bool flush = false;
-	int err;
-
-	for (vb = e->blocks; vb; vb = next) {
-		next = vb->next;
-		/* purge_fragmented_block(vb, ..., false): VMAP_PURGE_THRESHOLD
-		 * is VMAP_BBMAP_BITS / 4 */
-		if (vb->free + vb->dirty == bits && vb->dirty != bits &&
-		    vb->free < bits / 4) {
-			err = vt_free_vmap_block(e, vb);
-			if (err)
-				return err;
-			continue;
-		}
-		if (vb->dirty_max && vb->dirty != bits) {
-			uint64_t s = vb->va_start + (vb->dirty_min << g->page_shift);
-			uint64_t x = vb->va_start + (vb->dirty_max << g->page_shift);
-
-			if (s < start)
-				start = s;
-			if (x > end)
-				end = x;
-			vb->dirty_min = bits;
-			vb->dirty_max = 0;
-			flush = true;
-		}
-	}
-	return vt___purge_vmap_area_lazy(e, start, end, flush, false);
 }
 
 /* ---- unmap ops ------------------------------------------------------------ */
@@ -978,7 +533,7 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 	e->hash_size = 64;
 	e->hash = calloc(e->hash_size, sizeof(*e->hash));
 	e->next_pfn = 0x100000;
-	if (!e->hash || va_free(e, e->mm.g.vmalloc_start, e->mm.g.vmalloc_end)) {
+	if (!e->hash || vt_merge_or_add_vmap_area(e, e->mm.g.vmalloc_start, e->mm.g.vmalloc_end)) {
 		vt_engine_free(e);
 		return -ENOMEM;
 	}
