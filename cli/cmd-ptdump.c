@@ -163,7 +163,7 @@ int cmd_ptdump(int argc, char **argv)
 		rc = VT_EC_SYSTEM;
 		goto out;
 	}
-	wr = vt_report_ptdump(out, vt_cli.format, &doc);
+	wr = vt_report_ptdump(out, vt_cli.format, &doc, vt_cli.verbose);
 	rc = vt_out_close(out, vt_cli.output, wr == 0);
 	if (wr && !rc) {
 		vt_err("cannot write the dump: %s", strerror(-wr));
