@@ -151,7 +151,8 @@ int cmd_ptdump(int argc, char **argv)
 		rc = vt_report_error(&err);
 		goto out;
 	}
-	qsort(c.v, c.nr, sizeof(*c.v), cmp_va);
+	if (c.nr)	/* no ranges: c.v is NULL, which qsort() must not get */
+		qsort(c.v, c.nr, sizeof(*c.v), cmp_va);
 	doc = (struct vt_ptdump_doc){
 		.trace = a.trace, .strategy = specs.v[0].name, .at = a.at,
 		.page_shift = res.config.page_shift, .va_bits = res.config.va_bits,
