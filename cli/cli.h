@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The contract between cli/main.c (argp, common options, exit codes),
- * cli/diag.c (the only stderr writer), cli/report.c (the only result
- * formatter) and the cmd-<name>.c files (one subcommand each).
+ * The contract between cli/main.c (argp, common options), cli/diag.c (the
+ * only stderr writer, exit codes), the report modules (cli/report.h) and
+ * the cmd-<name>.c files (one subcommand each).
  */
 #ifndef VT_CLI_H
 #define VT_CLI_H
@@ -64,10 +64,19 @@ int cmd_inspect(int argc, char **argv);
 int cmd_strategies(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
 
+/* ---- diag.c: the only code that writes to stderr -------------------- */
 /* Exit code for a core error code (0 for success); the one mapping place. */
 int vt_exit_code(int err);
 
-/* ---- diag.c: the only code that writes to stderr -------------------- */
+/* What diag.c needs of the options; main.c sets it after each parse. */
+struct vt_diag_opts {
+	bool quiet;		/* -q: no warnings, info or progress */
+	int verbose;		/* -v: debug levels, the source line of an error */
+	bool json;		/* --format=json: no info; errors as JSON too */
+	bool json_one_line;	/* errors among --per-event lines: one line */
+};
+void vt_diag_setup(const struct vt_diag_opts *o);
+
 int vt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -70,9 +70,9 @@ static const struct argp gate_argp = {
 	.children = vt_common_children,
 };
 
-/* Replay @inputs as the baseline was made; fills @cur. */
+/* Replay @inputs as the baseline was made, into a new report @cur. */
 static int replay_like(const struct vt_report *base, char **inputs, int n,
-		       struct vt_report *cur)
+		       struct vt_report **cur)
 {
 	struct vt_spec_list specs;
 	struct vt_error err;
@@ -88,6 +88,12 @@ static int replay_like(const struct vt_report *base, char **inputs, int n,
 	free(list);
 	if (rc)
 		return rc == VT_EC_USAGE ? VT_EC_INPUT : rc;
+	*cur = vt_report_new(&vt_cli.model, vt_cli.per_op);
+	if (!*cur) {
+		vt_spec_list_release(&specs);
+		vt_err("out of memory");
+		return VT_EC_SYSTEM;
+	}
 	for (int i = 0; i < n && !rc; i++) {
 		unsigned int ps, vb;
 		size_t t;
@@ -100,7 +106,7 @@ static int replay_like(const struct vt_report *base, char **inputs, int n,
 		vt_cli.model.page_shift = ps;
 		vt_cli.model.va_bits = vb;
 		vt_cli.granule_set = vt_cli.va_bits_set = true;
-		rc = vt_run_traces(inputs + i, 1, &specs, cur, false, NULL);
+		rc = vt_run_traces(inputs + i, 1, &specs, *cur, false, NULL);
 	}
 	vt_spec_list_release(&specs);
 	return rc;
@@ -111,7 +117,8 @@ int cmd_gate(int argc, char **argv)
 	static char name[] = "vmaptool gate";
 	struct gate_args a = { .threshold = 2.0 };
 	struct vt_report *base = NULL, *cur = NULL;
-	unsigned int regressions = 0, improvements = 0;
+	unsigned int regressions = 0;
+	struct vt_gate *gate = NULL;
 	struct vt_error err;
 	FILE *out;
 	int rc, wr;
@@ -135,23 +142,22 @@ int cmd_gate(int argc, char **argv)
 		rc = vt_report_error(&err);
 		goto out;
 	} else {
-		cur = vt_report_new();
-		if (!cur) {
-			rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
-			goto out;
-		}
-		rc = replay_like(base, a.t.v, a.t.n, cur);
+		rc = replay_like(base, a.t.v, a.t.n, &cur);
 		if (rc)
 			goto out;
 	}
+	if (vt_gate_compare(base, cur, a.threshold, &gate)) {
+		rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		goto out;
+	}
+	regressions = vt_gate_regressions(gate);
 
 	out = vt_out_open(vt_cli.output);
 	if (!out) {
 		rc = VT_EC_SYSTEM;
 		goto out;
 	}
-	wr = vt_report_gate(base, cur, a.threshold, out, vt_cli.format,
-			    &regressions, &improvements);
+	wr = vt_gate_write(gate, out, vt_cli.format);
 	rc = vt_out_close(out, vt_cli.output, wr == 0);
 	if (wr && !rc) {
 		vt_err("cannot write the gate result: %s", strerror(-wr));
@@ -160,6 +166,7 @@ int cmd_gate(int argc, char **argv)
 	if (!rc && regressions)
 		rc = 1;
 out:
+	vt_gate_free(gate);
 	vt_report_free(cur);
 	vt_report_free(base);
 	return rc;

@@ -151,7 +151,8 @@ int cmd_ptdump(int argc, char **argv)
 		rc = vt_report_error(&err);
 		goto out;
 	}
-	qsort(c.v, c.nr, sizeof(*c.v), cmp_va);
+	if (c.nr)	/* no ranges: c.v is NULL, which qsort() must not get */
+		qsort(c.v, c.nr, sizeof(*c.v), cmp_va);
 	doc = (struct vt_ptdump_doc){
 		.trace = a.trace, .strategy = specs.v[0].name, .at = a.at,
 		.page_shift = res.config.page_shift, .va_bits = res.config.va_bits,
@@ -163,7 +164,7 @@ int cmd_ptdump(int argc, char **argv)
 		rc = VT_EC_SYSTEM;
 		goto out;
 	}
-	wr = vt_report_ptdump(out, vt_cli.format, &doc);
+	wr = vt_report_ptdump(out, vt_cli.format, &doc, vt_cli.verbose);
 	rc = vt_out_close(out, vt_cli.output, wr == 0);
 	if (wr && !rc) {
 		vt_err("cannot write the dump: %s", strerror(-wr));

@@ -40,6 +40,6 @@ int cmd_strategies(int argc, char **argv)
 	if (!out)
 		return VT_EC_SYSTEM;
 	wr = vt_report_strategies(out, vt_cli.format, vt_strategy_infos(),
-				  vt_cli.verbose ? vt_model_describe() : NULL);
+				  vt_cli.verbose > 0);
 	return vt_out_close(out, vt_cli.output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
 }

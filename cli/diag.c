@@ -6,6 +6,10 @@
  * pr_debug().  libtraceevent's weak tep_vprint() is overridden here so that
  * the library's messages (info level goes to stdout by default) come
  * through the same gate instead of corrupting a JSON report.
+ *
+ * Its settings come from vt_diag_setup() (cli/main.c calls it when the
+ * options are parsed), so nothing here reads main.c's globals.  The one
+ * mapping from an error code to an exit status is here too.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +27,19 @@ int tep_vprint(const char *name, enum tep_loglevel level, bool print_err,
 	       const char *fmt, va_list ap);
 
 static bool progress_shown;
+static struct vt_diag_opts diag;
+
+void vt_diag_setup(const struct vt_diag_opts *o)
+{
+	diag = *o;
+}
+
+int vt_exit_code(int err)
+{
+	if (err >= 0)
+		return 0;
+	return (int)vt_err_class(err);
+}
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
@@ -51,7 +68,7 @@ void vt_progress(const char *what, long events, bool done)
 
 	if (tty < 0)
 		tty = isatty(STDERR_FILENO);
-	if (!tty || vt_cli.quiet)
+	if (!tty || diag.quiet)
 		return;
 	if (done) {
 		if (progress_shown)
@@ -67,7 +84,7 @@ void vt_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (vt_cli.quiet)
+	if (diag.quiet)
 		return;
 	va_start(ap, fmt);
 	vmsg("warning: ", fmt, ap);
@@ -78,7 +95,7 @@ void vt_info(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (vt_cli.quiet || vt_cli.format == VT_FMT_JSON)
+	if (diag.quiet || diag.json)
 		return;
 	va_start(ap, fmt);
 	vmsg("", fmt, ap);
@@ -89,7 +106,7 @@ void vt_dbg(int level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (vt_cli.verbose < level)
+	if (diag.verbose < level)
 		return;
 	va_start(ap, fmt);
 	vmsg("debug: ", fmt, ap);
@@ -149,10 +166,10 @@ int vt_report_error(const struct vt_error *e)
 	if (e->event >= 0)
 		fprintf(stderr, " (event %ld)", e->event);
 	fputc('\n', stderr);
-	if (vt_cli.verbose)
+	if (diag.verbose)
 		show_source(e);
-	if (vt_cli.format == VT_FMT_JSON)
-		vt_report_error_json(stdout, e);
+	if (diag.json)
+		vt_report_error_json(stdout, e, diag.json_one_line);
 	return vt_exit_code(e->code ? e->code : VT_ERR_INVARIANT);
 }
 

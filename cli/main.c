@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vmaptool entry point: the global argp parser, the common options shared
- * by every subcommand, the cmds[] table and the one exit-code mapping.
+ * by every subcommand (the what-if ones generated from the option table,
+ * core/options.def; the granules and VA sizes from arch), and the cmds[]
+ * table.  After each parse it hands diag.c what it needs (vt_diag_setup()).
  *
  * Parsing stops at the command word (ARGP_IN_ORDER; see STYLE.md 2) so that
  * each subcommand parses the rest itself with the common options as an
@@ -10,6 +12,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,13 +45,6 @@ static const struct vt_cmd cmds[] = {
 	{ NULL, NULL, NULL }
 };
 
-int vt_exit_code(int err)
-{
-	if (err >= 0)
-		return 0;
-	return (int)vt_err_class(err);
-}
-
 /* ---- common options (interfaces.md 1.1 and 1.3) ----------------------- */
 
 enum {
@@ -60,33 +56,20 @@ enum {
 	OPT_PER_OP,
 	OPT_PER_EVENT,
 	OPT_JOBS,
-	OPT_VERIFY,
-	OPT_BARRIERS,
-	OPT_VMAP_CONT,
-	OPT_VMALLOC_PAGES,
-	OPT_PURGE,
-	OPT_PURGE_AT_END,
-	OPT_TLBI_RANGE,
-	OPT_KERNEL_FLUSH,
-	OPT_NOHUGEVMALLOC,
-	OPT_NOHUGEIOMAP,
-	OPT_INITIAL,
-	OPT_CPUS,
 	OPT_KERNEL,
-	OPT_USE_TRACE_VA,
-	OPT_SKIP_UNKNOWN,
+	OPT_MODEL,	/* + enum vt_option_id: the option table */
 };
 
-static const struct argp_option common_options[] = {
+/* The common options before the table's, then those after it. */
+static const struct argp_option common_head[] = {
 	{ NULL, 0, NULL, 0, "Common options:", 100 },
 	{ "strategy", OPT_STRATEGY, "LIST", 0,
 	  "comma-separated strategies (default: the registry's default set)", 0 },
 	{ "profile", OPT_PROFILE, "NAME|FILE.json", 0,
 	  "cost profile (no cost model in this version)", 0 },
-	{ "granule", OPT_GRANULE, "4k|16k|64k", 0,
+	{ "granule", OPT_GRANULE, NULL, 0,
 	  "translation granule (overrides the trace's config)", 0 },
-	{ "va-bits", OPT_VA_BITS, "N", 0,
-	  "kernel VA size: 4k: 39,48,52; 16k: 36,47,48,52; 64k: 42,48,52", 0 },
+	{ "va-bits", OPT_VA_BITS, "N", 0, NULL, 0 },
 	{ "format", OPT_FORMAT, "table|json|csv", 0, "output format (default table)", 0 },
 	{ "json", 'j', NULL, 0, "same as --format=json", 0 },
 	{ "output", 'o', "FILE", 0, "write the output to FILE (whole or not at all)", 0 },
@@ -94,42 +77,127 @@ static const struct argp_option common_options[] = {
 	{ "per-event", OPT_PER_EVENT, "FILE", OPTION_ARG_OPTIONAL,
 	  "JSON Lines, one line per event and strategy (to FILE, or instead of the report)", 0 },
 	{ "jobs", OPT_JOBS, "N", 0, "replay up to N traces in parallel", 0 },
-	{ "verify", OPT_VERIFY, NULL, 0,
-	  "walk the tables after every event and count mismapped pages", 0 },
 	{ "quiet", 'q', NULL, 0, "no warnings or informational messages", 0 },
 	{ "verbose", 'v', NULL, 0, "more detail; repeat for debug output", 0 },
-
 	{ NULL, 0, NULL, 0, "What-if options of the modelled kernel:", 110 },
-	{ "kernel", OPT_KERNEL, "GEN", 0,
-	  "v6.12, v6.16 or mainline: set the options below to what that "
-	  "kernel generation does; options are applied "
-	  "left to right, so one given after --kernel wins and one before it "
-	  "is overridden", 0 },
-	{ "barriers", OPT_BARRIERS, "lazy|eager|per-entry", 0,
-	  "lazy-MMU barrier batching, or one dsb+isb per entry (default lazy)", 0 },
-	{ "vmap-cont", OPT_VMAP_CONT, "on|off", 0,
-	  "CONT-PTE in the vmalloc walkers (default on)", 0 },
-	{ "vmalloc-pages", OPT_VMALLOC_PAGES, "order0|high-order", 0,
-	  "vmalloc page allocation (default high-order)", 0 },
-	{ "purge", OPT_PURGE, "lazy|immediate", 0,
-	  "lazy vmap-area purge or one flush per unmap (default lazy)", 0 },
-	{ "purge-at-end", OPT_PURGE_AT_END, NULL, 0,
-	  "purge what is still lazily pending at the end of the trace", 0 },
-	{ "tlbi-range", OPT_TLBI_RANGE, "on|off", OPTION_ARG_OPTIONAL,
-	  "FEAT_TLBIRANGE range invalidation (default off)", 0 },
-	{ "kernel-flush", OPT_KERNEL_FLUSH, "range-ops|per-page", 0,
-	  "flush_tlb_kernel_range(): range ops with the MAX_DVM_OPS limit, or "
-	  "one TLBI per page as in v6.12 (default range-ops)", 0 },
-	{ "nohugevmalloc", OPT_NOHUGEVMALLOC, NULL, 0, "boot parameter nohugevmalloc", 0 },
-	{ "nohugeiomap", OPT_NOHUGEIOMAP, NULL, 0, "boot parameter nohugeiomap", 0 },
-	{ "initial", OPT_INITIAL, "booted|empty", 0,
-	  "upper tables of the vmalloc area exist (booted) or not (default booted)", 0 },
-	{ "cpus", OPT_CPUS, "N", 0, "online CPUs, 1..4096 (default 8)", 0 },
-	{ "use-trace-va", OPT_USE_TRACE_VA, NULL, 0,
-	  "place areas at the trace's recorded va", 0 },
-	{ "skip-unknown", OPT_SKIP_UNKNOWN, NULL, 0, "ignore events with an unknown op", 0 },
-	{ NULL, 0, NULL, 0, NULL, 0 }
+	{ "kernel", OPT_KERNEL, "GEN", 0, NULL, 0 },
 };
+#define NR_HEAD (sizeof(common_head) / sizeof(common_head[0]))
+
+/*
+ * The argp options: common_head[] and one entry per row of the option
+ * table (core/options.def), with the help text, the defaults and the
+ * valid geometry filled in from the tables.  Built once by
+ * build_common_options(); the strings live as long as the program.
+ */
+static struct argp_option common_options[NR_HEAD + VT_OPT__NR + 1];
+
+/* Text of the strings built at start-up. */
+static char granules[32];		/* "4k|16k|64k" */
+static char va_pairs[128];		/* "4k: 39,48,52; 16k: ..." */
+static char va_help[160];
+static char kernel_help[320];
+static char kernel_words[64];		/* "v6.12|v6.16|mainline" */
+static char option_help[VT_OPT__NR][256];
+
+/* Append to @buf (size @len) what printf would print. */
+static void __attribute__((format(printf, 3, 4)))
+cat(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Whether arch has a valid VA size for the granule 1 << @ps. */
+static bool granule_known(unsigned int ps)
+{
+	for (unsigned int va = 1; va <= 64; va++)
+		if (vt_geometry_valid(ps, va))
+			return true;
+	return false;
+}
+
+/* The granules and VA sizes arch accepts, from its one list. */
+static void build_geometry_text(void)
+{
+	for (unsigned int ps = 12; ps <= 16; ps++) {
+		bool first = true;
+
+		for (unsigned int va = 1; va <= 64; va++) {
+			if (!vt_geometry_valid(ps, va))
+				continue;
+			if (first) {
+				cat(granules, sizeof(granules), "%s%uk",
+				    granules[0] ? "|" : "", 1u << (ps - 10));
+				cat(va_pairs, sizeof(va_pairs), "%s%uk: ",
+				    va_pairs[0] ? "; " : "", 1u << (ps - 10));
+			}
+			cat(va_pairs, sizeof(va_pairs), "%s%u", first ? "" : ",", va);
+			first = false;
+		}
+	}
+	snprintf(va_help, sizeof(va_help), "kernel VA size: %s", va_pairs);
+}
+
+static void build_common_options(void)
+{
+	struct argp_option *o = common_options;
+	char word[64];
+
+	build_geometry_text();
+	for (int k = 0; k < VT_KERNEL__NR; k++) {
+		cat(kernel_words, sizeof(kernel_words), "%s%s", k ? "|" : "",
+		    vt_kernels[k].name);
+		cat(kernel_help, sizeof(kernel_help), "%s%s",
+		    !k ? "" : k == VT_KERNEL__NR - 1 ? " or " : ", ",
+		    vt_kernels[k].name);
+	}
+	cat(kernel_help, sizeof(kernel_help), ": set the options below to what "
+	    "that kernel generation does; options are applied left to right, "
+	    "so one given after --kernel wins and one before it is overridden");
+
+	for (size_t i = 0; i < NR_HEAD; i++) {
+		*o = common_head[i];
+		if (o->key == OPT_GRANULE)
+			o->arg = granules;
+		else if (o->key == OPT_VA_BITS)
+			o->doc = va_help;
+		else if (o->key == OPT_KERNEL)
+			o->doc = kernel_help;
+		o++;
+		if (common_head[i].key != OPT_JOBS)
+			continue;
+		/* the table's common options come after --jobs */
+		for (int k = 0; k < VT_OPT__NR; k++)
+			if (vt_options[k].common)
+				*o++ = (struct argp_option){ vt_options[k].name,
+					OPT_MODEL + k, NULL, 0, vt_options[k].help, 0 };
+	}
+	for (int k = 0; k < VT_OPT__NR; k++) {
+		const struct vt_option *t = &vt_options[k];
+		char *help = option_help[k];
+
+		if (t->common)
+			continue;
+		snprintf(help, sizeof(option_help[k]), "%s", t->help);
+		if (t->kind == VT_OK_NUMBER)
+			cat(help, sizeof(option_help[k]), ", %u..%u (default %u)",
+			    t->min, t->max, t->def);
+		else if (t->kind == VT_OK_WORD)
+			cat(help, sizeof(option_help[k]), " (default %s)",
+			    vt_option_value_word(t, t->def, word, sizeof(word)));
+		*o++ = (struct argp_option){
+			t->name, OPT_MODEL + k,
+			t->kind == VT_OK_FLAG ? NULL :
+			t->kind == VT_OK_NUMBER ? "N" : t->words,
+			t->arg_optional ? OPTION_ARG_OPTIONAL : 0, help, 0 };
+	}
+	*o = (struct argp_option){ NULL, 0, NULL, 0, NULL, 0 };
+}
 
 /* Parse @arg as one of @n words; returns its index or calls argp_error. */
 static int pick(struct argp_state *state, const char *opt, const char *arg,
@@ -141,13 +209,6 @@ static int pick(struct argp_state *state, const char *opt, const char *arg,
 	argp_error(state, "invalid value '%s' for --%s (expected %s)", arg,
 		   opt, expected);
 	return -1;
-}
-
-static bool on_off(struct argp_state *state, const char *opt, const char *arg)
-{
-	static const char *const w[] = { "off", "on" };
-
-	return pick(state, opt, arg, w, 2, "on|off") == 1;
 }
 
 static unsigned long number(struct argp_state *state, const char *opt,
@@ -165,32 +226,45 @@ static unsigned long number(struct argp_state *state, const char *opt,
 	return v;
 }
 
-/* Kconfig-valid granule/VA_BITS pairs (arm64-mapping-engine.md 1.2). */
-static bool geometry_valid(unsigned int page_shift, unsigned int va_bits)
+/* One option of the table: its value from @arg, into vt_cli.model. */
+static void model_option(struct argp_state *state, enum vt_option_id id,
+			 const char *arg)
 {
-	switch (page_shift) {
-	case 12:
-		return va_bits == 39 || va_bits == 48 || va_bits == 52;
-	case 14:
-		return va_bits == 36 || va_bits == 47 || va_bits == 48 ||
-		       va_bits == 52;
-	case 16:
-		return va_bits == 42 || va_bits == 48 || va_bits == 52;
+	const struct vt_option *t = &vt_options[id];
+	unsigned int v = 1;
+	int i;
+
+	switch (t->kind) {
+	case VT_OK_FLAG:
+		break;
+	case VT_OK_NUMBER:
+		v = number(state, t->name, arg, t->min, t->max);
+		break;
+	case VT_OK_WORD:
+		if (!arg && t->arg_optional)
+			break;
+		i = vt_option_word_index(t, arg);
+		if (i < 0)
+			argp_error(state, "invalid value '%s' for --%s (expected %s)",
+				   arg, t->name, t->words);
+		else
+			v = t->values[i];
+		break;
 	}
-	return false;
+	vt_option_set(&vt_cli.model, id, v);
 }
 
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
-	static const char *const granules[] = { "4k", "16k", "64k" };
 	static const char *const formats[] = { "table", "json", "csv" };
-	static const char *const barriers[] = { "lazy", "eager", "per-entry" };
-	static const char *const pages[] = { "order0", "high-order" };
-	static const char *const purges[] = { "lazy", "immediate" };
-	static const char *const initial[] = { "booted", "empty" };
 	struct vt_model_opts *m = &vt_cli.model;
+	char gran[8];
 	int i;
 
+	if (key >= OPT_MODEL && key < OPT_MODEL + VT_OPT__NR) {
+		model_option(state, (enum vt_option_id)(key - OPT_MODEL), arg);
+		return 0;
+	}
 	switch (key) {
 	case OPT_STRATEGY:
 		vt_cli.strategies = arg;
@@ -201,8 +275,15 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 			   arg);
 		break;
 	case OPT_GRANULE:
-		i = pick(state, "granule", arg, granules, 3, "4k|16k|64k");
-		m->page_shift = 12 + 2 * i;
+		for (i = 12; i <= 16; i++) {
+			snprintf(gran, sizeof(gran), "%uk", 1u << (i - 10));
+			if (!strcmp(arg, gran) && granule_known((unsigned int)i))
+				break;
+		}
+		if (i > 16)
+			argp_error(state, "invalid value '%s' for --%s (expected %s)",
+				   arg, "granule", granules);
+		m->page_shift = (unsigned int)i;
 		vt_cli.granule_set = true;
 		break;
 	case OPT_VA_BITS:
@@ -229,9 +310,6 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case OPT_JOBS:
 		vt_cli.jobs = number(state, "jobs", arg, 1, 1024);
 		break;
-	case OPT_VERIFY:
-		m->verify = true;
-		break;
 	case 'q':
 		vt_cli.quiet = true;
 		break;
@@ -239,63 +317,27 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		vt_cli.verbose++;
 		break;
 	case OPT_KERNEL:
-		i = pick(state, "kernel", arg, (const char *const[]){
-				 "v6.12", "v6.16", "mainline" }, 3,
-			 "v6.12|v6.16|mainline");
-		vt_model_opts_kernel(m, (enum vt_kernel_gen)i);
-		break;
-	case OPT_BARRIERS:
-		m->eager_barriers = pick(state, "barriers", arg, barriers, 3,
-					 "lazy|eager|per-entry") != 0;
-		break;
-	case OPT_VMAP_CONT:
-		m->vmap_cont = on_off(state, "vmap-cont", arg);
-		break;
-	case OPT_VMALLOC_PAGES:
-		m->vmalloc_high_order = pick(state, "vmalloc-pages", arg, pages,
-					     2, "order0|high-order") == 1;
-		break;
-	case OPT_PURGE:
-		m->purge_immediate = pick(state, "purge", arg, purges, 2,
-					  "lazy|immediate") == 1;
-		break;
-	case OPT_PURGE_AT_END:
-		m->purge_at_end = true;
-		break;
-	case OPT_TLBI_RANGE:
-		m->tlbi_range = arg ? on_off(state, "tlbi-range", arg) : true;
-		break;
-	case OPT_KERNEL_FLUSH:
-		m->flush_per_page = pick(state, "kernel-flush", arg,
-					 (const char *const[]){ "range-ops", "per-page" },
-					 2, "range-ops|per-page") == 1;
-		break;
-	case OPT_NOHUGEVMALLOC:
-		m->nohugevmalloc = true;
-		break;
-	case OPT_NOHUGEIOMAP:
-		m->nohugeiomap = true;
-		break;
-	case OPT_INITIAL:
-		m->initial_empty = pick(state, "initial", arg, initial, 2,
-					"booted|empty") == 1;
-		break;
-	case OPT_CPUS:
-		m->cpus = number(state, "cpus", arg, 1, 4096);
-		break;
-	case OPT_USE_TRACE_VA:
-		m->use_trace_va = true;
-		break;
-	case OPT_SKIP_UNKNOWN:
-		m->skip_unknown = true;
+		for (i = 0; i < VT_KERNEL__NR; i++)
+			if (!strcmp(arg, vt_kernels[i].name))
+				break;
+		if (i == VT_KERNEL__NR)
+			argp_error(state, "invalid value '%s' for --%s (expected %s)",
+				   arg, "kernel", kernel_words);
+		else
+			vt_model_opts_kernel(m, (enum vt_kernel_gen)i);
 		break;
 	case ARGP_KEY_END:
 		if (parsing_subcommand &&
-		    !geometry_valid(m->page_shift, m->va_bits))
+		    !vt_geometry_valid(m->page_shift, m->va_bits))
 			argp_error(state,
 				   "granule %uk with --va-bits=%u is not a Kconfig-valid pair "
-				   "(4k: 39,48,52; 16k: 36,47,48,52; 64k: 42,48,52)",
-				   1u << (m->page_shift - 10), m->va_bits);
+				   "(%s)", 1u << (m->page_shift - 10), m->va_bits,
+				   va_pairs);
+		vt_diag_setup(&(struct vt_diag_opts){
+			.quiet = vt_cli.quiet, .verbose = vt_cli.verbose,
+			.json = vt_cli.format == VT_FMT_JSON,
+			.json_one_line = vt_cli.per_event && !vt_cli.per_event_file,
+		});
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -442,6 +484,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	argp_err_exit_status = VT_EC_USAGE;
+	build_common_options();
 	vt_model_opts_init(&vt_cli.model);
 	vt_cli.format = VT_FMT_TABLE;
 	vt_cli.jobs = 1;

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cli/report.c: the only code that formats results.  A report is built as
- * one JSON tree (spec/interfaces.md section 3) and rendered from that tree
- * as JSON, a text table or CSV, so that the three forms cannot disagree.
+ * Reports and the other result documents, by job: cli/report.c builds a
+ * report as one JSON tree (spec/interfaces.md section 3); cli/render.c
+ * renders it as JSON, a text table or CSV (so the three forms cannot
+ * disagree), and renders the gate's result, --per-event lines, errors and
+ * the strategy list; cli/render-ptdump.c renders ptdump; cli/report-read.c
+ * reads a report back; cli/gate.c makes the gate's decision.
  */
 #ifndef VT_REPORT_H
 #define VT_REPORT_H
@@ -18,8 +21,9 @@
 
 struct vt_report;
 
-/* An empty report whose config is taken from vt_cli and the first trace. */
-struct vt_report *vt_report_new(void);
+/* An empty report made with @model (its kernel and what-if options) and
+ * @per_op; its geometry is the first trace's. */
+struct vt_report *vt_report_new(const struct vt_model_opts *model, bool per_op);
 void vt_report_free(struct vt_report *r);
 
 /**
@@ -36,8 +40,10 @@ int vt_report_add_trace(struct vt_report *r, const char *trace,
 			const struct vt_replay_result *res,
 			const struct vt_strategy_spec *specs, bool ratios);
 
-/* Render @r to @f in @fmt.  Return: 0 or -errno (write error). */
-int vt_report_write(const struct vt_report *r, FILE *f, enum vt_format fmt);
+/* Render @r to @f in @fmt; @verbose: the table shows the options and
+ * the metrics that are zero everywhere.  Return: 0 or -errno. */
+int vt_report_write(const struct vt_report *r, FILE *f, enum vt_format fmt,
+		    int verbose);
 
 /* ---- reading a report back (gate) ----------------------------------- */
 
@@ -57,32 +63,39 @@ const char *vt_report_trace_path(const struct vt_report *r, size_t i);
 void vt_report_trace_geometry(const struct vt_report *r, size_t i,
 			      unsigned int *page_shift, unsigned int *va_bits);
 
+/* ---- the gate (cli/gate.c decides, cli/render.c renders) ------------ */
+
+struct vt_gate;
+
 /**
- * vt_report_gate() - compare @cur against @base and print the differences
+ * vt_gate_compare() - compare @cur against @base
  * @base: the baseline report
  * @cur: the current report
  * @threshold: tolerance in percent for estimated metrics (cycles, ns)
- * @f: where the list goes
- * @fmt: text (table/csv) or JSON
- * @regressions: out, counts that increased or disappeared
- * @improvements: out, counts that decreased
+ * @out: the decision: counts that increased or disappeared (regressions)
+ *       and that decreased (improvements); free with vt_gate_free()
  *
- * Return: 0 or -errno.
+ * Return: 0 or -ENOMEM.
  */
-int vt_report_gate(const struct vt_report *base, const struct vt_report *cur,
-		   double threshold, FILE *f, enum vt_format fmt,
-		   unsigned int *regressions, unsigned int *improvements);
+int vt_gate_compare(const struct vt_report *base, const struct vt_report *cur,
+		    double threshold, struct vt_gate **out);
+unsigned int vt_gate_regressions(const struct vt_gate *g);
+void vt_gate_free(struct vt_gate *g);
+/* The list of differences and a summary line, or the vmaptool-gate JSON
+ * document.  Return: 0 or -errno. */
+int vt_gate_write(const struct vt_gate *g, FILE *f, enum vt_format fmt);
 
 /* ---- other documents ------------------------------------------------ */
 
-/* {"error": {code, message, file, line, column}} for --format=json. */
-void vt_report_error_json(FILE *f, const struct vt_error *e);
+/* {"error": {code, message, file, line, column}} for --format=json;
+ * @one_line among --per-event lines on stdout. */
+void vt_report_error_json(FILE *f, const struct vt_error *e, bool one_line);
 
 /* One --per-event JSON line (interfaces.md 1.1).  Return: 0 or -errno. */
 int vt_report_event_line(FILE *f, long index, const char *strategy,
 			 const char *op, const struct vt_event *ev,
 			 uint64_t va, const struct vt_stats *delta,
-			 const struct vt_shape *shape);
+			 const struct vt_shape *shape, bool verify);
 
 struct vt_ptdump_line {
 	uint64_t va_start, va_end, pa_start, attrs, nr;
@@ -100,12 +113,15 @@ struct vt_ptdump_doc {
 	size_t nr;
 };
 
-/* Ranges in arch/arm64/mm/ptdump.c style, or as JSON/CSV. */
-int vt_report_ptdump(FILE *f, enum vt_format fmt, const struct vt_ptdump_doc *d);
+/* Ranges in arch/arm64/mm/ptdump.c style (@verbose: with pa and count),
+ * or as JSON/CSV. */
+int vt_report_ptdump(FILE *f, enum vt_format fmt, const struct vt_ptdump_doc *d,
+		     int verbose);
 
-/* The strategy list; @describe (from vt_model_describe(), -v) or NULL. */
+/* The strategy list; @describe_model (-v): with every what-if option and
+ * kernel generation of the option table and the kernel code it models. */
 int vt_report_strategies(FILE *f, enum vt_format fmt,
 			 const struct vt_strategy_info *infos,
-			 const char *describe);
+			 bool describe_model);
 
 #endif

@@ -112,7 +112,8 @@ static void on_event(void *ctx, long index, unsigned int strat, const char *op,
 		return;
 	c->write_err = vt_report_event_line(c->per_event, index,
 					    c->specs->v[strat].name, op, ev,
-					    va, delta, shape);
+					    va, delta, shape,
+					    vt_cli.model.verify);
 }
 
 static void on_mismap(void *ctx, long index, unsigned int strat,
@@ -283,7 +284,7 @@ int vt_run_command(char **traces, int n, const struct vt_spec_list *specs,
 	int rc, rc2;
 
 	if (!lines_only) {
-		report = vt_report_new();
+		report = vt_report_new(&vt_cli.model, vt_cli.per_op);
 		if (!report) {
 			vt_err("out of memory");
 			return VT_EC_SYSTEM;
@@ -305,7 +306,8 @@ int vt_run_command(char **traces, int n, const struct vt_spec_list *specs,
 		if (!out) {
 			rc = VT_EC_SYSTEM;
 		} else {
-			int wr = vt_report_write(report, out, vt_cli.format);
+			int wr = vt_report_write(report, out, vt_cli.format,
+						 vt_cli.verbose);
 
 			rc = vt_out_close(out, vt_cli.output, wr == 0);
 			if (wr && !rc) {

@@ -13,39 +13,78 @@
 #include "core/stats.h"
 #include "core/trace/trace.h"
 
+/* The --kernel generations and what-if options: one table, options.def. */
+#define VT_KERNEL(id, name, summary) VT_KERNEL_##id,
 enum vt_kernel_gen {
-	VT_KERNEL_V6_12,	/* Debian 12: eager barriers, no vmap CONT, order-0 pages */
-	VT_KERNEL_V6_16,	/* lazy barriers, CONT-PTE in the vmalloc walkers */
-	VT_KERNEL_MAINLINE,	/* + high-order vmalloc pages (a06157804399) */
+#include "options.def"
+	VT_KERNEL__NR
 };
-extern const char *const vt_kernel_names[3];
+#define VT_KERNEL_DEFAULT VT_KERNEL_MAINLINE
+
+struct vt_kernel_info {
+	const char *name;	/* as --kernel spells it */
+	const char *summary;	/* what it sets, for 'strategies -v' */
+};
+extern const struct vt_kernel_info vt_kernels[VT_KERNEL__NR];
 
 struct vt_model_opts {
 	unsigned int page_shift;	/* 12, 14, 16 */
 	unsigned int va_bits;
 	enum vt_kernel_gen kernel;
-	bool eager_barriers;		/* --barriers=eager */
-	bool vmap_cont;			/* --vmap-cont=on */
-	bool vmalloc_high_order;	/* --vmalloc-pages=high-order */
-	bool purge_immediate;		/* --purge=immediate */
-	bool purge_at_end;		/* --purge-at-end */
-	bool tlbi_range;		/* --tlbi-range: FEAT_TLBIRANGE */
-	bool flush_per_page;		/* --kernel-flush=per-page (v6.12) */
-	bool nohugevmalloc;		/* --nohugevmalloc */
-	bool nohugeiomap;		/* --nohugeiomap */
-	bool initial_empty;		/* --initial=empty */
-	unsigned int cpus;		/* --cpus */
-	bool verify;			/* --verify */
-	bool use_trace_va;		/* --use-trace-va */
-	bool skip_unknown;		/* --skip-unknown */
+#define VT_OPTION(field, type, ...) type field;
+#include "options.def"
 };
+
+#define VT_OPTION(field, type, ...) VT_OPT_##field,
+enum vt_option_id {
+#include "options.def"
+	VT_OPT__NR
+};
+
+enum vt_option_kind {
+	VT_OK_WORD,	/* --name=WORD */
+	VT_OK_FLAG,	/* --name: 1 */
+	VT_OK_NUMBER,	/* --name=N */
+};
+
+/* One what-if option: see options.def for every field. */
+struct vt_option {
+	const char *name, *json;
+	enum vt_option_kind kind;
+	const char *words;
+	unsigned char values[4];
+	bool arg_optional;
+	unsigned int def, min, max;
+	unsigned int kernel[VT_KERNEL__NR];	/* value + 1; 0: not set */
+	bool common;
+	const char *help, *label, *models;
+	size_t off;		/* of the field in struct vt_model_opts */
+	bool is_bool;		/* the field is a bool, else unsigned int */
+};
+#define VT_SETS(gen, v) [VT_KERNEL_##gen] = (v) + 1
+extern const struct vt_option vt_options[VT_OPT__NR];
 
 /* Defaults: newest mainline, 4K/48, 8 CPUs, booted tables, lazy purge. */
 void vt_model_opts_init(struct vt_model_opts *o);
 /* Set the knobs a kernel generation implies (not the geometry). */
 void vt_model_opts_kernel(struct vt_model_opts *o, enum vt_kernel_gen gen);
-/* Which kernel commit each knob models, for reports and 'strategies -v'. */
-const char *vt_model_describe(void);
+/* The value of option @id in @o, and setting it. */
+unsigned int vt_option_get(const struct vt_model_opts *o, enum vt_option_id id);
+void vt_option_set(struct vt_model_opts *o, enum vt_option_id id,
+		   unsigned int v);
+/* Word @i of @opt's words (at most @len - 1 bytes in @buf), or NULL if it
+ * has fewer; a flag's words are "off" and "on". */
+const char *vt_option_word(const struct vt_option *opt, unsigned int i,
+			   char *buf, size_t len);
+/* Index of the word @word (exactly) in @opt's words, or -1. */
+int vt_option_word_index(const struct vt_option *opt, const char *word);
+/* The word a report writes for value @v (the first word that sets it). */
+const char *vt_option_value_word(const struct vt_option *opt, unsigned int v,
+				 char *buf, size_t len);
+/* True if an option differs from what @o's --kernel generation sets. */
+bool vt_model_kernel_overridden(const struct vt_model_opts *o);
+/* Whether arm64 has a Kconfig-valid (granule, VA_BITS) pair. */
+bool vt_geometry_valid(unsigned int page_shift, unsigned int va_bits);
 
 /* ---- strategies ---------------------------------------------------- */
 

@@ -1,56 +1,123 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What-if options of the modelled kernel (interfaces.md 1.3). */
+/*
+ * What-if options of the modelled kernel (interfaces.md 1.3), expanded
+ * from the one table in options.def.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "arch/arm64/arm64.h"
 #include "core/model.h"
 
-const char *const vt_kernel_names[3] = {
-	[VT_KERNEL_V6_12] = "v6.12",
-	[VT_KERNEL_V6_16] = "v6.16",
-	[VT_KERNEL_MAINLINE] = "mainline",
+#define VT_KERNEL(id, n, s) [VT_KERNEL_##id] = { .name = n, .summary = s },
+const struct vt_kernel_info vt_kernels[VT_KERNEL__NR] = {
+#include "options.def"
 };
+
+#define VT_OPTION(field, type, ...)                                        \
+	[VT_OPT_##field] = {                                               \
+		.off = offsetof(struct vt_model_opts, field),              \
+		.is_bool = sizeof(type) == sizeof(bool), __VA_ARGS__       \
+	},
+const struct vt_option vt_options[VT_OPT__NR] = {
+#include "options.def"
+};
+
+unsigned int vt_option_get(const struct vt_model_opts *o, enum vt_option_id id)
+{
+	const char *p = (const char *)o + vt_options[id].off;
+
+	if (vt_options[id].is_bool)
+		return *(const bool *)p;
+	return *(const unsigned int *)p;
+}
+
+void vt_option_set(struct vt_model_opts *o, enum vt_option_id id,
+		   unsigned int v)
+{
+	char *p = (char *)o + vt_options[id].off;
+
+	if (vt_options[id].is_bool)
+		*(bool *)p = v != 0;
+	else
+		*(unsigned int *)p = v;
+}
 
 void vt_model_opts_init(struct vt_model_opts *o)
 {
 	*o = (struct vt_model_opts){
 		.page_shift = 12,
 		.va_bits = 48,
-		.cpus = 8,
 	};
-	vt_model_opts_kernel(o, VT_KERNEL_MAINLINE);
+	for (int i = 0; i < VT_OPT__NR; i++)
+		vt_option_set(o, (enum vt_option_id)i, vt_options[i].def);
+	vt_model_opts_kernel(o, VT_KERNEL_DEFAULT);
 }
 
 void vt_model_opts_kernel(struct vt_model_opts *o, enum vt_kernel_gen gen)
 {
 	o->kernel = gen;
-	o->eager_barriers = gen == VT_KERNEL_V6_12;
-	o->vmap_cont = gen != VT_KERNEL_V6_12;
-	o->vmalloc_high_order = gen == VT_KERNEL_MAINLINE;
-	o->flush_per_page = gen == VT_KERNEL_V6_12;
+	for (int i = 0; i < VT_OPT__NR; i++)
+		if (vt_options[i].kernel[gen])
+			vt_option_set(o, (enum vt_option_id)i,
+				      vt_options[i].kernel[gen] - 1);
 }
 
-const char *vt_model_describe(void)
+bool vt_model_kernel_overridden(const struct vt_model_opts *o)
 {
-	return
-	"--barriers=lazy|eager   lazy: arm64 lazy-MMU batching of kernel-mapping barriers,\n"
-	"                        queue_pte_barriers() (v6.16, Ryan Roberts, 5fdd05efa1cd;\n"
-	"                        lazy_mmu_mode_enable() in linux-mm/linux-mm @ 00cc00cd1fb6);\n"
-	"                        eager: a dsb ishst + isb after every valid kernel store (<= v6.15)\n"
-	"--vmap-cont=on|off      arch_vmap_pte_range_map_size(), arch_vmap_pte_supported_shift(),\n"
-	"                        arch_vmap_pte_range_unmap_size() in arch/arm64/include/asm/vmalloc.h\n"
-	"                        (v6.16+; linux-mm/linux-mm @ 47729a9d66f7)\n"
-	"--vmalloc-pages=...     high-order: vm_area_alloc_pages() after a06157804399 (v6.19-rc1);\n"
-	"                        order0: the bulk allocator before it\n"
-	"--purge=lazy|immediate  lazy: free_vmap_area_noflush() + lazy_max_pages() purge;\n"
-	"                        immediate: a purge after every unmap\n"
-	"--tlbi-range            FEAT_TLBIRANGE in flush_tlb_kernel_range() (asm/tlbflush.h,\n"
-	"                        linux-mm/linux-mm @ 3c9e86d84801)\n"
-	"--kernel-flush=...      range-ops: flush_tlb_kernel_range() with\n"
-	"                        __flush_tlb_range_limit_excess() and range TLBIs (after v6.12;\n"
-	"                        linux-mm/linux-mm @ 3c9e86d84801); per-page: one vaale1is per page,\n"
-	"                        flush_tlb_all() above MAX_DVM_OPS pages (v6.12)\n"
-	"--initial=booted|empty  booted: upper tables of the vmalloc area exist (not counted)\n"
-	"--cpus=N                lazy_max_pages() = fls(N) * 32 MiB / PAGE_SIZE\n"
-	"--kernel=v6.12          eager barriers, no vmap CONT, order-0 vmalloc pages,\n"
-	"                        per-page kernel TLB flush (Debian 12)\n"
-	"--kernel=v6.16          lazy barriers, vmap CONT, order-0 vmalloc pages\n"
-	"--kernel=mainline       lazy barriers, vmap CONT, high-order vmalloc pages (default)\n";
+	for (int i = 0; i < VT_OPT__NR; i++)
+		if (vt_options[i].kernel[o->kernel] &&
+		    vt_option_get(o, (enum vt_option_id)i) !=
+		    vt_options[i].kernel[o->kernel] - 1)
+			return true;
+	return false;
+}
+
+const char *vt_option_word(const struct vt_option *opt, unsigned int i,
+			   char *buf, size_t len)
+{
+	const char *p = opt->kind == VT_OK_FLAG ? "off|on" : opt->words;
+	size_t n;
+
+	if (!p || !len)
+		return NULL;
+	for (; i; i--) {
+		p = strchr(p, '|');
+		if (!p)
+			return NULL;
+		p++;
+	}
+	n = strcspn(p, "|");
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+int vt_option_word_index(const struct vt_option *opt, const char *word)
+{
+	char buf[64];
+
+	for (unsigned int i = 0; vt_option_word(opt, i, buf, sizeof(buf)); i++)
+		if (!strcmp(buf, word))
+			return (int)i;
+	return -1;
+}
+
+const char *vt_option_value_word(const struct vt_option *opt, unsigned int v,
+				 char *buf, size_t len)
+{
+	if (opt->kind == VT_OK_FLAG)
+		return vt_option_word(opt, v != 0, buf, len);
+	for (unsigned int i = 0; vt_option_word(opt, i, buf, len); i++)
+		if (opt->values[i] == v)
+			return buf;
+	return NULL;
+}
+
+/* The Kconfig-valid pairs are arch's (arm64_geom_valid()). */
+bool vt_geometry_valid(unsigned int page_shift, unsigned int va_bits)
+{
+	return arm64_geom_valid(page_shift, va_bits);
 }

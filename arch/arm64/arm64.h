@@ -45,6 +45,8 @@ struct arm64_geom {
 	uint64_t page_offset, vmalloc_start, vmalloc_end;
 };
 
+/* Whether (granule, va_bits) is a Kconfig-valid pair; the one list of them. */
+bool arm64_geom_valid(unsigned int page_shift, unsigned int va_bits);
 /* 0, or -EINVAL if (granule, va_bits) is not a Kconfig-valid pair. */
 int arm64_geom_init(struct arm64_geom *g, unsigned int page_shift,
 		    unsigned int va_bits);

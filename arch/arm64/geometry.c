@@ -8,7 +8,8 @@
 
 #include "arch/arm64/arm64.h"
 
-static bool valid_pair(unsigned int ps, unsigned int va)
+/* The ARM64_VA_BITS_* choices of arch/arm64/Kconfig for each granule. */
+bool arm64_geom_valid(unsigned int ps, unsigned int va)
 {
 	switch (ps) {
 	case 12:
@@ -33,7 +34,7 @@ int arm64_geom_init(struct arm64_geom *g, unsigned int ps, unsigned int va)
 	unsigned int va_min;
 	uint64_t vmemmap_size, page_end;
 
-	if (!valid_pair(ps, va))
+	if (!arm64_geom_valid(ps, va))
 		return -EINVAL;
 	*g = (struct arm64_geom){ 0 };
 	g->page_shift = ps;

@@ -4,8 +4,10 @@
 of perf's tests/shell/lib/perf_json_output_lint.py: every key must be known
 and every value must have the right type; every counter is an integer.
 
-The metric names and kinds are read from core/stats.h (VT_METRICS), so the
-lint follows the code instead of a copy of the list.
+The metric names and kinds are read from core/stats.h (VT_METRICS), and
+the what-if options with the words a report may hold from the option table
+core/options.def, so the lint follows the code instead of a copy of the
+lists.
 
 usage: lint-report.py [--src DIR] [--per-event LINES.jsonl] [REPORT.json]
 (REPORT.json defaults to stdin).  With --per-event, the JSON Lines file is
@@ -24,16 +26,8 @@ GAUGES = {"lazy_pages_pending"}
 
 OPS = {"vmap", "vunmap", "vmalloc", "vfree", "vm_map_ram", "vm_unmap_ram",
        "ioremap", "iounmap", "purge", "linear_map"}
-OPTIONS = {"barriers": {"lazy", "eager"}, "vmap_cont": {"on", "off"},
-           "vmalloc_pages": {"order0", "high-order"},
-           "purge": {"lazy", "immediate"}, "purge_at_end": {"on", "off"},
-           "tlbi_range": {"on", "off"}, "kernel_flush": {"range-ops", "per-page"},
-           "nohugevmalloc": {"on", "off"},
-           "nohugeiomap": {"on", "off"}, "initial": {"booted", "empty"},
-           "cpus": int, "verify": {"on", "off"},
-           "use_trace_va": {"on", "off"}, "skip_unknown": {"on", "off"}}
-
 problems = []
+OPTIONS = {}    # json key -> allowed words or int, from core/options.def
 
 
 def bad(path, msg):
@@ -42,6 +36,31 @@ def bad(path, msg):
 
 def is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def load_options(src):
+    """{json key: set of words a report writes, or int} from options.def:
+    a word option's first word for each value, on/off for a flag."""
+    text = open(os.path.join(src, "core", "options.def")).read()
+    options = {}
+    for body in re.findall(r"^VT_OPTION\((.*?)\)\s*$", text, re.S | re.M):
+        key = re.search(r'\.json = "([^"]+)"', body).group(1)
+        kind = re.search(r"\.kind = VT_OK_(\w+)", body).group(1)
+        if kind == "NUMBER":
+            options[key] = int
+        elif kind == "FLAG":
+            options[key] = {"on", "off"}
+        else:
+            words = re.search(r'\.words = "([^"]+)"', body).group(1).split("|")
+            values = [int(v) for v in re.search(r"\.values = \{([^}]*)\}",
+                                                 body).group(1).split(",")]
+            first = {}
+            for w, v in zip(words, values):
+                first.setdefault(v, w)
+            options[key] = set(first.values())
+    if not options:
+        sys.exit("lint-report.py: no VT_OPTION entries in core/options.def")
+    return options
 
 
 def load_metrics(src):
@@ -219,6 +238,8 @@ def main():
     ap.add_argument("--per-event")
     ap.add_argument("report", nargs="?")
     a = ap.parse_args()
+    global OPTIONS
+    OPTIONS = load_options(a.src)
     metrics = load_metrics(a.src)
     if not metrics:
         print("lint-report: no VT_METRICS in core/stats.h", file=sys.stderr)

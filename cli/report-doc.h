@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The report document (spec/interfaces.md section 3) as the report
+ * modules share it, and nothing else includes: cli/report.c builds it,
+ * cli/report-read.c reads one back, cli/gate.c decides on two of them,
+ * cli/render*.c print them.  Every JSON output goes through jansson, with
+ * sorted keys, so that a golden file can hold it.
+ */
+#ifndef VT_REPORT_DOC_H
+#define VT_REPORT_DOC_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "cli/report.h"
+
+struct vt_report {
+	json_t *root;
+	json_t *traces;		/* borrowed from root */
+	bool have_config;
+	unsigned int page_shift, va_bits;	/* of the top-level config */
+	struct vt_model_opts model;	/* built: the options it was made with */
+	bool per_op;			/* built: add per_op objects */
+};
+
+/* The gate's decision: entries {trace, strategy, metric, baseline,
+ * current, reason} of what regressed and what improved. */
+struct vt_gate {
+	double threshold;
+	json_t *regressions, *improvements;
+	unsigned long compared;
+};
+
+/* Set @key of @o to @v, stealing @v; returns nonzero on failure. */
+static inline int put(json_t *o, const char *key, json_t *v)
+{
+	return json_object_set_new(o, key, v) != 0;
+}
+
+static inline int append(json_t *a, json_t *v)
+{
+	return json_array_append_new(a, v) != 0;
+}
+
+static inline json_t *hex(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_string(buf);
+}
+
+/* Every JSON document is dumped once, keys sorted, reals to 6 digits. */
+static inline int dump_json(json_t *root, FILE *f, size_t flags)
+{
+	if (json_dumpf(root, f, flags | JSON_SORT_KEYS | JSON_REAL_PRECISION(6)))
+		return -EIO;
+	fputc('\n', f);
+	return 0;
+}
+
+/* "4k", "16k", "64k" ("?" otherwise) and back (-1 if unknown). */
+const char *vt_granule_name(unsigned int page_shift);
+int vt_granule_shift(const char *name);
+/* {granule, va_bits, levels} of a config. */
+json_t *vt_report_geometry_json(unsigned int page_shift, unsigned int va_bits);
+/* The metrics object of one strategy, op or event (section 4 keys). */
+json_t *vt_report_metrics_json(const struct vt_stats *s, bool verify);
+
+#endif
