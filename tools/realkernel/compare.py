@@ -18,6 +18,7 @@ import json
 import re
 import subprocess
 import sys
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 # ---- A64 decoding ---------------------------------------------------------------------------
 TLBI_NAMES = {  # (op1, CRm, op2) of TLBI <op>, CRn = 8
