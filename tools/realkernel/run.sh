@@ -42,12 +42,19 @@ image=$root/boot/vmlinuz-$rel
 config=$root/boot/config-$rel
 
 # ---- 2. probe module and plugin ------------------------------------------------------------
-mkdir -p "$out/module"
-cp "$here/module/vtprobe.c" "$here/module/Kbuild" "$out/module/"
-log "building the probe module against $rel"
-# BTF for modules needs pahole; the module needs none
-make -s -C "$kdir" M="$out/module" CONFIG_DEBUG_INFO_BTF_MODULES= modules >"$out/module.log" 2>&1 ||
-	{ cat "$out/module.log" >&2; exit 4; }
+mod=$cache/module-$rel
+mkdir -p "$mod"
+if cmp -s "$here/module/vtprobe.c" "$mod/vtprobe.c" && cmp -s "$here/module/Kbuild" "$mod/Kbuild" &&
+   [ -s "$mod/vtprobe.ko" ]; then
+	log "probe module for $rel is up to date"
+else
+	cp "$here/module/vtprobe.c" "$here/module/Kbuild" "$mod/"
+	rm -f "$mod/vtprobe.ko"
+	log "building the probe module against $rel"
+	# BTF for modules needs pahole; the module needs none
+	make -s -C "$kdir" M="$mod" CONFIG_DEBUG_INFO_BTF_MODULES= modules >"$out/module.log" 2>&1 ||
+		{ cat "$out/module.log" >&2; rm -f "$mod/vtprobe.c"; exit 4; }
+fi
 log "building the QEMU plugin"
 gcc -O2 -shared -fPIC -Wall -Wextra -Werror -fvisibility=hidden \
 	-o "$out/vtinsn.so" "$here/plugin/vtinsn.c"
@@ -61,7 +68,7 @@ initrd() { # MODE -> $out/initrd-MODE.cpio.gz
 	cp "$root/bin/busybox" "$d/bin/busybox"
 	cp "$here/init.sh" "$d/init"
 	chmod +x "$d/init"
-	cp "$out/module/vtprobe.ko" "$out/ops" "$here/kprobe_events" "$d/"
+	cp "$mod/vtprobe.ko" "$out/ops" "$here/kprobe_events" "$d/"
 	echo "$1" >"$d/mode"
 	# the kernel's text symbols are listed once per kernel (reading /proc/kallsyms under TCG
 	# takes a minute); with nokaslr they are the same at every boot
