@@ -70,7 +70,7 @@ def write(c, path, summary, known):
         i.get("vabits_actual", "?"), "on" if i.get("l5") == "1" else "off",
         i.get("vmalloc_start", "?")[2:], i.get("vmalloc_end", "?"), i.get("pmd_huge", "?"),
         i.get("pud_huge", "?"), i.get("lazy_cpus", "?")))
-    w("| machine | %s, `-M virt -cpu max -smp 1 -m 2G`, TCG, `nokaslr` |" % (qemu[0] if qemu else "qemu"))
+    w("| machine | %s, `-M virt -cpu max,pauth-impdef=on -smp 1 -m 2G`, TCG, `nokaslr` |" % (qemu[0] if qemu else "qemu"))
     w("| model | `vmaptool replay --kernel=v6.12 --va-bits=%s --cpus=1 --strategy=zigzag --per-event` |" % cfg.get("CONFIG_ARM64_VA_BITS", "52"))
     w("")
     w("**Result: %s.**" % summary)
