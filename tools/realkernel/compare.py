@@ -495,13 +495,20 @@ class Comparison:
             m = model[j][0]
             ks = {key: int(r[rk]) for key, rk in SHAPE}
             ms = {key: m["shape"][key] for key, _ in SHAPE}
-            ok = ks == ms and int(m["va"], 16) == va
+            # the same boot's function counts: block maps and top-down walks
+            fc = self.fcount.get(i, collections.Counter())
+            kb = fc["pmd_set_huge"] + fc["pud_set_huge"]
+            kw = fc["vmap_small"] + fc["vmap_range"] + fc["vunmap_range"]
+            mb, mw = m["metrics"]["block_maps"], m["metrics"]["table_walks"]
+            ok = ks == ms and int(m["va"], 16) == va and kb == mb and kw == mw
             self.rt["rows"].append((j, ev["op"], i, r["va"], fmt(ks), fmt(ms), m["va"], ok))
             if ok:
                 self.rt["matched"] += 1
             else:
-                self.fail(j, ev["op"], "round trip", "event %d (kernel op %d): kernel %s at %s, imported+replayed %s at %s"
-                          % (j, i, fmt(ks), r["va"], fmt(ms), m["va"]))
+                self.fail(j, ev["op"], "round trip",
+                          "event %d (kernel op %d): kernel %s at %s, block maps %d, walks %d; "
+                          "imported+replayed %s at %s, block_maps %d, table_walks %d"
+                          % (j, i, fmt(ks), r["va"], kb, kw, fmt(ms), m["va"], mb, mw))
             k += 1
         for i, r in kres:
             if i not in seen and r["op"] != "purge":
@@ -536,7 +543,8 @@ class Comparison:
             ", ".join("%s %d" % kv for kv in sorted(self.explained.items())) or "none")
         print("realkernel: " + summary)
         if self.rt["imported"]:
-            print("realkernel: import round trip: %d imported events, %d match the kernel's shape and address; "
+            print("realkernel: import round trip: %d imported events, %d match the kernel's address, shape, "
+                  "block maps and walks; "
                   "kernel operations not imported: %s" % (
                       self.rt["imported"], self.rt["matched"],
                       ", ".join("%s %d" % kv for kv in sorted(self.rt["dropped"].items())) or "none"))

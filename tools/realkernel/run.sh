@@ -106,7 +106,14 @@ vec=$(python3 "$here/compare.py" --vectors "$syms")
 boot plugin -plugin "$out/vtinsn.so,out=$out/plugin.txt,$vec"
 
 # ---- 4. the model and the comparison --------------------------------------------------------
+# the model's geometry is the booted kernel's: VA_BITS from the image's config, checked
+# against what the kernel runs with (a CPU without LPA2 would fold 52 to 48 bits)
 vabits=$(sed -n 's/^CONFIG_ARM64_VA_BITS=//p' "$config")
+booted=$(sed -n 's/^VT INFO .* vabits_actual=\([0-9]*\) .*/\1/p' "$out/out-plugin.txt")
+if [ "$booted" != "$vabits" ]; then
+	log "the kernel runs with $booted-bit VAs, not CONFIG_ARM64_VA_BITS=$vabits: modelling $booted"
+	vabits=$booted
+fi
 "$vmaptool" replay -q --kernel=v6.12 --va-bits="$vabits" --cpus=1 --strategy=zigzag \
 	--per-event="$out/model.jsonl" -o /dev/null "$trace"
 known=

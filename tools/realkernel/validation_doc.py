@@ -214,9 +214,10 @@ def write(c, path, summary, known):
     w("\"Recording vmap pages\"; tools/realkernel/kprobe_events). `vmaptool import` of that text,")
     w("replayed with")
     w("`--kernel=v6.12 --use-trace-va`, must give every imported operation the address and leaf")
-    w("shape the probe module walked.")
+    w("shape the probe module walked, and the block maps and table walks ftrace counted in the")
+    w("same boot.")
     w("")
-    w("* imported events: %d; operations whose address and shape match the kernel: %d" % (
+    w("* imported events: %d; operations whose address, shape, block maps and walks match the kernel: %d" % (
         rt["imported"], rt["matched"]))
     w("* kernel operations not in the import: %s" % (
         ", ".join("%s %d" % kv for kv in sorted(rt["dropped"].items())) or "none"))
