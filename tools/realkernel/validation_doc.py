@@ -23,11 +23,18 @@ arm64 does not pre-populate the vmalloc area's PMD tables at boot (arch/arm64/mm
 the kernel image, the fixmap and the linear map only; the image sits in the first GiB at
 0xffff800080000000), so that PUD entry is none. The model's `--initial=booted`
 (docs/model.md: "upper tables covering the vmalloc area appear the first time a walk visits
-their parent entry") makes a PMD table appear there, and then frees it through
+their parent entry"; `arm64_booted_touch()` in arch/arm64/pgtable.c does it for every level
+above the PMD tables' entries) makes a PMD table appear there, and then frees it through
 `pud_free_pmd_page()`: one `tables_freed`, `dsb ishst` + `tlbi vaae1is` + `dsb ish` + `isb`
-(`__flush_tlb_kernel_pgtable()`) that the kernel never executes. Fix for the engine: a booted
-table should exist only where the booted kernel has one (the image's GiB, and what earlier
-events built); `--initial=empty` is wrong the other way (it allocates the image's tables).""",
+(`__flush_tlb_kernel_pgtable()`) that the kernel never executes. Replayed with
+`--initial=empty` instead, event 105 agrees and event 0 differs the other way: the model
+then builds the P4D, PUD and PMD tables the booted kernel already has for the image's GiB
+(dmb 5 against the kernel's 1, and the PGD store through the fixmap with its `tlbi vaale1is`).
+Fix for the engine: under `--initial=booted` a table should appear only where the booted
+kernel has one: the PGD -> P4D -> PUD chain that maps the kernel image (KIMAGE_VADDR =
+VMALLOC_START = 0xffff800080000000, so the first 512 GiB P4D entry of the vmalloc area) and
+the PMD table under the image's own PUD entry (the area's first GiB); every other entry is
+none until an event builds a table there.""",
 }
 
 
