@@ -258,6 +258,7 @@ class Comparison:
         self.fcount = ftrace_counts(self.ftrace)
         self.purge_spans = self.spans()
         self.rows = []
+        self.table = []  # (index, op, kernel counts, model counts, ftrace counts, model line)
         self.other = collections.Counter()   # (function, insn) -> count outside ENGINE
         self.fails = 0
         self.explained = collections.Counter()
@@ -418,10 +419,6 @@ class Comparison:
                           "placement")
             else:
                 self.fail(i, op, what, text)
-        self.counts_row(i, op, kc, mc, fc, m)
-
-    def counts_row(self, i, op, kc, mc, fc, m):
-        self.table = getattr(self, "table", [])
         self.table.append((i, op, kc, mc, fc, m))
 
     def compare_drain(self, i, mp, kd, r):
@@ -435,7 +432,6 @@ class Comparison:
         diffs = {k: (kd[k], mc[k]) for k in keys + list(BARRIERS) if kd[k] != mc[k]}
         if diffs:
             self.fail(i, op, "instructions", "kernel %s, model %s" % (fmtc(kd, diffs), fmtc(mc, diffs)))
-        self.table = getattr(self, "table", [])
         self.table.append((i, op, kd, mc, collections.Counter(), mp))
 
     def known(self):

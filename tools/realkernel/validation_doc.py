@@ -112,7 +112,7 @@ def write(c, path, summary, known):
     for idx, op, what, text, rule in c.rows:
         if rule:
             status[(idx, op)].add(rule)
-    for idx, op, kc, mc, fc, m in getattr(c, "table", []):
+    for idx, op, kc, mc, fc, m in c.table:
         r = c.res.get(idx, {})
         ks = "pte %s, cont %s, pmd %s, pud %s" % (r.get("pte"), r.get("cont"), r.get("pmd"), r.get("pud")) \
             if not op.startswith("purge (") else "-"
