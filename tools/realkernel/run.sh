@@ -13,7 +13,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-cache=${VT_REALKERNEL_CACHE:-$HOME/.cache/vmaptool-realkernel}
+cache=${VT_REALKERNEL_CACHE:-${HOME:-/root}/.cache/vmaptool-realkernel}
 vmaptool=$top/build/ci/vmaptool
 doc=
 out=
