@@ -1,0 +1,577 @@
+#!/usr/bin/env python3
+"""Compare what the real kernel did (probe module, QEMU plugin, ftrace) with the model.
+
+  compare.py --vectors OUT-FTRACE          print the plugin's vectors= argument
+  compare.py --trace=T --model=M.jsonl --plugin-run=OUT --plugin=P.txt --ftrace=OUT
+             --kernel-config=C --release=R --vmaptool=V --out=DIR [--doc=FILE]
+
+Per trace event: the leaf shape the module walked against the model's `shape`; the TLBIs by
+kind and DSB/DMB/ISB by option the plugin counted at kernel addresses (baseline of empty
+brackets subtracted; exceptions left out) against the model's metrics; the ftrace kprobe
+hits against the model's block maps, purges and table allocations.  A difference is either
+explained by one of the rules in EXPLAIN (each names the kernel source behind it; they are
+listed in docs/validation.md) or makes the exit status 1.
+"""
+import bisect
+import collections
+import json
+import re
+import subprocess
+import sys
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
+# ---- A64 decoding ---------------------------------------------------------------------------
+TLBI_NAMES = {  # (op1, CRm, op2) of TLBI <op>, CRn = 8
+    (0, 3, 0): "vmalle1is", (0, 3, 1): "vae1is", (0, 3, 2): "aside1is", (0, 3, 3): "vaae1is",
+    (0, 3, 5): "vale1is", (0, 3, 7): "vaale1is", (0, 7, 0): "vmalle1", (0, 7, 1): "vae1",
+    (0, 7, 2): "aside1", (0, 7, 3): "vaae1", (0, 7, 5): "vale1", (0, 7, 7): "vaale1",
+    (0, 2, 1): "rvae1is", (0, 2, 3): "rvaae1is", (0, 2, 5): "rvale1is", (0, 2, 7): "rvaale1is",
+    (0, 1, 0): "vmalle1os", (0, 1, 1): "vae1os", (0, 1, 3): "vaae1os", (0, 1, 7): "vaale1os",
+}
+OPTS = {15: "sy", 14: "st", 13: "ld", 11: "ish", 10: "ishst", 9: "ishld", 7: "nsh",
+        6: "nshst", 5: "nshld", 3: "osh", 2: "oshst", 1: "oshld"}
+
+
+def decode(w):
+    if (w & 0xFFF8F000) == 0xD5088000:
+        op1, crm, op2 = (w >> 16) & 7, (w >> 8) & 15, (w >> 5) & 7
+        return "tlbi", TLBI_NAMES.get((op1, crm, op2), "op1=%d,CRm=%d,op2=%d" % (op1, crm, op2))
+    crm = (w >> 8) & 15
+    if (w & 0xFFFFF0FF) == 0xD503309F:
+        return "dsb", {0: "ssbb", 4: "pssbb"}.get(crm, OPTS.get(crm, str(crm)))
+    if (w & 0xFFFFF0FF) == 0xD50330BF:
+        return "dmb", OPTS.get(crm, str(crm))
+    if (w & 0xFFFFF0FF) == 0xD50330DF:
+        return "isb", "sy"
+    return "other", "0x%08x" % w
+
+
+# ---- the kernel's text symbols -----------------------------------------------------------------
+def kallsyms(path):
+    """Text symbols of /proc/kallsyms: a plain copy, or between the VT KALLSYMS markers."""
+    syms = []
+    with open(path, errors="replace") as f:
+        lines = f.read().splitlines()
+    inside = "VT KALLSYMS-BEGIN" not in lines
+    for line in lines:
+        if line == "VT KALLSYMS-BEGIN":
+            inside = True
+        elif line == "VT KALLSYMS-END":
+            break
+        elif inside:
+            p = line.split()
+            if len(p) >= 3:
+                syms.append((int(p[0], 16), p[2] + (" " + p[3] if len(p) > 3 else "")))
+    syms.sort()
+    return syms
+
+
+class Symbols:
+    def __init__(self, syms):
+        self.syms = syms
+        self.addrs = [a for a, _ in syms]
+
+    def name(self, va):
+        i = bisect.bisect_right(self.addrs, va) - 1
+        return self.syms[i][1] if i >= 0 else "?"
+
+    def find(self, name):
+        for i, (a, n) in enumerate(self.syms):
+            if n == name:
+                return a, (self.syms[i + 1][0] if i + 1 < len(self.syms) else a + 0x800)
+        return None
+
+
+def vectors(path):
+    s = Symbols(kallsyms(path))
+    out = []
+    for n in ("vectors", "__bp_harden_el1_vectors"):
+        r = s.find(n)
+        if r:
+            out.append("vec=%x:%x" % (r[0], r[1] - r[0]))
+    if not out:
+        sys.exit("compare.py: no vector table in the kallsyms of %s" % path)
+    print(",".join(out))
+
+
+# ---- the run's outputs ------------------------------------------------------------------------------
+RES = re.compile(r"^VT (\d+) R (.*)$")
+
+
+def results(path):
+    """index -> dict of the module's result line; plus the INFO line and the baseline count."""
+    res, info, base, errors = {}, {}, 0, []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            if line.startswith("VT INFO "):
+                info = dict(kv.split("=", 1) for kv in line[8:].split() if "=" in kv)
+            elif line.startswith("VT BASE "):
+                base += 1
+            else:
+                m = RES.match(line)
+                if m:
+                    d = dict(kv.split("=", 1) for kv in m.group(2).split())
+                    res[int(m.group(1))] = d
+                elif re.match(r"^VT \d+ E ", line) or re.match(r"^VT \d+ $", line):
+                    errors.append(line)
+    return res, info, base, errors
+
+
+def plugin_counts(path):
+    """seq -> list of (vaddr, insn, count, irq); seq -> exceptions."""
+    sites = collections.defaultdict(list)
+    exc = {}
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if p and p[0] == "S":
+                sites[int(p[1])].append((int(p[2], 16), int(p[3], 16), int(p[4]), int(p[5])))
+            elif p and p[0] == "C":
+                exc[int(p[1])] = int(p[2])
+    return sites, exc
+
+
+def ftrace_text(path):
+    lines = []
+    inside = False
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("VT TRACE-BEGIN"):
+                inside = True
+            elif line.startswith("VT TRACE-END"):
+                break
+            elif inside:
+                lines.append(line)
+    return lines
+
+
+KP = re.compile(r"\s(kp/)?(\w+):\s*\(")
+MARK = re.compile(r"tracing_mark_write: vtop (\d+) ")
+
+
+TASK = re.compile(r"^\s*(.+?)-(\d+)\s+\[")
+
+
+def ftrace_counts(lines):
+    """index -> Counter of kprobe event names between the op's marker and the next one.
+
+    Only the task that ran the op (the one that wrote the marker) and kworkers (the drain of
+    lazily freed areas) count: the shell's children (cat) build user page tables in between.
+    """
+    per = collections.defaultdict(collections.Counter)
+    cur = pid = None
+    for line in lines:
+        t = TASK.match(line)
+        m = MARK.search(line)
+        if m:
+            cur = int(m.group(1))
+            pid = t.group(2) if t else None
+            continue
+        if cur is None or not t:
+            continue
+        if t.group(2) != pid and not t.group(1).startswith("kworker/"):
+            continue
+        if " purge_vmap_area_lazy: " in line:
+            # the tracepoint ends every __purge_vmap_area_lazy() pass, empty ones included
+            # (vm_unmap_aliases() with nothing lazy: start=ULONG_MAX end=0 num_purged=0)
+            n = re.search(r"num_purged=(\d+)", line)
+            per[cur]["tp_purge" if n and int(n.group(1)) else "tp_purge_empty"] += 1
+            continue
+        m = re.search(r"\s(\w+): \((\S+)\+0x0/", line)
+        if m:
+            a = re.search(r" addr=(0x[0-9a-f]+)", line)
+            if a and int(a.group(1), 16) < (1 << 63):
+                continue
+            per[cur][m.group(1)] += 1
+    return per
+
+
+def read_trace(path):
+    with open(path) as f:
+        text = f.read()
+    first, _, rest = text.partition("\n")
+    try:
+        head = json.loads(first)
+        if "events" not in head:
+            return [json.loads(l) for l in rest.splitlines() if l.strip()]
+    except json.JSONDecodeError:
+        pass
+    return json.loads(text)["events"]
+
+
+def model_lines(path):
+    """index -> (event line, triggered purge line or None)."""
+    per = collections.defaultdict(list)
+    with open(path) as f:
+        for line in f:
+            d = json.loads(line)
+            per[d["index"]].append(d)
+    out = {}
+    for i, ls in per.items():
+        out[i] = (ls[0], ls[1] if len(ls) > 1 else None)
+    return out
+
+
+# ---- kernel functions whose barriers the model counts -----------------------------------------------
+# The mapping engine as the model sees it: the page-table code of mm/vmalloc.c (vmap_*_range,
+# vunmap_*_range inlined into these), the table allocation of mm/memory.c, arm64's block and
+# table helpers (arch/arm64/mm/mmu.c), the lazy purge with its inlined flush_tlb_kernel_range()
+# and vmalloc's own smp_wmb() (clear_vm_uninitialized_flag(), inlined into
+# __vmalloc_node_range_noprof).  Barriers elsewhere (page and slab allocators, RCU, locks,
+# the scheduler) are other kernel work the model does not claim to count; they are listed
+# per function in docs/validation.md.
+ENGINE = {
+    "vmap_small_pages_range_noflush", "vmap_range_noflush", "__vmap_pages_range_noflush",
+    "vmap_pages_range_noflush", "vmap_pages_range", "__vunmap_range_noflush",
+    "vunmap_range_noflush", "vunmap_range", "__pte_alloc_kernel", "__pmd_alloc", "__pud_alloc",
+    "__p4d_alloc", "pmd_set_huge", "pud_set_huge", "pmd_free_pte_page", "pud_free_pmd_page",
+    "pmd_clear_huge", "pud_clear_huge", "set_swapper_pgd", "__purge_vmap_area_lazy",
+    "_vm_unmap_aliases", "__vmalloc_node_range_noprof", "vmap", "vm_map_ram", "vm_unmap_ram",
+    "vb_free", "free_vmap_block", "__ioremap_prot", "generic_ioremap_prot", "ioremap_page_range",
+    "vfree", "vunmap", "remove_vm_area", "free_unmap_vmap_area", "__vmalloc_area_node",
+    "vmap_pages_pud_range", "vmap_pages_pmd_range", "vmap_pages_pte_range", "__set_ptes",
+    "set_ptes", "__set_pte", "set_pte_at", "__ptep_get_and_clear", "ptep_get_and_clear",
+}
+
+
+MAX_DVM_OPS = 512  # PTRS_PER_PTE (arch/arm64/include/asm/tlbflush.h, v6.12)
+SHAPE = (("pte", "pte"), ("pte_cont", "cont"), ("pmd_block", "pmd"), ("pud_block", "pud"))
+BARRIERS = ("dsb.ish", "dsb.ishst", "dmb", "isb")
+
+
+def base_name(sym):
+    return re.sub(r"\.(isra|constprop|part|cold)\.\d+.*$", "", sym.split()[0])
+
+
+class Comparison:
+    def __init__(self, a):
+        self.a = a
+        self.events = read_trace(a["trace"])
+        self.model = model_lines(a["model"])
+        self.res, self.info, self.nbase, self.errors = results(a["plugin-run"])
+        self.fres, self.finfo, _, ferr = results(a["ftrace"])
+        self.errors += ferr
+        self.syms = Symbols(kallsyms(a.get("kallsyms", a["ftrace"])))
+        self.sites, self.exc = plugin_counts(a["plugin"])
+        self.ftrace = ftrace_text(a["ftrace"])
+        self.fcount = ftrace_counts(self.ftrace)
+        self.purge_spans = self.spans()
+        self.rows = []
+        self.table = []  # (index, op, kernel counts, model counts, ftrace counts, model line)
+        self.other = collections.Counter()   # (function, insn) -> count outside ENGINE
+        self.fails = 0
+        self.explained = collections.Counter()
+
+    def spans(self):
+        """index -> list of (start, end) of the kernel's __purge_vmap_area_lazy calls."""
+        out = collections.defaultdict(list)
+        cur = None
+        for line in self.ftrace:
+            m = MARK.search(line)
+            if m:
+                cur = int(m.group(1))
+                continue
+            m = re.search(r" purge_lazy: \(\S+\) start=(0x[0-9a-f]+) end=(0x[0-9a-f]+)", line)
+            if m and cur is not None:
+                out[cur].append((int(m.group(1), 16), int(m.group(2), 16)))
+        return out
+
+    def kernel_counts(self, seq):
+        """Counter of tlbi.KIND, dsb.OPT, dmb, isb in ENGINE functions; tlbi from anywhere."""
+        c = collections.Counter()
+        for va, insn, n, irq in self.sites.get(seq, []):
+            kind, opt = decode(insn)
+            fn = base_name(self.syms.name(va))
+            c["irq." + kind] += irq
+            if not n:
+                continue
+            if kind == "tlbi":
+                c["tlbi." + opt] += n
+                if fn in ("pmd_free_pte_page", "pud_free_pmd_page"):
+                    c["tables.free"] += n
+                continue
+            if kind == "dmb" and fn in ("__pte_alloc_kernel", "__pmd_alloc", "__pud_alloc",
+                                        "__p4d_alloc"):
+                c["tables.alloc"] += n
+            key = "dsb." + opt if kind == "dsb" else kind
+            if fn in ENGINE:
+                c[key] += n
+            else:
+                self.other[(fn, key)] += n
+                c["other." + key] += n
+        return c
+
+    @staticmethod
+    def model_counts(line):
+        c = collections.Counter()
+        if not line:
+            return c
+        m = line["metrics"]
+        for k, v in m["tlbi_by_kind"].items():
+            c["tlbi." + k] += v
+        for k, v in m["dsb_by_kind"].items():
+            c["dsb." + k] += v
+        c["dmb"] += m["dmb"]
+        c["isb"] += m["isb"]
+        return c
+
+    def run(self):
+        a = self.a
+        # the baseline: the smallest count of each key over the empty brackets
+        base = None
+        for s in range(self.nbase):
+            c = self.kernel_counts(s)
+            base = c if base is None else collections.Counter(
+                {k: min(base[k], c[k]) for k in set(base) | set(c)})
+        self.base = base or collections.Counter()
+        self.other.clear()
+        seq = self.nbase
+        for i, ev in enumerate(self.events):
+            r = self.res.get(i)
+            if r is None:
+                self.fail(i, ev["op"], "module", "no result line (the operation failed)")
+                continue
+            mline, mpurge = self.model.get(i, (None, None))
+            kc = self.kernel_counts(seq) - self.base
+            seq += 1
+            kd = collections.Counter()
+            if r.get("drain") == "1":
+                kd = self.kernel_counts(seq) - self.base
+                seq += 1
+            self.compare_op(i, ev, r, mline, kc, self.fres.get(i))
+            if mpurge or r.get("drain") == "1":
+                self.compare_drain(i, mpurge, kd, r)
+        return self.finish()
+
+    def fail(self, i, op, what, text):
+        self.rows.append((i, op, what, text, "DIFF"))
+        self.fails += 1
+
+    def note(self, i, op, what, text, rule):
+        self.rows.append((i, op, what, text, rule))
+        self.explained[rule] += 1
+
+    def compare_op(self, i, ev, r, m, kc, fr):
+        op = ev["op"]
+        if m is None:
+            self.fail(i, op, "model", "no per-event line")
+            return
+        mm = m["metrics"]
+        # leaf shape
+        ks = {k: int(r[rk]) for k, rk in SHAPE}
+        ms = {k: m["shape"][k] for k, _ in SHAPE}
+        if ks != ms:
+            self.fail(i, op, "shape", "kernel %s, model %s" % (fmt(ks), fmt(ms)))
+        # instructions (plugin run)
+        mc = self.model_counts(m)
+        keys = sorted(k for k in set(kc) | set(mc) if k.startswith("tlbi."))
+        diffs = {k: (kc[k], mc[k]) for k in keys + list(BARRIERS) if kc[k] != mc[k]}
+        moved = int(r["va"], 16) != int(m["va"], 16)
+        if diffs:
+            # rule "placement": the kernel placed the area elsewhere (its vmalloc space starts
+            # with boot-time areas), so other page tables existed there.  Each table allocated
+            # costs __pte_alloc_kernel()/__pmd_alloc()'s smp_wmb() and set_pmd()/set_pud()'s
+            # dsb(ishst); isb() (mm/memory.c; arch/arm64/include/asm/pgtable.h); each PTE table
+            # a block replaces costs pmd_free_pte_page()'s __flush_tlb_kernel_pgtable():
+            # dsb(ishst); tlbi vaae1is; dsb(ish); isb() (arch/arm64/mm/mmu.c, tlbflush.h).
+            da = kc["tables.alloc"] - mm["tables_allocated"]
+            df = kc["tables.free"] - mm["tables_freed"]
+            want = collections.Counter({"dmb": da, "dsb.ishst": da + df, "isb": da + df,
+                                        "dsb.ish": df, "tlbi.vaae1is": df})
+            got = {k: kc[k] - mc[k] for k in diffs}
+            if moved and (da or df) and all(got[k] == want[k] for k in diffs) and \
+                    all(want[k] == 0 or k in diffs for k in want):
+                self.note(i, op, "instructions", "kernel %s, model %s (tables %+d allocated, %+d freed)" % (
+                    fmtc(kc, diffs), fmtc(mc, diffs), da, df), "placement")
+            else:
+                self.fail(i, op, "instructions", "kernel %s, model %s" % (
+                    fmtc(kc, diffs), fmtc(mc, diffs)))
+        # function counts (ftrace run)
+        if fr is None:
+            self.fail(i, op, "ftrace", "no result line in the ftrace run")
+            return
+        fc = self.fcount.get(i, collections.Counter())
+        fmoved = int(fr["va"], 16) != int(m["va"], 16)
+        checks = [
+            ("block maps", "pmd_set_huge + pud_set_huge", fc["pmd_set_huge"] + fc["pud_set_huge"],
+             "block_maps", mm["block_maps"], False),
+            ("walks", "vmap_small_pages_range_noflush + vmap_range_noflush + __vunmap_range_noflush",
+             fc["vmap_small"] + fc["vmap_range"] + fc["vunmap_range"], "table_walks",
+             mm["table_walks"], False),
+            # the model's `purges` counts the passes that purged areas: the
+            # vmalloc:purge_vmap_area_lazy tracepoints with num_purged > 0 (an empty pass of
+            # vm_unmap_aliases() flushes nothing and is not counted)
+            ("purges", "vmalloc:purge_vmap_area_lazy with num_purged > 0",
+             fc["tp_purge"] - (1 if r.get("drain") == "1" else 0), "purges", mm["purges"], False),
+            ("tables", "__pte_alloc_kernel + __pmd_alloc + __pud_alloc + __p4d_alloc",
+             sum(fc[k] for k in ("pte_alloc_kernel", "pmd_alloc", "pud_alloc", "p4d_alloc")),
+             "tables_allocated", mm["tables_allocated"], True),
+            ("tables freed", "pmd_free_pte_page + pud_free_pmd_page",
+             fc["pmd_free_pte"] + fc["pud_free_pmd"], "tables_freed", mm["tables_freed"], True),
+        ]
+        for what, kname, kv, mname, mv, placed in checks:
+            if kv == mv:
+                continue
+            text = "kernel %s %d, model %s %d" % (kname, kv, mname, mv)
+            if placed and fmoved:
+                self.note(i, op, what, text + " (kernel va %s, model va %s)" % (fr["va"], m["va"]),
+                          "placement")
+            else:
+                self.fail(i, op, what, text)
+        self.table.append((i, op, kc, mc, fc, m))
+
+    def compare_drain(self, i, mp, kd, r):
+        op = "purge (lazy drain)"
+        if not mp or r.get("drain") != "1":
+            self.fail(i, op, "drain", "kernel drain %s, model triggered purge %s"
+                      % (r.get("drain"), "yes" if mp else "no"))
+            return
+        mc = self.model_counts(mp)
+        keys = sorted(k for k in set(kd) | set(mc) if k.startswith("tlbi."))
+        diffs = {k: (kd[k], mc[k]) for k in keys + list(BARRIERS) if kd[k] != mc[k]}
+        if diffs:
+            self.fail(i, op, "instructions", "kernel %s, model %s" % (fmtc(kd, diffs), fmtc(mc, diffs)))
+        self.table.append((i, op, kd, mc, collections.Counter(), mp))
+
+    def known(self):
+        """tools/realkernel/known-differences.txt: model disagreements awaiting an engine fix."""
+        out = {}
+        path = self.a.get("known")
+        if not path:
+            return out
+        with open(path) as f:
+            for line in f:
+                if line.strip() and not line.startswith("#"):
+                    key, _, why = line.rstrip("\n").partition(" | ")
+                    out[key.strip()] = why.strip()
+        return out
+
+    def round_trip(self):
+        """vmaptool import of the ftrace run, replayed, against the kernel's own shapes."""
+        self.rt = {"rows": [], "warnings": [], "matched": 0, "imported": 0, "dropped": collections.Counter()}
+        v, out = self.a.get("vmaptool"), self.a.get("out")
+        if not v or not out:
+            return
+        txt = out + "/ftrace.txt"
+        with open(txt, "w") as f:
+            f.writelines(self.ftrace)
+        imp = out + "/imported.json"
+        p = subprocess.run([v, "import", txt, "-o", imp], capture_output=True, text=True)
+        self.rt["warnings"] = [l for l in p.stderr.splitlines() if l.strip()]
+        if p.returncode:
+            self.fail(-1, "import", "round trip", "vmaptool import failed: " + p.stderr.strip())
+            return
+        pe = out + "/imported.jsonl"
+        p = subprocess.run([v, "replay", "-q", "--kernel=v6.12", "--va-bits=" + self.info.get("va_bits", "52"),
+                            "--cpus=1", "--strategy=zigzag", "--use-trace-va", "--per-event=" + pe,
+                            "-o", "/dev/null", imp], capture_output=True, text=True)
+        if p.returncode:
+            self.fail(-1, "import", "round trip", "replay of the import failed: " + p.stderr.strip())
+            return
+        model = model_lines(pe)
+        ievents = read_trace(imp)
+        self.rt["imported"] = len(ievents)
+        kres = sorted(self.fres.items())
+        k = 0
+        seen = set()
+        for j, ev in enumerate(ievents):
+            if ev["op"] == "purge":
+                continue
+            va = int(ev.get("va", "0"), 16) if isinstance(ev.get("va"), str) else ev.get("va", 0)
+            # the kernel's next operation of the same kind at the same address
+            while k < len(kres) and not (kres[k][1]["op"] == ev["op"] and int(kres[k][1]["va"], 16) == va):
+                k += 1
+            if k == len(kres):
+                self.fail(j, ev["op"], "round trip", "imported event at va 0x%x matches no kernel operation" % va)
+                k = 0
+                continue
+            i, r = kres[k]
+            seen.add(i)
+            m = model[j][0]
+            ks = {key: int(r[rk]) for key, rk in SHAPE}
+            ms = {key: m["shape"][key] for key, _ in SHAPE}
+            # the same boot's function counts: block maps and top-down walks
+            fc = self.fcount.get(i, collections.Counter())
+            kb = fc["pmd_set_huge"] + fc["pud_set_huge"]
+            kw = fc["vmap_small"] + fc["vmap_range"] + fc["vunmap_range"]
+            mb, mw = m["metrics"]["block_maps"], m["metrics"]["table_walks"]
+            ok = ks == ms and int(m["va"], 16) == va and kb == mb and kw == mw
+            self.rt["rows"].append((j, ev["op"], i, r["va"], fmt(ks), fmt(ms), m["va"], ok))
+            if ok:
+                self.rt["matched"] += 1
+            else:
+                self.fail(j, ev["op"], "round trip",
+                          "event %d (kernel op %d): kernel %s at %s, block maps %d, walks %d; "
+                          "imported+replayed %s at %s, block_maps %d, table_walks %d"
+                          % (j, i, fmt(ks), r["va"], kb, kw, fmt(ms), m["va"], mb, mw))
+            k += 1
+        for i, r in kres:
+            if i not in seen and r["op"] != "purge":
+                self.rt["dropped"][r["op"]] += 1
+
+    def finish(self):
+        for line in self.errors:
+            self.fail(-1, "?", "module", line)
+        self.round_trip()
+        known = self.known()
+        used = set()
+        rows = []
+        for i, op, what, text, rule in self.rows:
+            key = "%d %s %s: %s" % (i, op, what, text)
+            if rule == "DIFF" and key in known:
+                rule = "known"
+                used.add(key)
+                self.fails -= 1
+                self.explained["known"] += 1
+            rows.append((i, op, what, text, rule))
+        self.rows = rows
+        for key in known:
+            if key not in used:
+                self.fail(-1, "known", "stale", "listed in known-differences.txt but not seen: " + key)
+        for i, op, what, text, rule in self.rows:
+            if rule:
+                print("%s %3d %-12s %-12s %s%s" % ("DIFF" if rule == "DIFF" else "EXPL", i, op, what, text,
+                                                   "" if rule == "DIFF" else " [%s]" % rule))
+        n = len(self.events)
+        summary = "%d events, %d unexplained differences, %d explained (%s)" % (
+            n, self.fails, sum(self.explained.values()),
+            ", ".join("%s %d" % kv for kv in sorted(self.explained.items())) or "none")
+        print("realkernel: " + summary)
+        if self.rt["imported"]:
+            print("realkernel: import round trip: %d imported events, %d match the kernel's address, shape, "
+                  "block maps and walks; "
+                  "kernel operations not imported: %s" % (
+                      self.rt["imported"], self.rt["matched"],
+                      ", ".join("%s %d" % kv for kv in sorted(self.rt["dropped"].items())) or "none"))
+        if self.a.get("doc"):
+            import validation_doc
+            validation_doc.write(self, self.a["doc"], summary, known)
+        return 1 if self.fails else 0
+
+def fmt(s):
+    return "pte %d cont %d pmd %d pud %d" % (s["pte"], s["pte_cont"], s["pmd_block"], s["pud_block"])
+
+
+def fmtc(c, keys):
+    return ", ".join("%s %d" % (k, c[k]) for k in sorted(keys))
+
+
+def main(argv):
+    args = {}
+    for a in argv[1:]:
+        if a.startswith("--") and "=" in a:
+            k, v = a[2:].split("=", 1)
+            args[k] = v
+        elif a == "--vectors":
+            args["vectors"] = True
+        else:
+            args.setdefault("_", []).append(a)
+    if args.get("vectors"):
+        vectors(args["_"][0])
+        return 0
+    return Comparison(args).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

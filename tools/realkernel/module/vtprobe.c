@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vtprobe: performs the operations of a vmaptool trace on a real arm64 kernel and reports,
+ * after each one, the address chosen and the leaf shape of the kernel page tables over the
+ * area (tools/realkernel/README.md).
+ *
+ * Interface: /proc/vtprobe.  Each write(2) is one command line; it is executed at once and
+ * its result line can then be read back.  Commands (slots are small integers chosen by the
+ * converter, trace2ops.py):
+ *
+ *   info                              geometry of the running kernel
+ *   nop                               an empty bracket (the plugin's baseline)
+ *   vmalloc SLOT NPAGES HUGE          vmalloc() (HUGE=0) or vmalloc_huge() (HUGE=1)
+ *   vfree SLOT
+ *   vmap SLOT ORDER:COUNT:CONTIG ...  vmap() of the pages of the runs: COUNT blocks of
+ *   vm_map_ram SLOT RUNS...           2^ORDER pages (compound when ORDER > 0); CONTIG=1 makes
+ *                                     the blocks of a run physically contiguous
+ *   vunmap SLOT / vm_unmap_ram SLOT   and free the pages
+ *   ioremap SLOT PHYS SIZE            ioremap() (device nGnRE)
+ *   iounmap SLOT
+ *   purge                             vm_unmap_aliases()
+ *
+ * Every operation runs between two HINT instructions (hint #120 opens, hint #121 closes) that
+ * are NOPs for the CPU and markers for the QEMU plugin (plugin/vtinsn.c).  When an operation
+ * leaves the lazy-free count above lazy_max_pages(), mm/vmalloc.c's free_vmap_area_noflush()
+ * has only scheduled drain_vmap_work; it is flushed here inside a bracket of its own and
+ * reported as a "purge" line, which is where vmaptool charges it.
+ *
+ * Non-exported symbols come from kallsyms_lookup_name(), whose address a kprobe gives.
+ */
+#include <linux/module.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/proc_fs.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/mm.h>
+#include <linux/io.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <linux/pgtable.h>
+#include <linux/utsname.h>
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("vmaptool ground-truth probe");
+
+#define VT_SLOTS 1024
+#define VT_OUT 512
+
+enum vt_kind { VT_NONE, VT_VMALLOC, VT_VMAP, VT_RAM, VT_IO };
+
+struct vt_slot {
+	enum vt_kind kind;
+	void *addr;
+	unsigned long npages;     /* pages mapped (vmap, vm_map_ram) */
+	struct page **pages;      /* one entry per base page */
+	unsigned long nblocks;    /* allocated blocks, to free them */
+	struct page **blocks;
+	unsigned int *orders;
+};
+
+static struct vt_slot slots[VT_SLOTS];
+static char out[VT_OUT];
+static unsigned long seq;
+static DEFINE_MUTEX(vt_lock);
+
+static unsigned long (*vt_lookup)(const char *name);
+static struct mm_struct *vt_init_mm;
+static struct vm_struct *(*vt_find_vm_area)(const void *addr);
+static struct work_struct *vt_drain_work;
+
+static inline void vt_open(void)
+{
+	asm volatile("hint #120" ::: "memory");
+}
+
+static inline void vt_close(void)
+{
+	asm volatile("hint #121" ::: "memory");
+}
+
+struct vt_shape {
+	unsigned long pte, cont, pmd, pud;
+};
+
+/* Walk init_mm over [start, end) and count the leaves (as vmaptool's per-event shape). */
+static void vt_walk(unsigned long start, unsigned long end, struct vt_shape *s)
+{
+	unsigned long a = start;
+
+	memset(s, 0, sizeof(*s));
+	while (a < end) {
+		pgd_t *pgdp = pgd_offset_pgd(vt_init_mm->pgd, a);
+		p4d_t *p4dp;
+		pud_t *pudp;
+		pmd_t *pmdp;
+		pte_t *ptep;
+		pud_t pud;
+		pmd_t pmd;
+		pte_t pte;
+
+		if (pgd_none(READ_ONCE(*pgdp))) {
+			a = pgd_addr_end(a, end);
+			continue;
+		}
+		p4dp = p4d_offset(pgdp, a);
+		if (p4d_none(READ_ONCE(*p4dp))) {
+			a = p4d_addr_end(a, end);
+			continue;
+		}
+		pudp = pud_offset(p4dp, a);
+		pud = READ_ONCE(*pudp);
+		if (pud_none(pud)) {
+			a = pud_addr_end(a, end);
+			continue;
+		}
+		if (pud_leaf(pud)) {
+			s->pud++;
+			a = pud_addr_end(a, end);
+			continue;
+		}
+		pmdp = pmd_offset(pudp, a);
+		pmd = READ_ONCE(*pmdp);
+		if (pmd_none(pmd)) {
+			a = pmd_addr_end(a, end);
+			continue;
+		}
+		if (pmd_leaf(pmd)) {
+			s->pmd++;
+			a = pmd_addr_end(a, end);
+			continue;
+		}
+		ptep = pte_offset_kernel(pmdp, a);
+		pte = __ptep_get(ptep);
+		if (pte_valid(pte)) {
+			s->pte++;
+			if (pte_cont(pte))
+				s->cont++;
+		}
+		a += PAGE_SIZE;
+	}
+}
+
+static void vt_free_pages(struct vt_slot *sl)
+{
+	unsigned long i;
+
+	for (i = 0; i < sl->nblocks; i++)
+		__free_pages(sl->blocks[i], sl->orders[i]);
+	kvfree(sl->pages);
+	kvfree(sl->blocks);
+	kvfree(sl->orders);
+	sl->pages = NULL;
+	sl->blocks = NULL;
+	sl->orders = NULL;
+	sl->nblocks = 0;
+	sl->npages = 0;
+}
+
+/*
+ * Allocate the pages of "ORDER:COUNT:CONTIG" runs.  Compound blocks (order > 0) are
+ * allocated with __GFP_COMP as the dma-buf system heap does; a contiguous run of order-0
+ * pages is one high-order allocation split into order-0 pages (split_page()).
+ */
+static int vt_alloc_runs(struct vt_slot *sl, const char *args)
+{
+	unsigned long total = 0, nb = 0, pi = 0, bi = 0, i;
+	char *copy, *p, *tok;
+	int pass, ret = 0;
+
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		copy = kstrdup(args, GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+		p = copy;
+		while (!ret && (tok = strsep(&p, " ")) != NULL) {
+			unsigned int order, count, contig;
+
+			if (!*tok)
+				continue;
+			if (sscanf(tok, "%u:%u:%u", &order, &count, &contig) != 3 ||
+			    order > MAX_PAGE_ORDER || !count || count > 65536) {
+				ret = -EINVAL;
+				break;
+			}
+			if (pass == 0) {
+				total += (unsigned long)count << order;
+				nb += count;
+			} else if (order == 0 && contig && count > 1) {
+				unsigned int o = get_order((unsigned long)count << PAGE_SHIFT);
+				struct page *pg = alloc_pages(GFP_KERNEL, o);
+
+				if (!pg) {
+					ret = -ENOMEM;
+					break;
+				}
+				split_page(pg, o);
+				for (i = count; i < (1UL << o); i++)
+					__free_page(pg + i);
+				for (i = 0; i < count; i++) {
+					sl->blocks[bi] = pg + i;
+					sl->orders[bi++] = 0;
+					sl->pages[pi++] = pg + i;
+				}
+			} else {
+				for (i = 0; i < count; i++) {
+					gfp_t gfp = GFP_KERNEL | (order ? __GFP_COMP : 0);
+					struct page *pg = alloc_pages(gfp, order);
+					unsigned long j;
+
+					if (!pg) {
+						ret = -ENOMEM;
+						break;
+					}
+					sl->blocks[bi] = pg;
+					sl->orders[bi++] = order;
+					for (j = 0; j < (1UL << order); j++)
+						sl->pages[pi++] = pg + j;
+				}
+			}
+			sl->nblocks = bi;
+		}
+		kfree(copy);
+		if (pass == 0 && !ret) {
+			if (!total)
+				return -EINVAL;
+			sl->pages = kvmalloc_array(total, sizeof(*sl->pages), GFP_KERNEL);
+			sl->blocks = kvmalloc_array(nb, sizeof(*sl->blocks), GFP_KERNEL);
+			sl->orders = kvmalloc_array(nb, sizeof(*sl->orders), GFP_KERNEL);
+			if (!sl->pages || !sl->blocks || !sl->orders)
+				ret = -ENOMEM;
+			sl->npages = total;
+		}
+	}
+	return ret;
+}
+
+/* The mapped range of an area (guard page excluded), for the walk. */
+static void vt_range(struct vt_slot *sl, unsigned long *start, unsigned long *end)
+{
+	unsigned long a = (unsigned long)sl->addr & PAGE_MASK;
+	struct vm_struct *vm;
+
+	*start = a;
+	*end = a;
+	if (sl->kind == VT_RAM) {
+		*end = a + (sl->npages << PAGE_SHIFT);
+		return;
+	}
+	vm = vt_find_vm_area((void *)a);
+	if (vm)
+		*end = (unsigned long)vm->addr + get_vm_area_size(vm);
+}
+
+static int vt_exec(char *line)
+{
+	struct vt_slot *sl = NULL;
+	char *p = line, *cmd;
+	unsigned long slot = 0, start = 0, end = 0, lazy = 0;
+	struct vt_shape s = { 0 };
+	const char *op;
+	int ret = 0;
+
+	cmd = strsep(&p, " ");
+	op = cmd;
+	if (!strcmp(cmd, "info")) {
+		snprintf(out, sizeof(out),
+			 "INFO release=%s va_bits=%d vabits_actual=%llu levels=%d l5=%d page_offset=0x%lx vmalloc_start=0x%lx vmalloc_end=0x%lx pmd_huge=%d pud_huge=%d lazy_cpus=%u\n",
+			 utsname()->release, VA_BITS, (unsigned long long)vabits_actual,
+			 CONFIG_PGTABLE_LEVELS, pgtable_l5_enabled(), (unsigned long)PAGE_OFFSET,
+			 (unsigned long)VMALLOC_START, (unsigned long)VMALLOC_END,
+			 arch_vmap_pmd_supported(PAGE_KERNEL), arch_vmap_pud_supported(PAGE_KERNEL),
+			 num_online_cpus());
+		return 0;
+	}
+	if (strcmp(cmd, "nop") && strcmp(cmd, "purge")) {
+		char *t = strsep(&p, " ");
+
+		if (!t || kstrtoul(t, 0, &slot) || slot >= VT_SLOTS)
+			return -EINVAL;
+		sl = &slots[slot];
+	}
+
+	if (!strcmp(cmd, "nop")) {
+		vt_open();
+		vt_close();
+	} else if (!strcmp(cmd, "purge")) {
+		vt_open();
+		vm_unmap_aliases();
+		vt_close();
+	} else if (!strcmp(cmd, "vmalloc")) {
+		unsigned long n, huge;
+		char *a = strsep(&p, " "), *b = strsep(&p, " ");
+
+		if (sl->kind != VT_NONE || !a || !b || kstrtoul(a, 0, &n) || kstrtoul(b, 0, &huge) || !n)
+			return -EINVAL;
+		vt_open();
+		sl->addr = huge ? vmalloc_huge(n << PAGE_SHIFT, GFP_KERNEL) : vmalloc(n << PAGE_SHIFT);
+		vt_close();
+		if (!sl->addr)
+			return -ENOMEM;
+		sl->kind = VT_VMALLOC;
+		vt_range(sl, &start, &end);
+	} else if (!strcmp(cmd, "vmap") || !strcmp(cmd, "vm_map_ram")) {
+		bool ram = cmd[2] == '_';
+
+		if (sl->kind != VT_NONE || !p)
+			return -EINVAL;
+		ret = vt_alloc_runs(sl, p);
+		if (ret) {
+			vt_free_pages(sl);
+			return ret;
+		}
+		vt_open();
+		if (ram)
+			sl->addr = vm_map_ram(sl->pages, sl->npages, NUMA_NO_NODE);
+		else
+			sl->addr = vmap(sl->pages, sl->npages, VM_MAP, PAGE_KERNEL);
+		vt_close();
+		if (!sl->addr) {
+			vt_free_pages(sl);
+			return -ENOMEM;
+		}
+		sl->kind = ram ? VT_RAM : VT_VMAP;
+		vt_range(sl, &start, &end);
+	} else if (!strcmp(cmd, "ioremap")) {
+		unsigned long phys, size;
+		char *a = strsep(&p, " "), *b = strsep(&p, " ");
+
+		if (sl->kind != VT_NONE || !a || !b || kstrtoul(a, 0, &phys) || kstrtoul(b, 0, &size))
+			return -EINVAL;
+		vt_open();
+		sl->addr = (void __force *)ioremap(phys, size);
+		vt_close();
+		if (!sl->addr)
+			return -ENOMEM;
+		sl->kind = VT_IO;
+		vt_range(sl, &start, &end);
+	} else if (!strcmp(cmd, "vfree") || !strcmp(cmd, "vunmap") ||
+		   !strcmp(cmd, "vm_unmap_ram") || !strcmp(cmd, "iounmap")) {
+		enum vt_kind want = cmd[1] == 'f' ? VT_VMALLOC : cmd[1] == 'u' ? VT_VMAP :
+				    cmd[1] == 'm' ? VT_RAM : VT_IO;
+
+		if (sl->kind != want)
+			return -EINVAL;
+		vt_range(sl, &start, &end);
+		vt_open();
+		switch (want) {
+		case VT_VMALLOC: vfree(sl->addr); break;
+		case VT_VMAP: vunmap(sl->addr); break;
+		case VT_RAM: vm_unmap_ram(sl->addr, sl->npages); break;
+		default: iounmap((void __iomem __force *)sl->addr); break;
+		}
+		vt_close();
+		if (want == VT_VMAP || want == VT_RAM)
+			vt_free_pages(sl);
+		sl->kind = VT_NONE;
+	} else {
+		return -EINVAL;
+	}
+	seq++;
+	/* free_vmap_area_noflush() scheduled the drain: run it now, bracketed on its own */
+	if (vt_drain_work && work_pending(vt_drain_work)) {
+		vt_open();
+		flush_work(vt_drain_work);
+		vt_close();
+		seq++;
+		lazy = 1;
+	}
+	if (end > start)
+		vt_walk(start, end, &s);
+	snprintf(out, sizeof(out),
+		 "R op=%s slot=%lu va=0x%lx size=0x%lx pte=%lu cont=%lu pmd=%lu pud=%lu drain=%lu\n",
+		 op, slot, start, end - start, s.pte, s.cont, s.pmd, s.pud, lazy);
+	return 0;
+}
+
+static ssize_t vt_write(struct file *f, const char __user *ubuf, size_t len, loff_t *off)
+{
+	char *line;
+	int ret;
+
+	if (len > 65536)
+		return -E2BIG;
+	line = memdup_user_nul(ubuf, len);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	strim(line);
+	mutex_lock(&vt_lock);
+	ret = vt_exec(line);
+	if (ret)
+		snprintf(out, sizeof(out), "E err=%d\n", ret);
+	mutex_unlock(&vt_lock);
+	kfree(line);
+	return ret ? ret : len;
+}
+
+static ssize_t vt_read(struct file *f, char __user *ubuf, size_t len, loff_t *off)
+{
+	ssize_t r;
+
+	mutex_lock(&vt_lock);
+	r = simple_read_from_buffer(ubuf, len, off, out, strlen(out));
+	mutex_unlock(&vt_lock);
+	return r;
+}
+
+static const struct proc_ops vt_fops = {
+	.proc_write = vt_write,
+	.proc_read = vt_read,
+	.proc_lseek = default_llseek,
+};
+
+static int __init vt_init(void)
+{
+	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	int ret = register_kprobe(&kp);
+
+	if (ret)
+		return ret;
+	vt_lookup = (void *)kp.addr;
+	unregister_kprobe(&kp);
+	vt_init_mm = (void *)vt_lookup("init_mm");
+	vt_find_vm_area = (void *)vt_lookup("find_vm_area");
+	vt_drain_work = (void *)vt_lookup("drain_vmap_work");
+	if (!vt_init_mm || !vt_find_vm_area) {
+		pr_err("vtprobe: init_mm or find_vm_area not in kallsyms\n");
+		return -ENOENT;
+	}
+	if (!vt_drain_work)
+		pr_warn("vtprobe: drain_vmap_work not in kallsyms: lazy purges not bracketed\n");
+	if (!proc_create("vtprobe", 0600, NULL, &vt_fops))
+		return -ENOMEM;
+	return 0;
+}
+
+static void __exit vt_exit(void)
+{
+	remove_proc_entry("vtprobe", NULL);
+}
+
+module_init(vt_init);
+module_exit(vt_exit);
