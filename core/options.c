@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "arch/arm64/arm64.h"
+#include "arch/arch.h"
 #include "core/model.h"
 
 #define VT_KERNEL(id, n, s) [VT_KERNEL_##id] = { .name = n, .summary = s },
