@@ -454,7 +454,8 @@ int vt_report_event_line(FILE *f, long index, const char *strategy,
 	    put(sh, "pte", json_integer((json_int_t)shape->pte)) ||
 	    put(sh, "pte_cont", json_integer((json_int_t)shape->pte_cont)) ||
 	    put(sh, "pmd_block", json_integer((json_int_t)shape->pmd_block)) ||
-	    put(sh, "pud_block", json_integer((json_int_t)shape->pud_block)))
+	    put(sh, "pud_block", json_integer((json_int_t)shape->pud_block)) ||
+	    (shape->huge_fallback && put(l, "huge_fallback", json_true())))
 		goto out;
 	ret = dump_json(l, f, JSON_COMPACT);
 out:

@@ -17,6 +17,7 @@ struct vt_area {
 	uint64_t size;			/* get_vm_area_size(): mapped bytes */
 	uint64_t nr_pages;
 	unsigned int page_shift;	/* vm->page_order + PAGE_SHIFT */
+	bool huge_fallback;		/* vmalloc: the huge shift failed, "fail:" retried at PAGE_SHIFT */
 	uint32_t flags;
 	uint32_t prot;
 	uint64_t phys;			/* ioremap */
@@ -63,7 +64,8 @@ struct vt_engine {
 	struct vt_area **hash;
 	uint64_t hash_size, nr_areas;
 	/* vm_map_ram's vmap blocks (one CPU modelled) */
-	struct vt_vmap_block *blocks;
+	struct vt_vmap_block *blocks;	/* oldest first, as vbq->free */
+	struct vt_vmap_block **blocks_tail;
 	uint64_t vmap_bbmap_bits;
 	/* the page array of the current map */
 	struct vt_pages pages;

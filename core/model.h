@@ -126,6 +126,9 @@ struct vt_shape {
 	uint64_t pte_cont;	/* of which with PTE_CONT */
 	uint64_t pmd_block;
 	uint64_t pud_block;
+	/* a huge vmalloc that fell back to PAGE_SHIFT (the kernel's "fail:"
+	 * retry in __vmalloc_node_range_noprof()) */
+	bool huge_fallback;
 };
 
 struct vt_replay_cb {

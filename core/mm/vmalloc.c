@@ -256,23 +256,152 @@ static int vt___vmalloc_node_range_noprof(struct vt_engine *e, const struct vt_e
 		      struct vt_area *a, uint64_t size, uint64_t align);
 
 /*
+ * Could vm_area_alloc_pages() at @order have handed out these pages?  It
+ * only hands out naturally aligned buddy blocks of 2^order pages or more
+ * (split_page()d), so every 2^order chunk of the array is physically
+ * contiguous and starts at a pfn aligned to 2^order.  Runs whose pfns
+ * touch are contiguous here, as num_pages_contiguous() would see them.
+ */
+static bool runs_fit_order(const struct vt_page_run *r, uint32_t n,
+			   unsigned int order)
+{
+	uint64_t c = 1ull << order, pos = 0, next = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (pos & (c - 1) ? r[i].pfn != next : r[i].pfn & (c - 1))
+			return false;
+		pos += r[i].count << r[i].order;
+		next = r[i].pfn + (r[i].count << r[i].order);
+	}
+	return !(pos & (c - 1));
+}
+
+/* __vmalloc_area_node(): the page-pointer array, kmalloc'd up to a page,
+ * else a nested __vmalloc_node(array_size, 1, ...), never huge */
+static int vmalloc_page_array(struct vt_engine *e, struct vt_area *a)
+{
+	uint64_t array_size = (a->size >> e->mm.g.page_shift) * sizeof(void *);
+
+	if (array_size <= e->mm.g.page_size)
+		return 0;
+	a->nested = area_new(NULL, VT_OP_VMALLOC);
+	if (!a->nested)
+		return -ENOMEM;
+	return vt___vmalloc_node_range_noprof(e, NULL, a->nested, array_size, 1);
+}
+
+static int vt_vfree_unmap(struct vt_engine *e, struct vt_area *a);
+
+/* The pages a kernel that allows huge vmalloc maps for a
+ * VM_ALLOW_HUGE_VMAP vmalloc of @size: the size rounded to its shift */
+static uint64_t vmalloc_huge_nr(struct vt_engine *e, uint32_t flags,
+				uint64_t size)
+{
+	const struct arm64_geom *g = &e->mm.g;
+	unsigned int shift;
+
+	if (!(flags & VT_FLAG(VM_ALLOW_HUGE_VMAP)))
+		return 0;
+	shift = size >= g->pmd_size ? g->pmd_shift :
+		arm64_vmap_pte_supported_shift(&e->mm, size);
+	return align_up(size, 1ull << shift) >> g->page_shift;
+}
+
+/* vt_area_keep_runs() of the first @nr pages of @r */
+static int area_keep_runs_prefix(struct vt_area *a, const struct vt_page_run *r,
+				 uint32_t n, uint64_t nr)
+{
+	uint32_t i, k = 0;
+
+	/* a cut inside a block of run i leaves at most i + 2 runs */
+	a->runs = malloc(((uint64_t)n + 1) * sizeof(*r));
+	if (!a->runs)
+		return -ENOMEM;
+	for (i = 0; i < n && nr; i++) {
+		uint64_t pages = r[i].count << r[i].order;
+
+		if (pages <= nr) {
+			a->runs[k++] = r[i];
+			nr -= pages;
+			continue;
+		}
+		/* whole blocks, then order-0 pages of the next block */
+		if (nr >> r[i].order)
+			a->runs[k++] = (struct vt_page_run){ r[i].pfn,
+				nr >> r[i].order, r[i].order };
+		if (nr & ((1ull << r[i].order) - 1))
+			a->runs[k++] = (struct vt_page_run){
+				r[i].pfn + (nr & ~((1ull << r[i].order) - 1)),
+				nr & ((1ull << r[i].order) - 1), 0 };
+		nr = 0;
+	}
+	a->nr_runs = k;
+	return 0;
+}
+
+/*
+ * The attempt at the huge shift that __vmalloc_node_range_noprof() makes
+ * before its "fail:" retry when the pages a trace gives cannot be what
+ * vm_area_alloc_pages() returns at that order: __get_vm_area_node() at
+ * the huge size and alignment, then __vmalloc_area_node()'s page array;
+ * vm_area_alloc_pages() comes up short, the area goes to
+ * defer_vm_area_cleanup() and stays busy while the retry takes its VA.
+ * *out is that area, or NULL if its VA allocation failed (the same
+ * "fail:", with nothing to clean up).
+ */
+static int vmalloc_failed_attempt(struct vt_engine *e, struct vt_area *a,
+				  uint64_t size, uint64_t align,
+				  unsigned int shift, struct vt_area **out)
+{
+	struct vt_area *f = area_new(NULL, VT_OP_VMALLOC);
+	int err;
+
+	*out = NULL;
+	if (!f)
+		return -ENOMEM;
+	f->flags = a->flags;
+	e->place_ev = NULL;	/* a recorded va is the retry's */
+	err = vt___get_vm_area_node(e, f, size, align, shift);
+	if (err) {
+		area_free(f);
+		return err == VT_ERR_VA_EXHAUSTED ? 0 : err;
+	}
+	err = vmalloc_page_array(e, f);
+	if (err == VT_ERR_VA_EXHAUSTED) {
+		/* no page array: cleanup_vm_area_work() runs free_vm_area(),
+		 * the same unmap walk and lazy free without a kvfree() */
+		area_free(f->nested);
+		f->nested = NULL;
+		err = 0;
+	}
+	if (err) {
+		area_free(f);
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
+/*
  * __vmalloc_node_range_noprof() and __vmalloc_area_node(): choose the
- * mapping shift, get the area, vmalloc the page-pointer array when it is
- * larger than a page, allocate the pages, map them.
+ * mapping shift from the caller's size, get the area, vmalloc the
+ * page-pointer array when it is larger than a page, allocate the pages,
+ * map them; on failure at a huge shift, "fail:" retries once with
+ * PAGE_SHIFT and the caller's alignment.
  */
 static int vt___vmalloc_node_range_noprof(struct vt_engine *e, const struct vt_event *ev,
 		      struct vt_area *a, uint64_t size, uint64_t align)
 {
 	const struct arm64_geom *g = &e->mm.g;
 	unsigned int shift = g->page_shift;
-	uint64_t nr, array_size;
+	uint64_t nr, original_align = align ? align : 1;
+	struct vt_area *failed = NULL;
 	int err;
 
-	size = align_up(size, g->page_size);
-	if (!align)
-		align = 1;
+	align = original_align;
 	if (e->spec.strat->huge_vmalloc && !e->o.nohugevmalloc &&
 	    (a->flags & VT_FLAG(VM_ALLOW_HUGE_VMAP))) {
+		/* the raw size: rounding comes later, in __get_vm_area_node() */
 		if (size >= g->pmd_size)
 			shift = g->pmd_shift;
 		else
@@ -281,48 +410,87 @@ static int vt___vmalloc_node_range_noprof(struct vt_engine *e, const struct vt_e
 			align = 1ull << shift;
 	}
 	a->flags |= VT_FLAG(VM_ALLOC) | VT_FLAG(VM_UNINITIALIZED);
+	if (shift > g->page_shift && ev && ev->has_pages) {
+		uint64_t huge_nr = align_up(size, 1ull << shift) >> g->page_shift;
+		uint64_t small_nr = align_up(size, g->page_size) >> g->page_shift;
+
+		if (ev->nr_pages != huge_nr && ev->nr_pages != small_nr)
+			return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
+					    "vmalloc of %llu pages (%llu at its huge order) given %llu pages",
+					    (unsigned long long)small_nr,
+					    (unsigned long long)huge_nr,
+					    (unsigned long long)ev->nr_pages);
+		if (ev->nr_pages != huge_nr ||
+		    !runs_fit_order(ev->runs, ev->nr_runs, shift - g->page_shift)) {
+			if (ev->nr_pages != small_nr)
+				return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
+						    "vmalloc given %llu pages that are not order-%u blocks: the kernel falls back to %llu pages",
+						    (unsigned long long)ev->nr_pages,
+						    shift - g->page_shift,
+						    (unsigned long long)small_nr);
+			err = vmalloc_failed_attempt(e, a, size, align, shift,
+						     &failed);
+			if (err)
+				return err;
+			shift = g->page_shift;
+			align = original_align;
+			a->huge_fallback = true;
+			e->place_ev = ev;
+		}
+	}
 	err = vt___get_vm_area_node(e, a, size, align, shift);
 	if (err == VT_ERR_VA_EXHAUSTED && shift > g->page_shift) {
-		/* retry once with PAGE_SHIFT and the caller's alignment */
+		/* "fail:": retry once with PAGE_SHIFT and the caller's alignment */
 		shift = g->page_shift;
+		a->huge_fallback = true;
 		e->place_ev = ev;
-		err = vt___get_vm_area_node(e, a, size, ev && ev->align ? ev->align : 1,
-				     shift);
+		err = vt___get_vm_area_node(e, a, size, original_align, shift);
+	}
+	if (!err) {
+		nr = a->size >> g->page_shift;
+		a->nr_pages = nr;
+		err = vmalloc_page_array(e, a);
 	}
 	if (err)
-		return err;
-	nr = a->size >> g->page_shift;
-	a->nr_pages = nr;
-	array_size = nr * sizeof(void *);
-	if (array_size > g->page_size) {
-		/* __vmalloc_node(array_size, 1, ...): a nested, non-huge vmalloc */
-		a->nested = area_new(NULL, VT_OP_VMALLOC);
-		if (!a->nested)
-			return -ENOMEM;
-		err = vt___vmalloc_node_range_noprof(e, NULL, a->nested, array_size, 1);
-		if (err)
-			return err;
-	}
+		goto out;
 	if (ev && ev->has_pages) {
-		if (ev->nr_pages != nr)
-			return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
-					    "vmalloc of %llu pages given %llu pages",
-					    (unsigned long long)nr,
-					    (unsigned long long)ev->nr_pages);
-		err = vt_area_keep_runs(a, ev->runs, ev->nr_runs);
+		/* pages recorded from a kernel that mapped this vmalloc huge,
+		 * replayed at PAGE_SHIFT (pagewise, --nohugevmalloc): that
+		 * kernel maps the first nr of them */
+		if (ev->nr_pages != nr &&
+		    !(ev->nr_pages > nr &&
+		      ev->nr_pages == vmalloc_huge_nr(e, a->flags, size))) {
+			err = vt_error_set(e->err, VT_ERR_BAD_REQUEST,
+					   "vmalloc of %llu pages given %llu pages",
+					   (unsigned long long)nr,
+					   (unsigned long long)ev->nr_pages);
+			goto out;
+		}
+		err = area_keep_runs_prefix(a, ev->runs, ev->nr_runs, nr);
 		if (!err)
-			err = vt_pages_from_runs(e, ev->runs, ev->nr_runs, nr);
+			err = vt_pages_from_runs(e, ev->runs, ev->nr_runs,
+						 ev->nr_pages);
+		e->pages.nr = nr;
 	} else {
 		err = vt_vm_area_alloc_pages(e, a, shift - g->page_shift, nr);
 	}
-	if (err)
-		return err;
-	err = e->spec.strat->vmap_pages_range(e, a->va_start, a->va_start + a->size,
-					      0, shift);
-	if (err)
-		return err;
-	vt_clear_vm_uninitialized_flag(e);
-	return 0;
+	if (!err)
+		err = e->spec.strat->vmap_pages_range(e, a->va_start,
+						      a->va_start + a->size, 0,
+						      shift);
+	if (!err)
+		vt_clear_vm_uninitialized_flag(e);
+out:
+	/* cleanup_vm_area_work() -> vfree() of the failed attempt, modelled
+	 * at the end of the event: unmap walk, lazy VA, kvfree(array) */
+	if (failed) {
+		int e2 = vt_vfree_unmap(e, failed);
+
+		area_free(failed);
+		if (!err)
+			err = e2;
+	}
+	return err;
 }
 
 /*
@@ -533,6 +701,7 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 	e->hash_size = 64;
 	e->hash = calloc(e->hash_size, sizeof(*e->hash));
 	e->next_pfn = 0x100000;
+	e->blocks_tail = &e->blocks;
 	if (!e->hash || vt_merge_or_add_vmap_area(e, e->mm.g.vmalloc_start, e->mm.g.vmalloc_end)) {
 		vt_engine_free(e);
 		return -ENOMEM;
@@ -668,7 +837,11 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 			return vt_error_set(err, VT_ERR_ID_UNKNOWN,
 					    "%s of id %s that is not live",
 					    vt_op_names[ev->op], idb);
-		if ((int)a->op != vt_op_map_of(ev->op))
+		/* vfree() takes a vmap made with VM_MAP_PUT_PAGES: the area
+		 * owns the page array and the page references (vmap()) */
+		if ((int)a->op != vt_op_map_of(ev->op) &&
+		    !(ev->op == VT_OP_VFREE && a->op == VT_OP_VMAP &&
+		      (a->flags & VT_FLAG(VM_MAP_PUT_PAGES))))
 			return vt_error_set(err, VT_ERR_BAD_REQUEST,
 					    "%s of id %s that was made by %s",
 					    vt_op_names[ev->op], idb,
@@ -724,6 +897,8 @@ int vt_engine_shape(struct vt_engine *e, const struct vt_event *ev,
 					.pmd_block = as.pmd_block,
 					.pud_block = as.pud_block };
 	}
+	if (a)
+		s->huge_fallback = a->huge_fallback;
 	return 0;
 }
 

@@ -40,8 +40,9 @@ static int vt_vb_alloc(struct vt_engine *e, struct vt_area *a, uint64_t count)
 		vb->free = e->vmap_bbmap_bits;
 		vb->dirty_min = e->vmap_bbmap_bits;
 		vb->on_free_list = true;
-		vb->next = e->blocks;
-		e->blocks = vb;
+		/* list_add_tail_rcu(): vb_alloc() tries the oldest block first */
+		*e->blocks_tail = vb;
+		e->blocks_tail = &vb->next;
 	}
 	a->va_start = vb->va_start +
 		      ((e->vmap_bbmap_bits - vb->free) << g->page_shift);
@@ -63,6 +64,8 @@ int vt_free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb)
 	while (*pp != vb)
 		pp = &(*pp)->next;
 	*pp = vb->next;
+	if (e->blocks_tail == &vb->next)
+		e->blocks_tail = pp;
 	free(vb);
 	return vt_free_vmap_area_noflush(e, start,
 				      start + (e->vmap_bbmap_bits << e->mm.g.page_shift));

@@ -190,7 +190,7 @@ def lint_per_event(path, doc, metrics, verify):
                 bad(lp, "not JSON: %s" % e)
                 continue
             if not keys_exact(lp, ev, ("index", "strategy", "op", "id", "va",
-                                       "metrics", "shape")):
+                                       "metrics", "shape"), ("huge_fallback",)):
                 continue
             if not is_int(ev["index"]) or ev["index"] < 0:
                 bad(lp + ".index", "not an index")
@@ -200,6 +200,9 @@ def lint_per_event(path, doc, metrics, verify):
                 expect_index[ev["strategy"]] = ev["index"]
             if ev["op"] not in OPS:
                 bad(lp + ".op", "unknown op %r" % ev["op"])
+            if "huge_fallback" in ev and (ev["huge_fallback"] is not True or
+                                          ev["op"] != "vmalloc"):
+                bad(lp + ".huge_fallback", "only true, only on a vmalloc")
             if ev["id"] is not None and not is_int(ev["id"]) and \
                     not isinstance(ev["id"], str):
                 bad(lp + ".id", "not an integer, string or null")
