@@ -18,6 +18,7 @@ struct vt_area {
 	uint64_t nr_pages;
 	unsigned int page_shift;	/* vm->page_order + PAGE_SHIFT */
 	bool huge_fallback;		/* vmalloc: the huge shift failed, "fail:" retried at PAGE_SHIFT */
+	bool modules;			/* VA from MODULES_VADDR..MODULES_END */
 	uint32_t flags;
 	uint32_t prot;
 	uint64_t phys;			/* ioremap */

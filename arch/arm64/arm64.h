@@ -43,6 +43,7 @@ struct arm64_geom {
 	bool lpa2;				/* 52-bit VA with 4K/16K */
 	unsigned int pa_bits;
 	uint64_t page_offset, vmalloc_start, vmalloc_end;
+	uint64_t modules_vaddr;		/* MODULES_VADDR; MODULES_END = vmalloc_start */
 };
 
 /* Whether (granule, va_bits) is a Kconfig-valid pair; the one list of them. */
@@ -160,8 +161,8 @@ static inline uint64_t arm64_addr_end(const struct arm64_geom *g, int d,
 }
 
 /*
- * --initial=booted: the upper entries covering the vmalloc area exist in a
- * running kernel.  Called by every walker before it looks at the entry
+ * --initial=booted: the upper entries covering the module and vmalloc
+ * areas exist in a running kernel.  Called by every walker before it looks at the entry
  * @idx of table @tid at depth d < pmd_depth: materialises the lower table
  * the first time the entry is visited, without counting anything.
  */

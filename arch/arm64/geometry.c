@@ -99,7 +99,8 @@ int arm64_geom_init(struct arm64_geom *g, unsigned int ps, unsigned int va)
 	va_min = va == 52 ? (ps == 14 ? 47 : 48) : va;
 	g->page_offset = -(1ull << va);
 	page_end = -(1ull << (va_min - 1));
-	g->vmalloc_start = page_end + (2ull << 30);	/* MODULES_END */
+	g->modules_vaddr = page_end;			/* MODULES_VADDR */
+	g->vmalloc_start = page_end + (2ull << 30);	/* MODULES_END: MODULES_VSIZE 2G */
 	/* STRUCT_PAGE_MAX_SHIFT = 6 */
 	vmemmap_size = (page_end - g->page_offset) >> (ps - 6);
 	/* VMEMMAP_END = -SZ_1G; VMALLOC_END = VMEMMAP_START - SZ_8M */

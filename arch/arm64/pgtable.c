@@ -203,7 +203,7 @@ int arm64_booted_touch(struct arm64_mm *mm, int d, uint32_t tid, unsigned int id
 		return 0;
 	seen[idx] = 1;
 	p = &mm->tbl[tid][idx];
-	if (*p || va < mm->g.vmalloc_start || va >= mm->g.vmalloc_end)
+	if (*p || va < mm->g.modules_vaddr || va >= mm->g.vmalloc_end)
 		return 0;
 	err = arm64_table_alloc(mm, d + 1, &child);
 	if (err)

@@ -21,7 +21,9 @@ static inline uint64_t align_up(uint64_t x, uint64_t a)
 /* ---- vmap_area.c ---- */
 /* merge_or_add_vmap_area(): [start, end) back to the free tree, merged */
 int vt_merge_or_add_vmap_area(struct vt_engine *e, uint64_t start, uint64_t end);
+/* alloc_vmap_area(size, align, vstart, vend, ...) */
 int vt_alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
+		       uint64_t vstart, uint64_t vend,
 		       const struct vt_event *ev, uint64_t *out);
 int vt_reclaim_and_purge_vmap_areas(struct vt_engine *e);
 int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,

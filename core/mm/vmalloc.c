@@ -233,6 +233,7 @@ static struct vt_area *area_new(const struct vt_event *ev, enum vt_op op)
 	a->op = op;
 	a->flags = ev ? ev->flags : 0;
 	a->prot = ev ? ev->prot : VT_PROT_KERNEL;
+	a->modules = ev && ev->range == VT_RANGE_MODULES;
 	if (ev && ev->id.present) {
 		a->id = ev->id;
 		if (ev->id.is_str) {
@@ -360,6 +361,7 @@ static int vmalloc_failed_attempt(struct vt_engine *e, struct vt_area *a,
 	if (!f)
 		return -ENOMEM;
 	f->flags = a->flags;
+	f->modules = a->modules;
 	e->place_ev = NULL;	/* a recorded va is the retry's */
 	err = vt___get_vm_area_node(e, f, size, align, shift);
 	if (err) {
@@ -702,7 +704,9 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 	e->hash = calloc(e->hash_size, sizeof(*e->hash));
 	e->next_pfn = 0x100000;
 	e->blocks_tail = &e->blocks;
-	if (!e->hash || vt_merge_or_add_vmap_area(e, e->mm.g.vmalloc_start, e->mm.g.vmalloc_end)) {
+	/* the free space of the module and vmalloc areas (adjacent) */
+	if (!e->hash || vt_merge_or_add_vmap_area(e, e->mm.g.modules_vaddr,
+						  e->mm.g.vmalloc_end)) {
 		vt_engine_free(e);
 		return -ENOMEM;
 	}

@@ -85,17 +85,21 @@ static int va_take(struct vt_engine *e, uint64_t i, uint64_t a, uint64_t size)
 }
 
 /*
- * Lowest-address fit honouring @align, as find_vmap_lowest_match() does
- * for one vmap node.  Deviation: the kernel prunes subtrees by size +
- * align - 1 on its augmented rbtree; this scan takes the exact lowest fit.
+ * Lowest-address fit in [vstart, vend) honouring @align, as
+ * find_vmap_lowest_match() does for one vmap node (the free tree spans
+ * every range, vmap_init_free_space()).  Deviation: the kernel prunes
+ * subtrees by size + align - 1 on its augmented rbtree; this scan takes
+ * the exact lowest fit.
  */
 static int vt_find_vmap_lowest_match(struct vt_engine *e, uint64_t size, uint64_t align,
-		   uint64_t *out)
+				     uint64_t vstart, uint64_t vend, uint64_t *out)
 {
-	for (uint64_t i = 0; i < e->nr_free; i++) {
-		uint64_t a = align_up(e->free[i].start, align);
+	for (uint64_t i = 0; i < e->nr_free && e->free[i].start < vend; i++) {
+		uint64_t lo = e->free[i].start > vstart ? e->free[i].start : vstart;
+		uint64_t hi = e->free[i].end < vend ? e->free[i].end : vend;
+		uint64_t a = align_up(lo, align);
 
-		if (a >= e->free[i].start && a + size > a && a + size <= e->free[i].end) {
+		if (a >= lo && a + size > a && a + size <= hi) {
 			*out = a;
 			return va_take(e, i, a, size);
 		}
@@ -103,12 +107,24 @@ static int vt_find_vmap_lowest_match(struct vt_engine *e, uint64_t size, uint64_
 	return -ENOSPC;
 }
 
-static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size)
+static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size,
+		      uint64_t vstart, uint64_t vend)
 {
+	if (a < vstart || a + size > vend || a + size < a)
+		return -ENOSPC;
 	for (uint64_t i = 0; i < e->nr_free; i++)
 		if (a >= e->free[i].start && a + size <= e->free[i].end)
 			return va_take(e, i, a, size);
 	return -ENOSPC;
+}
+
+/* The [vstart, vend) an area's VA comes from: the module area for a
+ * vmalloc given "range": "modules" (execmem), else VMALLOC_START..END. */
+static void area_range(const struct vt_engine *e, const struct vt_area *a,
+		       uint64_t *vstart, uint64_t *vend)
+{
+	*vstart = a && a->modules ? e->mm.g.modules_vaddr : e->mm.g.vmalloc_start;
+	*vend = a && a->modules ? e->mm.g.vmalloc_start : e->mm.g.vmalloc_end;
 }
 
 
@@ -141,7 +157,8 @@ int vt_reclaim_and_purge_vmap_areas(struct vt_engine *e)
  * where the recorded kernel put it.
  */
 int vt_alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
-			   const struct vt_event *ev, uint64_t *out)
+		       uint64_t vstart, uint64_t vend,
+		       const struct vt_event *ev, uint64_t *out)
 {
 	int err;
 
@@ -150,25 +167,28 @@ int vt_alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
 			return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
 					    "trace va 0x%llx is not page aligned",
 					    (unsigned long long)ev->va);
-		err = va_take_at(e, ev->va, size);
+		err = va_take_at(e, ev->va, size, vstart, vend);
 		if (err == -ENOSPC) {
 			err = vt_reclaim_and_purge_vmap_areas(e);
 			if (!err)
-				err = va_take_at(e, ev->va, size);
+				err = va_take_at(e, ev->va, size, vstart, vend);
 		}
 		if (err == -ENOSPC)
 			return vt_error_set(e->err, VT_ERR_VA_OVERLAP,
-					    "trace va 0x%llx..0x%llx overlaps a live area or lies outside the vmalloc area",
+					    "trace va 0x%llx..0x%llx overlaps a live area or lies outside the %s area",
 					    (unsigned long long)ev->va,
-					    (unsigned long long)(ev->va + size));
+					    (unsigned long long)(ev->va + size),
+					    vstart == e->mm.g.modules_vaddr ?
+					    "module" : "vmalloc");
 		*out = ev->va;
 		return err;
 	}
-	err = vt_find_vmap_lowest_match(e, size, align, out);
+	err = vt_find_vmap_lowest_match(e, size, align, vstart, vend, out);
 	if (err == -ENOSPC) {
 		err = vt_reclaim_and_purge_vmap_areas(e);
 		if (!err)
-			err = vt_find_vmap_lowest_match(e, size, align, out);
+			err = vt_find_vmap_lowest_match(e, size, align, vstart,
+							vend, out);
 	}
 	if (err == -ENOSPC)
 		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
@@ -186,9 +206,10 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
 		   uint64_t align, unsigned int shift)
 {
 	const struct arm64_geom *g = &e->mm.g;
-	uint64_t va;
+	uint64_t va, vstart, vend;
 	int err;
 
+	area_range(e, a, &vstart, &vend);
 	size = align_up(size, 1ull << shift);
 	if (a->flags & VT_FLAG(VM_IOREMAP)) {
 		unsigned int o = size > 1 ? 64 - __builtin_clzll(size - 1) : 0;
@@ -204,11 +225,12 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
 	a->size = size;
 	if (!(a->flags & VT_FLAG(VM_NO_GUARD)))
 		size += g->page_size;
-	if (size > e->mm.g.vmalloc_end - e->mm.g.vmalloc_start)
+	if (size > vend - vstart)
 		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
-				    "size %llu is beyond the vmalloc area",
-				    (unsigned long long)a->size);
-	err = vt_alloc_vmap_area(e, size, align, e->place_ev, &va);
+				    "size %llu is beyond the %s area",
+				    (unsigned long long)a->size,
+				    a->modules ? "module" : "vmalloc");
+	err = vt_alloc_vmap_area(e, size, align, vstart, vend, e->place_ev, &va);
 	e->place_ev = NULL;
 	if (err)
 		return err;

@@ -30,7 +30,8 @@ static int vt_vb_alloc(struct vt_engine *e, struct vt_area *a, uint64_t count)
 	if (!vb) {
 		uint64_t bsz = e->vmap_bbmap_bits << g->page_shift, va;
 
-		err = vt_alloc_vmap_area(e, bsz, bsz, NULL, &va);
+		err = vt_alloc_vmap_area(e, bsz, bsz, g->vmalloc_start,
+					 g->vmalloc_end, NULL, &va);
 		if (err)
 			return err;
 		vb = calloc(1, sizeof(*vb));

@@ -492,12 +492,12 @@ static int parse_header(struct vt_trace_reader *r, const json_t *top,
 
 enum ev_key {
 	K_OP, K_ID, K_PAGES, K_SIZE, K_PHYS, K_ALIGN, K_FLAGS, K_PROT,
-	K_VA, K_T, K_CPU, K_CALLER, K__NR
+	K_VA, K_T, K_CPU, K_CALLER, K_RANGE, K__NR
 };
 
 static const char *const ev_key_names[K__NR] = {
 	"op", "id", "pages", "size", "phys", "align", "flags", "prot",
-	"va", "t", "cpu", "caller",
+	"va", "t", "cpu", "caller", "range",
 };
 
 static int ev_key_find(const char *k)
@@ -776,6 +776,20 @@ static int parse_event(struct vt_trace_reader *r, json_t *obj,
 			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
 				       ".align: %llu is not a power of two",
 				       (unsigned long long)ev->align);
+	}
+	if (v[K_RANGE]) {
+		ret = ev_str(r, err, v[K_RANGE], ".range", &s);
+		if (ret)
+			return ret;
+		if (op != VT_OP_VMALLOC)
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".range: only a vmalloc has one");
+		if (!strcmp(s, "modules"))
+			ev->range = VT_RANGE_MODULES;
+		else if (strcmp(s, "vmalloc"))
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".range: unknown range \"%.64s\" (vmalloc, modules)",
+				       s);
 	}
 	if (v[K_FLAGS] && (ret = parse_flags(r, v[K_FLAGS], ev, err)))
 		return ret;
@@ -1724,6 +1738,8 @@ int vt_trace_writer_event(struct vt_trace_writer *w, const struct vt_event *ev,
 		out_str(f, ",\"align\":");
 		put_size(f, ev->align);
 	}
+	if (ev->range == VT_RANGE_MODULES)
+		out_str(f, ",\"range\":\"modules\"");
 	if (ev->has_pages || ev->nr_runs) {
 		out_str(f, ",\"pages\":[");
 		for (uint32_t i = 0; i < ev->nr_runs; i++) {

@@ -68,6 +68,13 @@ extern const char *const vt_flag_names[VT_FB__NR];
 /* Returns the flag bit for @name, or 0 if unknown. */
 uint32_t vt_flag_find(const char *name);
 
+/* The VA range of __vmalloc_node_range(): VMALLOC_START..VMALLOC_END, or
+ * MODULES_VADDR..MODULES_END (module/execmem allocations). */
+enum vt_va_range {
+	VT_RANGE_VMALLOC,
+	VT_RANGE_MODULES,
+};
+
 /* Protections a trace may name; PAGE_KERNEL is the default. */
 enum vt_prot {
 	VT_PROT_KERNEL,		/* PAGE_KERNEL */
@@ -116,6 +123,7 @@ struct vt_event {
 	uint64_t t;
 	int32_t cpu;		/* -1 if absent */
 	const char *caller;	/* NULL if absent */
+	uint8_t range;		/* enum vt_va_range: where a vmalloc's VA comes from */
 	/* where the event starts in its file (1-based; 0 unknown) */
 	unsigned long line, column;
 };

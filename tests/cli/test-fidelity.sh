@@ -205,5 +205,39 @@ assert m["pte_clears"] == 5 and m["table_walks"] == 1 and m["walk_steps"] == 3, 
 '
 check "case 4: vfree of a VM_MAP_PUT_PAGES vmap unmaps it; of a plain vmap, exit 3" $?
 
+# ---- case 5 (engine part): the module area ------------------------------
+#
+# arch/arm64/include/asm/memory.h (linux-mm @ ebd6d10c4a53): MODULES_VADDR
+# = _PAGE_END(VA_BITS_MIN) = 0xffff800000000000 on 4K/48, MODULES_VSIZE =
+# SZ_2G, MODULES_END = VMALLOC_START.  execmem_alloc() (module text, BPF)
+# calls __vmalloc_node_range(size, align, start, end, ...) with a range
+# inside it; alloc_vmap_area() takes the lowest fit at or above vstart
+# (find_vmap_lowest_match()).  A vmalloc with "range": "modules" lands at
+# MODULES_VADDR, one without at VMALLOC_START; under --use-trace-va the
+# recorded execmem address is kept.
+per_event modules-range.json zigzag '
+assert va(0) == 0xffff800000000000, hex(va(0))
+assert va(1) == R, hex(va(1))
+assert va(2) == 0xffff800000000000 + 3 * K, hex(va(2))
+for i in (0, 1):
+    assert m(i)["pte_writes"] == 2 and m(i)["tables_allocated"] == 1, m(i)
+assert m(3)["pte_clears"] == 3
+'
+check "case 5: a module-range vmalloc takes its VA from MODULES_VADDR" $?
+"$VT_BIN" replay --use-trace-va --per-event --strategy=zigzag "$D/modules-range.json" |
+python3 -c '
+import json, sys
+ev = [json.loads(l) for l in sys.stdin]
+assert int(ev[2]["va"], 16) == 0xffff80007ab3c000, ev[2]["va"]
+'
+check "case 5: --use-trace-va keeps a recorded execmem address" $?
+sed 's/"va":"0xffff80007ab3c000"/"va":"0xffff800090000000"/' "$D/modules-range.json" |
+	"$VT_BIN" replay --use-trace-va --strategy=zigzag /dev/stdin 2>&1 >/dev/null |
+	grep -q 'outside the module area'
+check "case 5: a module-range vmalloc recorded in the vmalloc area is exit 3" $?
+printf '%s\n' '{"format":"vmaptool-trace","version":1,"events":[{"op":"vmap","id":1,"range":"modules","pages":[{"pfn":1}]}]}' |
+	"$VT_BIN" replay --strategy=zigzag /dev/stdin 2>&1 >/dev/null | grep -q 'only a vmalloc'
+check "case 5: a range on a vmap is a schema error" $?
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
