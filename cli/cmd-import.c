@@ -24,7 +24,7 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libtraceevent.so\nleak:libtracecmd.so\n";
 }
 
-enum { OPT_KEEP_OTHER = 0x300, OPT_NO_PAGES, OPT_NO_PURGES };
+enum { OPT_KEEP_OTHER = 0x300, OPT_NO_PAGES, OPT_NO_PURGES, OPT_DROP_OTHER };
 
 struct import_args {
 	const char *recording;
@@ -32,8 +32,10 @@ struct import_args {
 };
 
 static const struct argp_option import_options[] = {
+	{ "drop-other-ranges", OPT_DROP_OTHER, NULL, 0,
+	  "leave out areas outside the vmalloc range (module/execmem areas, kept in the module area by default)", 0 },
 	{ "keep-other-ranges", OPT_KEEP_OTHER, NULL, 0,
-	  "keep areas outside the vmalloc range (module/execmem areas) as vmalloc", 0 },
+	  "the default: keep module/execmem areas (in the module area)", 0 },
 	{ "no-pages", OPT_NO_PAGES, NULL, 0,
 	  "emit no page lists: the engine allocates every vmalloc's pages", 0 },
 	{ "no-purges", OPT_NO_PURGES, NULL, 0,
@@ -47,7 +49,10 @@ static error_t import_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case OPT_KEEP_OTHER:
-		a->opts.keep_other_ranges = true;
+		a->opts.drop_other_ranges = false;
+		break;
+	case OPT_DROP_OTHER:
+		a->opts.drop_other_ranges = true;
 		break;
 	case OPT_NO_PAGES:
 		a->opts.no_pages = true;
@@ -88,6 +93,28 @@ static const struct argp import_argp = {
 	.children = import_children,
 };
 
+/* How many mappings of each kind the recording shows and the trace
+ * reproduces; and what the recording's walker kprobes add up to. */
+static void mappings_line(const struct vt_import_summary *s)
+{
+	char buf[512];
+	size_t n = 0;
+
+	for (int k = 0; k < VT_IMK__NR; k++) {
+		if (k == VT_IMK_OTHER && !s->mappings_recorded[k])
+			continue;
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%s %" PRIu64 "/%" PRIu64,
+			      k ? ", " : "", vt_import_mkind_names[k],
+			      s->mappings_recorded[k], s->mappings_reproduced[k]);
+		if (n >= sizeof(buf))
+			break;
+	}
+	vt_info("mappings recorded/reproduced: %s", buf);
+	vt_dbg(1, "walker kprobes: %" PRIu64 " page(s) mapped, %" PRIu64
+	       " PMD block(s), %" PRIu64 " PUD block(s)", s->walker_pages,
+	       s->walker_pmd_blocks, s->walker_pud_blocks);
+}
+
 static void print_summary(const struct vt_import *im)
 {
 	const struct vt_import_summary *s = vt_import_summary(im);
@@ -111,6 +138,7 @@ static void print_summary(const struct vt_import *im)
 		" record(s): %" PRIu64 " area(s), %" PRIu64
 		" nested array(s) dropped",
 		s->out_events, s->records, s->areas, s->nested_dropped);
+	mappings_line(s);
 	for (i = 0; i < VT_OP__NR; i++)
 		if (s->out_by_op[i])
 			vt_dbg(1, "  %-12s %" PRIu64, vt_op_names[i],

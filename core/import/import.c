@@ -136,7 +136,11 @@ struct kev {
 
 /* ---- reconstruction state ----------------------------------------- */
 
-enum area_kind { AK_UNKNOWN, AK_VMALLOC, AK_VMAP, AK_IOREMAP };
+enum area_kind {
+	AK_UNKNOWN, AK_VMALLOC, AK_VMAP, AK_IOREMAP,
+	AK_VM_MAP_RAM,		/* vm_map_ram(): from a vmap block, or its own area */
+	AK_VBLOCK,		/* new_vmap_block()'s area: the engine makes its own */
+};
 enum area_state { AS_OPEN, AS_MAPPED, AS_FREED };
 
 struct u64vec {
@@ -151,6 +155,9 @@ struct area {
 	enum area_kind kind;
 	enum area_state state;
 	bool nested, other_range, huge_caller, saw_alloc;
+	bool vmr_small;		/* a vm_map_ram mapping inside a vmap block */
+	bool vmr_large;		/* alloc_vmap_area() of a vm_map_ram > 64 pages */
+	long outer;		/* nested: the vmalloc whose page array it is */
 	unsigned int page_shift;
 	uint64_t phys, map_size;
 	struct u64vec alloc;	/* pairs: pfn, order */
@@ -180,6 +187,8 @@ struct task {
 	bool pend_huge;
 	long purge_slot;	/* purge in progress */
 	bool purge_from_func;
+	bool in_vmr;		/* inside vm_map_ram() (function tracer) */
+	struct u64vec loose;	/* pfn, order pairs allocated outside any area */
 };
 
 struct strtab {
@@ -221,6 +230,9 @@ struct vt_import {
 	struct strtab strs;
 	uint64_t min_linear;	/* lowest kernel pointer in the linear map */
 	uint64_t vm_start, vm_end;	/* the vmalloc range */
+	struct u64vec vmr_live;	/* live vm_map_ram mappings in vmap blocks */
+	struct u64vec blocks;	/* live vmap block areas */
+	uint64_t synth_pfn;	/* next page of the synthesised page lists */
 	char unknown_names[MAX_UNKNOWN_NAMES][48];
 	uint64_t unknown_counts[MAX_UNKNOWN_NAMES];
 	bool oom;
@@ -231,6 +243,16 @@ struct vt_import {
 	char *meta;
 	char *warnings;
 	size_t warn_len, warn_cap;
+};
+
+const char *const vt_import_mkind_names[VT_IMK__NR] = {
+	[VT_IMK_VMALLOC] = "vmalloc",
+	[VT_IMK_MODULES] = "module vmalloc",
+	[VT_IMK_VMAP] = "vmap",
+	[VT_IMK_VM_MAP_RAM] = "vm_map_ram",
+	[VT_IMK_IOREMAP] = "ioremap",
+	[VT_IMK_NESTED] = "nested page array",
+	[VT_IMK_OTHER] = "other",
 };
 
 /* ---- small helpers ------------------------------------------------- */
@@ -483,6 +505,102 @@ static bool is_kworker(const char *comm)
 	return comm && !strncmp(comm, "kworker/", 8);
 }
 
+/* VMAP_BLOCK_SIZE areas: aligned to their size, a power of two of
+ * 2 * VMAP_MAX_ALLOC to VMAP_BBMAP_BITS_MAX (1024) pages */
+static bool is_vblock_shape(const struct area *a)
+{
+	return a->vsize == a->align && !(a->vsize & (a->vsize - 1)) &&
+	       a->vsize >= 128 * PAGE_SIZE_4K && a->vsize <= 1024 * PAGE_SIZE_4K;
+}
+
+/* The live vmap block holding @addr, or -1. */
+static long vblock_of(const struct vt_import *im, uint64_t addr)
+{
+	for (size_t i = 0; i < im->blocks.n; i++) {
+		const struct area *b = &im->areas[im->blocks.v[i]];
+
+		if (addr >= b->va && addr - b->va < b->vsize)
+			return (long)im->blocks.v[i];
+	}
+	return -1;
+}
+
+static void vec_del(struct u64vec *v, uint64_t x)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i] == x) {
+			v->v[i] = v->v[--v->n];
+			return;
+		}
+}
+
+/* The caller's pages of a vmap or vm_map_ram: what the task allocated
+ * outside any area since its last mapping (used if they add up). */
+static void take_loose(struct vt_import *im, struct task *t, struct area *a)
+{
+	for (size_t i = 0; i < t->loose.n; i++)
+		vec_push(im, &a->alloc, t->loose.v[i]);
+	t->loose.n = 0;
+}
+
+/*
+ * A vm_map_ram() of at most VMAP_MAX_ALLOC pages: vb_alloc() hands out
+ * part of a vmap block, no alloc_vmap_area() of its own; the mapping is
+ * vmap_pages_range(addr, addr + size, ..., PAGE_SHIFT).
+ */
+static void vmr_small_new(struct vt_import *im, struct task *t,
+			  const struct kev *k, long block)
+{
+	struct area *a;
+	long idx;
+
+	if (!grow((void **)&im->areas, &im->areas_cap, im->nareas + 1,
+		  sizeof(*im->areas))) {
+		im->oom = true;
+		return;
+	}
+	idx = (long)im->nareas++;
+	a = &im->areas[idx];
+	memset(a, 0, sizeof(*a));
+	a->va = k->f[0];
+	a->map_size = k->f[1] - k->f[0];
+	a->vsize = a->map_size;
+	if (block >= 0) {
+		a->vstart = im->areas[block].vstart;
+		a->vend = im->areas[block].vend;
+	}
+	a->t = k->t;
+	a->cpu = k->cpu;
+	a->pid = k->pid;
+	a->kind = AK_VM_MAP_RAM;
+	a->vmr_small = true;
+	a->state = AS_MAPPED;
+	a->page_shift = PAGE_SHIFT_4K;
+	a->outer = -1;
+	a->map_slot = slot_new(im, VT_OP_VM_MAP_RAM, k, idx);
+	take_loose(im, t, a);
+	vec_push(im, &im->vmr_live, (uint64_t)idx);
+	im->sum.vm_map_ram++;
+}
+
+/* vb_free(): __vunmap_range_noflush(addr, addr + size) of a live
+ * vm_map_ram mapping, with no free_vmap_area_noflush() */
+static void on_vunmap_range(struct vt_import *im, const struct kev *k)
+{
+	for (size_t i = 0; i < im->vmr_live.n; i++) {
+		struct area *a = &im->areas[im->vmr_live.v[i]];
+
+		if (a->va != k->f[0] || a->va + a->map_size != k->f[1])
+			continue;
+		a->state = AS_FREED;
+		a->has_unmap = true;
+		a->unmap_slot = slot_new(im, VT_OP_VM_UNMAP_RAM, k,
+					 (long)im->vmr_live.v[i]);
+		im->vmr_live.v[i] = im->vmr_live.v[--im->vmr_live.n];
+		return;
+	}
+}
+
 /*
  * A new area.  It is the nested page array of vmalloc-paths.md 5.2 when
  * the same task has an unmapped vmalloc open whose array does not fit a
@@ -529,6 +647,7 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 	a->caller = t->pend_caller;
 	a->huge_caller = t->pend_huge;
 	a->page_shift = PAGE_SHIFT_4K;
+	a->outer = -1;
 	t->pend_caller = NULL;
 	t->pend_huge = false;
 	im->sum.areas++;
@@ -539,6 +658,22 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 		im->vm_end = a->vend;
 	}
 
+	/*
+	 * Inside vm_map_ram(): new_vmap_block()'s alloc_vmap_area(
+	 * VMAP_BLOCK_SIZE, VMAP_BLOCK_SIZE, ...), or the area of a
+	 * vm_map_ram() of more than VMAP_MAX_ALLOC pages (PAGE_SIZE aligned,
+	 * no guard page).
+	 */
+	if (t->in_vmr) {
+		if (is_vblock_shape(a)) {
+			a->kind = AK_VBLOCK;
+			a->map_slot = slot_new(im, VT_OP_VMALLOC, k, idx);
+			live_add(im, idx);
+			vec_push(im, &im->blocks, (uint64_t)idx);
+			return;
+		}
+		a->vmr_large = true;
+	}
 	outer = top_open(im, t);
 	if (outer && outer->state == AS_OPEN && !outer->nested &&
 	    outer->vsize > PAGE_SIZE_4K) {
@@ -549,6 +684,7 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 		    a->vsize == ((arr + PAGE_SIZE_4K - 1) & ~(PAGE_SIZE_4K - 1)) +
 				PAGE_SIZE_4K) {
 			a->nested = true;
+			a->outer = t->open[t->nopen - 1];
 			im->sum.nested_dropped++;
 		}
 	}
@@ -579,6 +715,12 @@ static void on_free_va(struct vt_import *im, struct task *t,
 	a = &im->areas[idx];
 	live_del(im, a->va);
 	pop_open(t, (int)idx);
+	if (a->kind == AK_VBLOCK) {
+		/* free_vmap_block(): the engine frees its own blocks */
+		a->state = AS_FREED;
+		vec_del(&im->blocks, (uint64_t)idx);
+		return;
+	}
 	if (a->nested)
 		im->sum.nested_frees_dropped++;
 	a->state = AS_FREED;
@@ -605,8 +747,14 @@ static void on_page_alloc(struct vt_import *im, struct task *t,
 	im->sum.page_alloc++;
 	if (k->f[0] == UINT64_MAX || k->f[1] > 20 || k->irq)
 		return;		/* failed allocation */
-	if (!a || a->state != AS_OPEN)
+	if (!a || a->state != AS_OPEN) {
+		/* perhaps the pages of a later vmap/vm_map_ram (bounded) */
+		if (t->loose.n >= (1u << 20))
+			t->loose.n = 0;
+		vec_push(im, &t->loose, k->f[0]);
+		vec_push(im, &t->loose, k->f[1]);
 		return;
+	}
 	a->saw_alloc = true;
 	vec_push(im, &a->alloc, k->f[0]);
 	vec_push(im, &a->alloc, k->f[1]);
@@ -654,13 +802,46 @@ static void on_vmap_pages(struct vt_import *im, struct task *t,
 		im->sum.bad_fields++;
 		return;
 	}
+	if (a && a->va == k->f[0] && a->state == AS_OPEN &&
+	    k->f[2] == PAGE_SHIFT_4K && is_vblock_shape(a) &&
+	    k->f[1] - k->f[0] < a->vsize - PAGE_SIZE_4K) {
+		/* without the function tracer: the first vm_map_ram() in a
+		 * new vmap block maps part of an area without a guard */
+		long idx = (long)(a - im->areas);
+
+		a->kind = AK_VBLOCK;
+		pop_open(t, (int)idx);
+		vec_push(im, &im->blocks, (uint64_t)idx);
+		a = NULL;
+	}
 	if (!a || a->va != k->f[0] || a->state != AS_OPEN) {
+		long b = vblock_of(im, k->f[0]);
+
+		t->mapping = -1;
+		if ((b >= 0 || t->in_vmr) && k->f[2] == PAGE_SHIFT_4K) {
+			t->in_vmr = false;
+			vmr_small_new(im, t, k, b);
+			return;
+		}
 		im->sum.unmatched_maps++;
 		return;
 	}
 	a->state = AS_MAPPED;
 	a->page_shift = (unsigned int)k->f[2];
 	a->map_size = k->f[1] - k->f[0];
+	if (a->vmr_large || (!a->saw_alloc && a->page_shift == PAGE_SHIFT_4K &&
+			     a->align == PAGE_SIZE_4K && a->map_size == a->vsize &&
+			     !a->caller)) {
+		/* vm_map_ram() of more than VMAP_MAX_ALLOC pages: its own
+		 * area, PAGE_SIZE aligned, no guard page */
+		t->in_vmr = false;
+		a->kind = AK_VM_MAP_RAM;
+		take_loose(im, t, a);
+		pop_open(t, (int)(a - im->areas));
+		t->mapping = -1;
+		im->sum.vm_map_ram++;
+		return;
+	}
 	/*
 	 * vmalloc allocates its pages between the VA and the mapping
 	 * (bulk kprobe or mm_page_alloc); vmap() maps the caller's pages.
@@ -670,6 +851,8 @@ static void on_vmap_pages(struct vt_import *im, struct task *t,
 		a->kind = AK_VMALLOC;
 	else
 		a->kind = AK_VMAP;
+	if (a->kind == AK_VMAP)
+		take_loose(im, t, a);
 	if (a->page_shift > PAGE_SHIFT_4K)
 		im->sum.huge_areas++;
 	pop_open(t, (int)(a - im->areas));
@@ -780,6 +963,8 @@ static void on_function(struct vt_import *im, struct task *t,
 	    !strcmp(f, "__vmalloc_node_range")) {
 		t->pend_caller = symbol_ok(p) ? intern(im, p) : NULL;
 		t->pend_huge = p && strstr(p, "vmalloc_huge");
+	} else if (!strcmp(f, "vm_map_ram")) {
+		t->in_vmr = true;
 	} else if (!strcmp(f, "__purge_vmap_area_lazy")) {
 		if (t->purge_slot < 0) {
 			purge_begin(im, t, k);
@@ -832,6 +1017,8 @@ static void handle(struct vt_import *im, const struct kev *k)
 		break;
 	case KP_VMAP_RANGE:
 		im->sum.kprobes++;
+		if (map_range_ok(k->f[0], k->f[1]))
+			im->sum.walker_pages += (k->f[1] - k->f[0]) >> PAGE_SHIFT_4K;
 		on_vmap_range(im, t, k);
 		break;
 	case KP_BULK:
@@ -850,6 +1037,11 @@ static void handle(struct vt_import *im, const struct kev *k)
 		break;
 	case KP_PMD_SET_HUGE:
 	case KP_PUD_SET_HUGE:
+		if (k->kind == KP_PMD_SET_HUGE)
+			im->sum.walker_pmd_blocks++;
+		else
+			im->sum.walker_pud_blocks++;
+		/* fallthrough */
 	case KP_PMD_FREE_PTE:
 	case KP_PTE_ALLOC:
 	case KP_PMD_ALLOC:
@@ -857,8 +1049,15 @@ static void handle(struct vt_import *im, const struct kev *k)
 		if (k->have & 1)
 			see_pointer(im, k->f[0]);
 		break;
-	case KP_VMAP_SMALL:
 	case KP_VUNMAP:
+		im->sum.kprobes++;
+		on_vunmap_range(im, k);
+		break;
+	case KP_VMAP_SMALL:
+		if (map_range_ok(k->f[0], k->f[1]))
+			im->sum.walker_pages += (k->f[1] - k->f[0]) >> PAGE_SHIFT_4K;
+		im->sum.kprobes++;
+		break;
 	case KP_FREE_PAGES:
 		im->sum.kprobes++;
 		break;
@@ -1700,7 +1899,11 @@ void vt_import_close(struct vt_import *im)
 	free(im->strs.s);
 	free(im->areas);
 	free(im->slots);
+	for (i = 0; i < im->ntasks; i++)
+		free(im->tasks[i].loose.v);
 	free(im->tasks);
+	free(im->vmr_live.v);
+	free(im->blocks.v);
 	free(im->live);
 	free(im->lbuf);
 	free(im->runs);
@@ -1786,6 +1989,57 @@ static int area_pages(struct vt_import *im, struct area *a, size_t *first,
 	return 0;
 }
 
+/*
+ * Page lists the recording does not hold (the caller's pages of a vmap or
+ * vm_map_ram, allocated before it or by another task, or in bulk):
+ * order-0 pages that are never physically adjacent, from a pool above
+ * 64 GiB of physical address.  The page-array walk of the recorded
+ * kernel does not depend on which pages they are.
+ */
+static bool synth_pages(struct vt_import *im, uint64_t n, size_t *first)
+{
+	*first = im->nruns;
+	if (!im->synth_pfn)
+		im->synth_pfn = 0x1000000;
+	if (!grow((void **)&im->runs, &im->runs_cap, im->nruns + n,
+		  sizeof(*im->runs)))
+		return false;
+	for (uint64_t i = 0; i < n; i++) {
+		im->runs[im->nruns++] = (struct vt_page_run){ im->synth_pfn, 1, 0 };
+		im->synth_pfn += 2;
+	}
+	return true;
+}
+
+/* The mapping @a is of kind ... in the recording; the trace has it if
+ * @s is emitted (a nested array: if its vmalloc is, the engine makes it). */
+static void count_mapping(struct vt_import *im, const struct area *a,
+			  const struct slot *s)
+{
+	enum vt_import_mkind k;
+	bool out = !s->drop;
+
+	if (a->kind == AK_UNKNOWN || a->kind == AK_VBLOCK)
+		return;
+	if (a->nested) {
+		k = VT_IMK_NESTED;
+		out = a->outer >= 0 && a->outer < (long)im->nareas &&
+		      im->areas[a->outer].kind == AK_VMALLOC &&
+		      !im->slots[im->areas[a->outer].map_slot].drop;
+	} else if (a->kind == AK_VMALLOC) {
+		k = a->other_range && a->vstart < im->vm_start ?
+		    VT_IMK_MODULES : VT_IMK_VMALLOC;
+	} else if (a->kind == AK_VMAP) {
+		k = VT_IMK_VMAP;
+	} else if (a->kind == AK_IOREMAP) {
+		k = VT_IMK_IOREMAP;
+	} else {
+		k = VT_IMK_VM_MAP_RAM;
+	}
+	im->sum.mappings_recorded[k]++;
+	im->sum.mappings_reproduced[k] += out;
+}
+
 static void finish_purges(struct vt_import *im)
 {
 	size_t i;
@@ -1808,19 +2062,27 @@ static int finish(struct vt_import *im, struct vt_error *err)
 		uint64_t nr = 0;
 		int r;
 
-		a->other_range = im->vm_end &&
+		a->other_range = im->vm_end && a->vend &&
 			(a->vstart != im->vm_start || a->vend != im->vm_end);
 		s->ev.has_va = true;
 		s->ev.va = a->va;
 		s->ev.caller = a->caller;
 		s->ev.cpu = a->cpu;
+		if (a->kind == AK_VBLOCK) {
+			im->sum.vblocks++;
+			s->drop = true;
+			continue;
+		}
 		if (a->nested) {
 			s->drop = true;
 		} else if (a->other_range) {
 			im->sum.other_range++;
-			if (!im->opts.keep_other_ranges) {
+			if (im->opts.drop_other_ranges) {
 				im->sum.other_range_dropped++;
 				s->drop = true;
+			} else if (a->vstart < im->vm_start) {
+				/* execmem: module text, BPF */
+				s->ev.range = VT_RANGE_MODULES;
 			}
 		}
 		if (!s->drop && a->kind == AK_UNKNOWN) {
@@ -1848,12 +2110,24 @@ static int finish(struct vt_import *im, struct vt_error *err)
 			s->ev.size = a->map_size;
 			s->ev.prot = VT_PROT_DEVICE;
 			break;
+		case AK_VM_MAP_RAM:
+			s->ev.op = VT_OP_VM_MAP_RAM;
+			break;
 		case AK_UNKNOWN:
+		case AK_VBLOCK:
 			break;
 		}
+		count_mapping(im, a, s);
 		if (s->drop || a->kind == AK_IOREMAP)
 			goto unmap;
 		r = im->opts.no_pages ? 0 : area_pages(im, a, &first, &nr);
+		if (r == 0 && (a->kind == AK_VMAP || a->kind == AK_VM_MAP_RAM)) {
+			/* the caller's pfns are not in the recording */
+			r = synth_pages(im, a->map_size >> PAGE_SHIFT_4K, &first) ?
+			    1 : -ENOMEM;
+			nr = a->map_size >> PAGE_SHIFT_4K;
+			im->sum.pages_synthesised++;
+		}
 		if (r < 0)
 			return vt_error_set(err, -ENOMEM, "out of memory");
 		if (r > 0) {
@@ -1862,9 +2136,6 @@ static int finish(struct vt_import *im, struct vt_error *err)
 			s->ev.nr_pages = nr;
 			s->ev.runs = (struct vt_page_run *)(uintptr_t)first;
 			s->ev.nr_runs = (uint32_t)(im->nruns - first);
-		} else if (a->kind == AK_VMAP) {
-			im->sum.vmap_no_pages++;
-			s->drop = true;
 		} else {
 			im->sum.vmalloc_no_pages++;
 		}
@@ -1882,9 +2153,11 @@ unmap:
 			u->ev.va = a->va;
 			u->ev.op = a->kind == AK_VMAP ? VT_OP_VUNMAP :
 				   a->kind == AK_IOREMAP ? VT_OP_IOUNMAP :
+				   a->kind == AK_VM_MAP_RAM ? VT_OP_VM_UNMAP_RAM :
 				   VT_OP_VFREE;
 		}
 	}
+	im->sum.mappings_recorded[VT_IMK_OTHER] = im->sum.unmatched_maps;
 	im->order = malloc((im->nslots + 1) * sizeof(*im->order));
 	if (!im->order)
 		return vt_error_set(err, -ENOMEM, "out of memory");
@@ -1927,11 +2200,8 @@ static void build_warnings(struct vt_import *im)
 		warnf(im, "%" PRIu64 " nested page-array vmalloc(s) of large vmallocs dropped (%" PRIu64 " of their vfrees); the engine makes them itself",
 		      s->nested_dropped, s->nested_frees_dropped);
 	if (s->other_range_dropped)
-		warnf(im, "%" PRIu64 " area(s) outside the vmalloc range (modules/execmem) dropped; --keep-other-ranges keeps them as vmalloc",
+		warnf(im, "%" PRIu64 " area(s) outside the vmalloc range (modules/execmem) left out (--drop-other-ranges)",
 		      s->other_range_dropped);
-	else if (s->other_range)
-		warnf(im, "%" PRIu64 " area(s) outside the vmalloc range (modules/execmem) kept as vmalloc",
-		      s->other_range);
 	if (s->alloc_failed)
 		warnf(im, "%" PRIu64 " failed alloc_vmap_area ignored",
 		      s->alloc_failed);
@@ -1939,7 +2209,7 @@ static void build_warnings(struct vt_import *im)
 		warnf(im, "%" PRIu64 " area(s) whose mapping was not recorded (no __vmap_pages_range_noflush / vmap_range_noflush kprobe, or get_vm_area users) dropped",
 		      s->never_mapped);
 	if (s->unmatched_maps)
-		warnf(im, "%" PRIu64 " mapping(s) of no recorded area (vm_map_ram blocks, vmap_page_range users) not imported",
+		warnf(im, "%" PRIu64 " mapping(s) of no recorded area (vmap_page_range users, areas allocated before the recording) not imported",
 		      s->unmatched_maps);
 	if (s->unmatched_frees)
 		warnf(im, "%" PRIu64 " free(s) of area(s) allocated before the recording started ignored",
@@ -1950,9 +2220,9 @@ static void build_warnings(struct vt_import *im)
 	if (s->vmalloc_no_pages)
 		warnf(im, "%" PRIu64 " vmalloc(s) emitted without pages (bulk allocation records no pfn and no vfree was recorded); the engine allocates them",
 		      s->vmalloc_no_pages);
-	if (s->vmap_no_pages)
-		warnf(im, "%" PRIu64 " vmap(s) dropped with their vunmap: the caller's pages are not in the recording",
-		      s->vmap_no_pages);
+	if (s->pages_synthesised)
+		warnf(im, "%" PRIu64 " vmap/vm_map_ram page list(s) synthesised: the caller's pfns are not in the recording (order-0 pages, never adjacent)",
+		      s->pages_synthesised);
 	if (s->purges_lazy)
 		warnf(im, "%" PRIu64 " lazy purge(s) by the drain worker not emitted (the engine purges at lazy_max_pages)",
 		      s->purges_lazy);

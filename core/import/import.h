@@ -22,8 +22,9 @@
 #include "core/trace/trace.h"
 
 struct vt_import_opts {
-	/* keep areas outside the vmalloc range (modules/execmem) */
-	bool keep_other_ranges;
+	/* leave out areas outside the vmalloc range (module/execmem areas,
+	 * replayed in the module area by default) */
+	bool drop_other_ranges;
 	/* emit no page lists (let the engine allocate every vmalloc) */
 	bool no_pages;
 	/* emit vm_unmap_aliases-type purges (default true via init) */
@@ -37,6 +38,19 @@ enum vt_import_format {
 	VT_IMPORT_FMT_TEXT,		/* ftrace / trace-cmd report text */
 	VT_IMPORT_FMT_TEXT_XZ,		/* the same, xz-compressed */
 };
+
+/* Kinds of mappings, for what the recording shows and the trace keeps. */
+enum vt_import_mkind {
+	VT_IMK_VMALLOC,		/* vmalloc in the vmalloc range */
+	VT_IMK_MODULES,		/* vmalloc in the module area (execmem) */
+	VT_IMK_VMAP,
+	VT_IMK_VM_MAP_RAM,
+	VT_IMK_IOREMAP,
+	VT_IMK_NESTED,		/* page arrays of large vmallocs (engine-made) */
+	VT_IMK_OTHER,		/* mappings of no recorded area */
+	VT_IMK__NR
+};
+extern const char *const vt_import_mkind_names[VT_IMK__NR];
 
 /* Counts gathered by one import; every loss is counted somewhere here. */
 struct vt_import_summary {
@@ -68,7 +82,9 @@ struct vt_import_summary {
 	uint64_t unmatched_maps;	/* mappings of no open area */
 	uint64_t still_mapped;		/* areas live when the recording ends */
 	uint64_t vmalloc_no_pages;	/* vmalloc emitted without pages */
-	uint64_t vmap_no_pages;		/* vmap dropped: pages unknown */
+	uint64_t pages_synthesised;	/* vmap/vm_map_ram without recorded pfns */
+	uint64_t vm_map_ram;		/* vm_map_ram mappings reconstructed */
+	uint64_t vblocks;		/* vmap block areas (the engine makes its own) */
 	uint64_t pages_from_free;	/* areas whose pages came from ... */
 	uint64_t pages_from_chunks;
 	uint64_t pages_from_alloc;
@@ -76,6 +92,14 @@ struct vt_import_summary {
 	uint64_t purges_explicit;
 	uint64_t purges_lazy;		/* drain-worker purges (not emitted) */
 	uint64_t huge_areas;		/* page_shift > PAGE_SHIFT */
+
+	/* what the walker kprobes add up to: pages of vmap_small and
+	 * vmap_range calls, PMD and PUD blocks (pmd/pud_set_huge) */
+	uint64_t walker_pages, walker_pmd_blocks, walker_pud_blocks;
+	/* mappings the recording shows, and those the trace reproduces
+	 * (emitted, or made by the engine: nested page arrays) */
+	uint64_t mappings_recorded[VT_IMK__NR];
+	uint64_t mappings_reproduced[VT_IMK__NR];
 
 	uint64_t out_events;
 	uint64_t out_by_op[VT_OP__NR];

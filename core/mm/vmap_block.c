@@ -17,7 +17,8 @@ static unsigned int get_order_pages(uint64_t n)
 }
 
 /* new_vmap_block() / vb_alloc() */
-static int vt_vb_alloc(struct vt_engine *e, struct vt_area *a, uint64_t count)
+static int vt_vb_alloc(struct vt_engine *e, struct vt_area *a, uint64_t count,
+		       const struct vt_event *ev)
 {
 	const struct arm64_geom *g = &e->mm.g;
 	uint64_t need = 1ull << get_order_pages(count);
@@ -29,9 +30,15 @@ static int vt_vb_alloc(struct vt_engine *e, struct vt_area *a, uint64_t count)
 			break;
 	if (!vb) {
 		uint64_t bsz = e->vmap_bbmap_bits << g->page_shift, va;
+		/* --use-trace-va: the block is VMAP_BLOCK_SIZE aligned, so
+		 * the recorded mapping names it */
+		struct vt_event blk = {
+			.has_va = ev && ev->has_va,
+			.va = ev ? ev->va & ~(bsz - 1) : 0,
+		};
 
 		err = vt_alloc_vmap_area(e, bsz, bsz, g->vmalloc_start,
-					 g->vmalloc_end, NULL, &va);
+					 g->vmalloc_end, &blk, &va);
 		if (err)
 			return err;
 		vb = calloc(1, sizeof(*vb));
@@ -106,7 +113,7 @@ int vt_vm_map_ram(struct vt_engine *e, const struct vt_event *ev,
 	if (err)
 		return err;
 	if (ev->nr_pages <= VMAP_MAX_ALLOC) {
-		err = vt_vb_alloc(e, a, ev->nr_pages);
+		err = vt_vb_alloc(e, a, ev->nr_pages, ev);
 	} else {
 		/* alloc_vmap_area(size, PAGE_SIZE, ...): no guard page */
 		a->flags |= VT_FLAG(VM_NO_GUARD);

@@ -16,7 +16,15 @@ importer, what the recorded kernel did:
   (c) the __pte_alloc_kernel hits during its mapping (pmdp -> PMD index);
   (d) the order of free_vmap_area_noflush;
   (e) the __purge_vmap_area_lazy calls (kprobe start/end, tracepoint span,
-      num_purged) and the lazily freed areas pending at each.
+      num_purged) and the lazily freed areas pending at each;
+  (f) what the walker kprobes add up to: PTEs written (the pages of every
+      vmap_small_pages_range_noflush / vmap_range_noflush call, less 512
+      per pmd_set_huge and 512 * 512 per pud_set_huge) and PMD/PUD blocks.
+
+Module/execmem areas (their own vstart..vend, below the vmalloc range) are
+compared like the others: the import keeps them, in the module area.
+(f) must equal the replay's pte_writes and block_maps totals, with either
+VA placement: no mapping of the recording is left out.
 
 Then it imports RECORDING, replays it with
   --kernel=v6.12 --va-bits=52 --per-event --strategy=zigzag --cpus=N
@@ -81,7 +89,7 @@ class Area:
         self.comm = ''
 
 
-def extract(lines):
+def extract(lines, walker):
     """The recorded kernel's own account, in record order."""
     areas, seq, cpus = [], [], 0
     top = {}                       # pid -> area being set up
@@ -106,7 +114,11 @@ def extract(lines):
             areas.append(a)
             top[pid] = a
             live[a.va] = a
-        elif ev in ('vmap_pages', 'vmap_small', 'vmap_range'):
+        if ev in ('vmap_small', 'vmap_range') and f['end'] > f['addr']:
+            walker['pages'] += (f['end'] - f['addr']) // PAGE
+        elif ev in ('pmd_set_huge', 'pud_set_huge'):
+            walker[ev] += 1
+        if ev in ('vmap_pages', 'vmap_small', 'vmap_range'):
             a = top.get(pid)
             if not a or not (a.va <= f['addr'] < a.va + a.size):
                 continue
@@ -154,17 +166,22 @@ def regions(start, end):
 
 def main():
     vt, recording, text = sys.argv[1:4]
-    areas, seq, cpus = extract(read_text(text))
+    walker = {'pages': 0, 'pmd_set_huge': 0, 'pud_set_huge': 0}
+    areas, seq, cpus = extract(read_text(text), walker)
     # the vmalloc range is the widest vstart..vend seen (module/execmem
     # areas have their own)
     vstart, vend = max(((a.vstart, a.vend) for a in areas),
                        key=lambda r: r[1] - r[0])
     vm = [a for a in areas if (a.vstart, a.vend) == (vstart, vend)]
+    mods = [a for a in areas if a.vstart < vstart]
+    kept = vm + mods
     note('recording: %s (text %s), %d CPU(s), vmalloc range 0x%x-0x%x'
          % (os.path.basename(recording), os.path.basename(text), cpus,
             vstart, vend))
-    note('recorded: %d areas, %d in the vmalloc range, %d mapped'
-         % (len(areas), len(vm), sum(1 for a in vm if a.map)))
+    note('recorded: %d areas, %d in the vmalloc range, %d mapped; %d in '
+         'the module area, %d mapped'
+         % (len(areas), len(vm), sum(1 for a in vm if a.map), len(mods),
+            sum(1 for a in mods if a.map)))
     big = [a for a in vm if a.size // PAGE - 1 > PAGE // 8]
     if big:
         fail('%d area(s) above 512 pages: nested page arrays are not '
@@ -172,7 +189,12 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, 'imported.jsonl')
-        run([vt, 'import', '-q', recording, '-o', trace])
+        info = subprocess.run([vt, 'import', recording, '-o', trace],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True)
+        if info.returncode:
+            print('import failed: ' + info.stderr)
+            sys.exit(1)
         imported = [json.loads(l) for l in open(trace)][1:]
         base = [vt, 'replay', '--kernel=v6.12', '--va-bits=52',
                 '--per-event', '--strategy=zigzag', '--cpus=%d' % cpus, '-q']
@@ -214,9 +236,9 @@ def main():
     ops = [(i, e) for i, e in enumerate(imported) if e['op'] != 'purge']
     rec_ops = []
     for s in seq:
-        if s[0] == 'map' and s[1] in vm:
+        if s[0] == 'map' and s[1] in kept:
             rec_ops.append(s)
-        elif s[0] == 'free' and s[1] in vm and s[1].map:
+        elif s[0] == 'free' and s[1] in kept and s[1].map:
             rec_ops.append(s)
     if len(ops) != len(rec_ops):
         fail('%d imported map/unmap events, %d recorded'
@@ -338,7 +360,7 @@ def main():
     n['purge'] = 0
     for p, (i, s) in enumerate(zip(rep_purges, explicit)):
         _, kp, tstart, tend, num, pending = s
-        ours = [a for a in pending if a in vm and a.map]
+        ours = [a for a in pending if a in kept and a.map]
         others = [a for a in pending if a not in ours]
         unknown = num - len(pending)
         pages = sum(a.size // PAGE for a in ours)
@@ -379,6 +401,30 @@ def main():
                 why = []
         note(('SAME ' if not why else 'DIFF ') + desc +
              ('' if not why else ': ' + '; '.join(why)))
+
+    # ---- (f) walker totals: no mapping left out ----
+    ptes = (walker['pages'] - 512 * walker['pmd_set_huge'] -
+            512 * 512 * walker['pud_set_huge'])
+    blocks = walker['pmd_set_huge'] + walker['pud_set_huge']
+    for what, lines in (('own VA', own), ('trace VA', tva)):
+        got = (sum(d['metrics']['pte_writes'] for d in lines),
+               sum(d['metrics']['block_maps'] for d in lines))
+        if got != (ptes, blocks):
+            fail('%s replay: %d PTE writes and %d blocks; the recording\'s '
+                 'walker kprobes add up to %d and %d'
+                 % ((what,) + got + (ptes, blocks)))
+        else:
+            note('SAME walker totals (%s): %d PTE writes, %d PMD/PUD blocks '
+                 'replayed = recorded' % (what, ptes, blocks))
+    m = re.search(r'mappings recorded/reproduced: (.*)', info.stderr)
+    if not m:
+        fail('import printed no mappings line')
+    else:
+        for kind, rec, rep in re.findall(r'([\w ]+?) (\d+)/(\d+)', m.group(1)):
+            if rec != rep:
+                fail('import: %s %s recorded, %s reproduced'
+                     % (kind.strip(), rec, rep))
+        note('import: mappings recorded/reproduced: ' + m.group(1))
 
     note('matched: %(size)d vmalloc sizes, %(shape)d page shifts/walks, '
          '%(order)d unmaps in recorded order, %(purge)d purges '

@@ -239,5 +239,37 @@ printf '%s\n' '{"format":"vmaptool-trace","version":1,"events":[{"op":"vmap","id
 	"$VT_BIN" replay --strategy=zigzag /dev/stdin 2>&1 >/dev/null | grep -q 'only a vmalloc'
 check "case 5: a range on a vmap is a schema error" $?
 
+# ---- case 5 (import part): vm_map_ram from a recording ------------------
+#
+# tests/data/import/vm-map-ram.txt is what 6.12 records for
+# lib/test_vmalloc.c's vm_map_ram_test (3 x vm_map_ram(1 page), then one
+# of 100 pages): vm_map_ram() -> vb_alloc() -> new_vmap_block() (one
+# alloc_vmap_area(4 MiB, 4 MiB) for the first) -> vmap_pages_range() (the
+# vmap_pages/vmap_small kprobes, addr/end); vm_unmap_ram() -> vb_free() ->
+# vunmap_range_noflush() (the vunmap_range kprobe, no
+# free_vmap_area_noflush()); > VMAP_MAX_ALLOC pages: alloc_vmap_area(size,
+# PAGE_SIZE) without a guard, freed with free_unmap_vmap_area().  The
+# walker kprobes add up to 1 + 1 + 1 + 100 = 103 PTEs; the replay of the
+# import writes as many, and clears as many (vb_free() clears the mapped
+# pages only; the large area has no guard page).
+imp=$("$VT_BIN" import "$VT_SRC/tests/data/import/vm-map-ram.txt" -o "${TMPDIR:-/tmp}/vt-fid-vmr.$$.json" 2>&1)
+rc=$?
+[ $rc -eq 0 ] && printf '%s\n' "$imp" | grep -q 'vm_map_ram 4/4' &&
+"$VT_BIN" replay -j --kernel=v6.12 --va-bits=52 --strategy=zigzag \
+	"${TMPDIR:-/tmp}/vt-fid-vmr.$$.json" | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["traces"][0]["strategies"][0]["metrics"]
+assert m["pte_writes"] == 103 and m["pte_clears"] == 103, m
+' && "$VT_BIN" replay --use-trace-va --per-event --kernel=v6.12 --va-bits=52 \
+	--strategy=zigzag "${TMPDIR:-/tmp}/vt-fid-vmr.$$.json" | python3 -c '
+import json, sys
+va = [int(json.loads(l)["va"], 16) for l in sys.stdin]
+want = [0xffff800083400000, 0xffff800083401000, 0xffff800083402000, 0xffff800083800000]
+assert va[0::2] == want, [hex(v) for v in va]
+'
+rc=$?
+rm -f "${TMPDIR:-/tmp}/vt-fid-vmr.$$.json"
+check "case 5: vm_map_ram/vm_unmap_ram are imported and replay the recorded 103 PTEs" $rc
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

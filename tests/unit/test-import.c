@@ -60,7 +60,9 @@ static uint64_t run_pages(const struct vt_event *ev)
  * fix_size_alloc_test nr_pages=256 x10, module load and unload around it:
  * 17 alloc_vmap_area (kernel_read_file's 90-page buffer, 5 execmem areas
  * in the module range, 1 fork stack, 10 x 1 MiB), 17 frees, 13 purges
- * from _vm_unmap_aliases (set_memory_* at load, vm_reset_perms at unload).
+ * from _vm_unmap_aliases (set_memory_* at load, vm_reset_perms at unload:
+ * each after the free_vmap_area_noflush() of the execmem area its vfree
+ * removes).  The execmem areas are kept, in the module area.
  */
 static void check_fix256(struct vt_import *im, bool dat)
 {
@@ -74,14 +76,22 @@ static void check_fix256(struct vt_import *im, bool dat)
 	TEST_ASSERT_EQ("free_vmap_area", s->free_vmap_area, 17);
 	TEST_ASSERT_EQ("page frees", s->page_free, 2711);
 	TEST_ASSERT_EQ("page allocs", s->page_alloc, 36);
-	TEST_ASSERT_EQ("module-range areas dropped", s->other_range_dropped, 5);
+	TEST_ASSERT_EQ("module-range areas", s->other_range, 5);
+	TEST_ASSERT_EQ("module-range areas kept", s->other_range_dropped, 0);
 	TEST_ASSERT_EQ("nested", s->nested_dropped, 0);
-	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 37);
-	TEST_ASSERT_EQ("vmalloc", s->out_by_op[VT_OP_VMALLOC], 12);
-	TEST_ASSERT_EQ("vfree", s->out_by_op[VT_OP_VFREE], 12);
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 47);
+	TEST_ASSERT_EQ("vmalloc", s->out_by_op[VT_OP_VMALLOC], 17);
+	TEST_ASSERT_EQ("vfree", s->out_by_op[VT_OP_VFREE], 17);
+	TEST_ASSERT_EQ("vmallocs recorded", s->mappings_recorded[VT_IMK_VMALLOC], 12);
+	TEST_ASSERT_EQ("vmallocs reproduced", s->mappings_reproduced[VT_IMK_VMALLOC], 12);
+	TEST_ASSERT_EQ("module vmallocs recorded", s->mappings_recorded[VT_IMK_MODULES], 5);
+	TEST_ASSERT_EQ("module vmallocs reproduced", s->mappings_reproduced[VT_IMK_MODULES], 5);
+	/* 90 + 5 module areas (2+1+1+1+2) + 4 + 10 x 256 pages */
+	TEST_ASSERT_EQ("walker pages", s->walker_pages, 90 + 7 + 4 + 2560);
+	TEST_ASSERT_EQ("walker PMD blocks", s->walker_pmd_blocks, 0);
 	TEST_ASSERT_EQ("purge", s->out_by_op[VT_OP_PURGE], 13);
 	TEST_ASSERT_EQ("explicit purges", s->purges_explicit, 13);
-	TEST_ASSERT_EQ("pages from vfree", s->pages_from_free, 12);
+	TEST_ASSERT_EQ("pages from vfree", s->pages_from_free, 17);
 	TEST_ASSERT_EQ("no-page vmallocs", s->vmalloc_no_pages, 0);
 	TEST_ASSERT_EQ("still mapped", s->still_mapped, 0);
 	TEST_ASSERT_EQ("va_bits", vt_import_config(im)->va_bits, 52);
@@ -96,21 +106,29 @@ static void check_fix256(struct vt_import *im, bool dat)
 		TEST_ASSERT_EQ("first va", ev->va, 0xffff800083286000ULL);
 		TEST_ASSERT_EQ("first pfn", ev->runs[0].pfn, 0x49402);
 	}
-	for (i = 1; i <= 8; i++) {
+	/* execmem_alloc() of the module's sections, in the module area */
+	for (i = 1; i <= 5; i++) {
+		ev = vt_import_event(im, i);
+		TEST_ASSERT_VAL("module vmalloc", ev && ev->op == VT_OP_VMALLOC &&
+				ev->range == VT_RANGE_MODULES &&
+				ev->va >= 0xffff80007ab30000ULL &&
+				ev->va < 0xffff800080000000ULL);
+	}
+	for (i = 6; i <= 13; i++) {
 		ev = vt_import_event(im, i);
 		TEST_ASSERT_VAL("load purges", ev && ev->op == VT_OP_PURGE);
 	}
-	ev = vt_import_event(im, 9);
+	ev = vt_import_event(im, 14);
 	TEST_ASSERT_VAL("vfree of the module file",
 			ev && ev->op == VT_OP_VFREE && ev->id.num == 1);
-	ev = vt_import_event(im, 10);
+	ev = vt_import_event(im, 15);
 	TEST_ASSERT_VAL("fork stack", ev && ev->op == VT_OP_VMALLOC &&
 			ev->size == 16384 && ev->align == 32768);
 	if (dat && ev)
 		TEST_ASSERT_VAL("fork caller", ev->caller &&
 				!strcmp(ev->caller, "copy_process"));
 	/* the test: 10 x (vmalloc 1 MiB, vfree), in order */
-	for (i = 11; i + 1 < 31; i += 2) {
+	for (i = 16; i + 1 < 36; i += 2) {
 		const struct vt_event *a = vt_import_event(im, i);
 		const struct vt_event *f = vt_import_event(im, i + 1);
 
@@ -127,11 +145,15 @@ static void check_fix256(struct vt_import *im, bool dat)
 		loops++;
 	}
 	TEST_ASSERT_EQ("loops", loops, 10);
-	ev = vt_import_event(im, 31);
+	ev = vt_import_event(im, 36);
 	TEST_ASSERT_VAL("fork stack freed by a kworker",
-			ev && ev->op == VT_OP_VFREE && ev->id.num == 2);
-	for (i = 32; i < 37; i++) {
+			ev && ev->op == VT_OP_VFREE && ev->id.num == 7);
+	/* unload: vfree of an execmem area, then its vm_reset_perms() purge */
+	for (i = 37; i < 47; i += 2) {
 		ev = vt_import_event(im, i);
+		TEST_ASSERT_VAL("unload vfree", ev && ev->op == VT_OP_VFREE &&
+				ev->id.num >= 2 && ev->id.num <= 6);
+		ev = vt_import_event(im, i + 1);
 		TEST_ASSERT_VAL("unload purges", ev && ev->op == VT_OP_PURGE);
 	}
 }
@@ -211,16 +233,19 @@ static void test_fix1(void)
 	TEST_ASSERT_EQ("lines", s->lines, 28848);
 	TEST_ASSERT_EQ("alloc_vmap_area", s->alloc_vmap_area, 1008);
 	TEST_ASSERT_EQ("free_vmap_area", s->free_vmap_area, 1006);
-	TEST_ASSERT_EQ("other range", s->other_range_dropped, 5);
-	TEST_ASSERT_EQ("vmalloc", s->out_by_op[VT_OP_VMALLOC], 1003);
-	TEST_ASSERT_EQ("vfree", s->out_by_op[VT_OP_VFREE], 1001);
+	TEST_ASSERT_EQ("other range", s->other_range, 5);
+	TEST_ASSERT_EQ("other range kept", s->other_range_dropped, 0);
+	TEST_ASSERT_EQ("vmalloc", s->out_by_op[VT_OP_VMALLOC], 1008);
+	TEST_ASSERT_EQ("vfree", s->out_by_op[VT_OP_VFREE], 1006);
+	TEST_ASSERT_EQ("module vmallocs reproduced",
+		       s->mappings_reproduced[VT_IMK_MODULES], 5);
 	TEST_ASSERT_EQ("purge", s->out_by_op[VT_OP_PURGE], 13);
 	TEST_ASSERT_EQ("still mapped", s->still_mapped, 2);
-	TEST_ASSERT_EQ("no pages", s->vmalloc_no_pages, 2);
+	TEST_ASSERT_EQ("no pages (2 stacks, 1 execmem area)", s->vmalloc_no_pages, 3);
 	TEST_ASSERT_EQ("va_bits", s->va_bits, 52);
 	TEST_ASSERT_EQ("unknown (markers)", s->unknown_events, 2);
 	TEST_ASSERT_VAL("warned", strstr(vt_import_warnings(im),
-					 "2 vmalloc(s) emitted without pages"));
+					 "3 vmalloc(s) emitted without pages"));
 	for (i = 0; i + 1 < vt_import_nr_events(im); i++) {
 		const struct vt_event *a = vt_import_event(im, i);
 		const struct vt_event *f = vt_import_event(im, i + 1);
@@ -272,6 +297,9 @@ static void test_huge_nested(void)
 	TEST_ASSERT_VAL("vfree", ev && ev->op == VT_OP_VFREE &&
 			ev->id.num == 1);
 	TEST_ASSERT_VAL("warned", strstr(vt_import_warnings(im), "nested"));
+	TEST_ASSERT_EQ("nested recorded", s->mappings_recorded[VT_IMK_NESTED], 1);
+	TEST_ASSERT_EQ("nested reproduced by the engine",
+		       s->mappings_reproduced[VT_IMK_NESTED], 1);
 	vt_import_close(im);
 }
 
@@ -287,11 +315,24 @@ static void test_vmap(void)
 	if (!im)
 		return;
 	s = vt_import_summary(im);
-	TEST_ASSERT_EQ("vmap without pages", s->vmap_no_pages, 1);
-	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 2);
+	/* the vmap's caller pages are not recorded: synthesised, never
+	 * adjacent, so the page-array walk is the recorded one */
+	TEST_ASSERT_EQ("vmap pages synthesised", s->pages_synthesised, 1);
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 4);
 	TEST_ASSERT_VAL("warned", strstr(vt_import_warnings(im),
-					 "1 vmap(s) dropped"));
+					 "1 vmap/vm_map_ram page list(s) synthesised"));
 	ev = vt_import_event(im, 0);
+	TEST_ASSERT_VAL("vmap", ev && ev->op == VT_OP_VMAP && ev->nr_pages == 4 &&
+			ev->nr_runs == 4 && ev->va == 0xffff800083100000ULL);
+	if (ev && ev->nr_runs == 4)
+		for (uint32_t i = 1; i < 4; i++)
+			TEST_ASSERT_VAL("not adjacent",
+					ev->runs[i].pfn > ev->runs[i - 1].pfn + 1);
+	ev = vt_import_event(im, 1);
+	TEST_ASSERT_VAL("vunmap", ev && ev->op == VT_OP_VUNMAP);
+	TEST_ASSERT_EQ("vmap recorded", s->mappings_recorded[VT_IMK_VMAP], 1);
+	TEST_ASSERT_EQ("vmap reproduced", s->mappings_reproduced[VT_IMK_VMAP], 1);
+	ev = vt_import_event(im, 2);
 	TEST_ASSERT_VAL("vmalloc", ev && ev->op == VT_OP_VMALLOC &&
 			ev->size == 8192 && ev->nr_runs == 2);
 	if (ev && ev->nr_runs == 2) {
@@ -301,6 +342,85 @@ static void test_vmap(void)
 	}
 	TEST_ASSERT_EQ("va_bits unknown", vt_import_config(im)->va_bits, 0);
 	vt_import_close(im);
+}
+
+/*
+ * vm_map_ram_test-like recording (6.12): three vm_map_ram(1 page) from
+ * one vmap block (new_vmap_block()'s alloc_vmap_area(4 MiB, 4 MiB) in the
+ * first, none after; vb_free() unmaps with __vunmap_range_noflush() and
+ * no free_vmap_area_noflush()), then one of 100 pages with its own area
+ * (alloc_vmap_area(size, PAGE_SIZE), no guard page).  The same without
+ * the function tracer's vm_map_ram lines.
+ */
+static void check_vm_map_ram(struct vt_import *im, const char *what)
+{
+	const struct vt_import_summary *s = vt_import_summary(im);
+	static const uint64_t va[4] = { 0xffff800083400000ULL, 0xffff800083401000ULL,
+					0xffff800083402000ULL, 0xffff800083800000ULL };
+
+	fprintf(stderr, "%s\n", what);
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 8);
+	TEST_ASSERT_EQ("vm_map_ram", s->vm_map_ram, 4);
+	TEST_ASSERT_EQ("vmap blocks", s->vblocks, 1);
+	TEST_ASSERT_EQ("recorded", s->mappings_recorded[VT_IMK_VM_MAP_RAM], 4);
+	TEST_ASSERT_EQ("reproduced", s->mappings_reproduced[VT_IMK_VM_MAP_RAM], 4);
+	TEST_ASSERT_EQ("no vmalloc", s->mappings_recorded[VT_IMK_VMALLOC], 0);
+	TEST_ASSERT_EQ("nothing unmatched", s->unmatched_maps, 0);
+	TEST_ASSERT_EQ("walker pages", s->walker_pages, 103);
+	TEST_ASSERT_EQ("synthesised", s->pages_synthesised, 4);
+	for (size_t i = 0; i < 8; i++) {
+		const struct vt_event *ev = vt_import_event(im, i);
+
+		TEST_ASSERT_VAL("pairs", ev && ev->op == (i % 2 ? VT_OP_VM_UNMAP_RAM :
+							   VT_OP_VM_MAP_RAM) &&
+				ev->id.num == i / 2 + 1 && ev->va == va[i / 2]);
+		if (ev && !(i % 2))
+			TEST_ASSERT_EQ("pages", ev->nr_pages, i == 6 ? 100 : 1);
+	}
+}
+
+static void test_vm_map_ram(void)
+{
+	struct vt_import *im;
+	struct vt_error err;
+	char path[1024], *buf, *o;
+	size_t n = 0;
+	FILE *f;
+	int rc;
+
+	im = import(src, "tests/data/import/vm-map-ram.txt", NULL, &rc);
+	TEST_ASSERT_VAL("import vm_map_ram", im);
+	if (im)
+		check_vm_map_ram(im, "vm_map_ram with the function tracer");
+	vt_import_close(im);
+
+	snprintf(path, sizeof(path), "%s/tests/data/import/vm-map-ram.txt", src);
+	f = fopen(path, "r");
+	buf = calloc(1, 1 << 16);
+	TEST_ASSERT_VAL("read", f && buf);
+	if (!f || !buf) {
+		if (f)
+			fclose(f);
+		free(buf);
+		return;
+	}
+	o = buf;
+	while (fgets(o, (int)((1 << 16) - n), f))
+		if (!strstr(o, " <-")) {	/* drop function tracer lines */
+			n += strlen(o);
+			o = buf + n;
+		}
+	fclose(f);
+	vt_error_init(&err);
+	im = NULL;
+	rc = vt_import_open_mem("vm-map-ram-nofunc", buf, n, NULL, &im, &err);
+	if (!rc)
+		rc = vt_import_run(im, &err);
+	TEST_ASSERT_VAL("import without functions", rc >= 0 && im);
+	if (rc >= 0 && im)
+		check_vm_map_ram(im, "vm_map_ram without the function tracer");
+	vt_import_close(im);
+	free(buf);
 }
 
 static void test_ioremap(void)
@@ -412,6 +532,7 @@ int main(void)
 		src = ".";
 	test_huge_nested();
 	test_vmap();
+	test_vm_map_ram();
 	test_ioremap();
 	test_garbage();
 	test_mutations();
