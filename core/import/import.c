@@ -188,6 +188,7 @@ struct task {
 	long purge_slot;	/* purge in progress */
 	bool purge_from_func;
 	bool in_vmr;		/* inside vm_map_ram() (function tracer) */
+	uint64_t pages_addr, pages_end;	/* the last __vmap_pages_range_noflush */
 	struct u64vec loose;	/* pfn, order pairs allocated outside any area */
 };
 
@@ -802,6 +803,8 @@ static void on_vmap_pages(struct vt_import *im, struct task *t,
 		im->sum.bad_fields++;
 		return;
 	}
+	t->pages_addr = k->f[0];
+	t->pages_end = k->f[1];
 	if (a && a->va == k->f[0] && a->state == AS_OPEN &&
 	    k->f[2] == PAGE_SHIFT_4K && is_vblock_shape(a) &&
 	    k->f[1] - k->f[0] < a->vsize - PAGE_SIZE_4K) {
@@ -1054,9 +1057,26 @@ static void handle(struct vt_import *im, const struct kev *k)
 		on_vunmap_range(im, k);
 		break;
 	case KP_VMAP_SMALL:
-		if (map_range_ok(k->f[0], k->f[1]))
-			im->sum.walker_pages += (k->f[1] - k->f[0]) >> PAGE_SHIFT_4K;
 		im->sum.kprobes++;
+		if (!map_range_ok(k->f[0], k->f[1]))
+			break;
+		im->sum.walker_pages += (k->f[1] - k->f[0]) >> PAGE_SHIFT_4K;
+		/*
+		 * The page-array walk of the __vmap_pages_range_noflush() just
+		 * seen; or a mapping whose call of it the compiler inlined
+		 * (6.12's vmap() and vm_map_ram() through the static
+		 * vmap_pages_range(): no kprobe hit), at PAGE_SHIFT.
+		 */
+		if (t->pages_addr == k->f[0] && t->pages_end == k->f[1]) {
+			t->pages_addr = t->pages_end = 0;
+		} else {
+			struct kev k2 = *k;
+
+			k2.f[2] = PAGE_SHIFT_4K;
+			k2.have |= 1u << 2;
+			on_vmap_pages(im, t, &k2);
+			t->pages_addr = t->pages_end = 0;
+		}
 		break;
 	case KP_FREE_PAGES:
 		im->sum.kprobes++;
