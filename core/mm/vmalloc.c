@@ -84,14 +84,22 @@ static void area_free(struct vt_area *a)
 
 /* ---- the page array -------------------------------------------------------- */
 
+/*
+ * Grow the page array to @n entries.  Callers have bounded @n by the
+ * vmalloc area (engine_apply()), but the arithmetic is checked here too: a
+ * count whose byte size overflows size_t, or a doubling that would wrap,
+ * is refused before realloc() sees it.
+ */
 static int pages_reserve(struct vt_pages *p, uint64_t n)
 {
 	if (n <= p->cap)
 		return 0;
+	if (n > SIZE_MAX / sizeof(*p->pfn))
+		return -ENOMEM;
 	uint64_t c = p->cap ? p->cap : 1024;
 
 	while (c < n)
-		c *= 2;
+		c = c > SIZE_MAX / sizeof(*p->pfn) / 2 ? n : c * 2;
 	uint64_t *pf = realloc(p->pfn, c * sizeof(*pf));
 
 	if (!pf)
@@ -115,7 +123,11 @@ int vt_pages_from_runs(struct vt_engine *e, const struct vt_page_run *r,
 	int err = pages_reserve(p, nr_pages);
 
 	if (err)
-		return err;
+		return vt_error_set(e->err, err,
+				    "cannot allocate the page array of %llu pages (%llu MiB)",
+				    (unsigned long long)nr_pages,
+				    (unsigned long long)(nr_pages / (1 << 20) *
+							 (sizeof(uint64_t) + 1)));
 	for (uint32_t i = 0; i < nr_runs; i++) {
 		uint64_t bs = 1ull << r[i].order;
 
@@ -776,6 +788,50 @@ int vt_engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
 	return ret;
 }
 
+/*
+ * A map request larger than the whole vmalloc area can never be placed:
+ * refuse it (input error, VT_ERR_VA_EXHAUSTED) before any page array, run
+ * list or area is allocated for it, and before align_up() can wrap.  The
+ * kernel refuses such requests up front too: vmap() and
+ * __vmalloc_node_range_noprof() compare the page count with
+ * totalram_pages(), and __get_vm_area_node() fails an ALIGN() that wraps
+ * to 0 (mm/vmalloc.c).
+ */
+static int vt_request_fits(struct vt_engine *e, const struct vt_event *ev)
+{
+	const struct arm64_geom *g = &e->mm.g;
+	uint64_t area = g->vmalloc_end - g->vmalloc_start;
+	uint64_t bytes;
+
+	switch (ev->op) {
+	case VT_OP_VMAP:
+	case VT_OP_VM_MAP_RAM:
+		if (ev->nr_pages > area >> g->page_shift)
+			return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
+					    "%s of %llu pages is larger than the %llu-byte vmalloc area",
+					    vt_op_names[ev->op],
+					    (unsigned long long)ev->nr_pages,
+					    (unsigned long long)area);
+		return 0;
+	case VT_OP_VMALLOC:
+		bytes = ev->size;
+		break;
+	case VT_OP_IOREMAP:
+		bytes = ev->size + (ev->phys & (g->page_size - 1));
+		if (bytes < ev->size)
+			bytes = UINT64_MAX;
+		break;
+	default:
+		return 0;
+	}
+	if (bytes > area)
+		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
+				    "%s of %llu bytes is larger than the %llu-byte vmalloc area",
+				    vt_op_names[ev->op], (unsigned long long)ev->size,
+				    (unsigned long long)area);
+	return 0;
+}
+
 static int engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
 			uint64_t *va, struct vt_error *err)
 {
@@ -805,6 +861,9 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		    (!ev->has_pages || !ev->nr_pages))
 			return vt_error_set(err, VT_ERR_EMPTY_PAGES,
 					    "%s without pages", vt_op_names[ev->op]);
+		ret = vt_request_fits(e, ev);
+		if (ret)
+			return ret;
 		a = area_new(ev, ev->op);
 		if (!a)
 			return -ENOMEM;

@@ -210,6 +210,12 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
 	int err;
 
 	area_range(e, a, &vstart, &vend);
+	/* __get_vm_area_node(): an ALIGN() that wraps to 0 is refused */
+	if (size > vend - vstart)
+		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
+				    "size %llu is beyond the %s area",
+				    (unsigned long long)size,
+				    a->modules ? "module" : "vmalloc");
 	size = align_up(size, 1ull << shift);
 	if (a->flags & VT_FLAG(VM_IOREMAP)) {
 		unsigned int o = size > 1 ? 64 - __builtin_clzll(size - 1) : 0;

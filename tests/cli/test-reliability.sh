@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Reproducers of issue 12 (docs/reliability.md): hostile sizes, special
+# files, pipes, output files and signals.  Each case says what it expects;
+# no case may end by a signal or with exit 5.
+#
+# Environment (set by ctest): VT_BIN, VT_SRC.
+
+set -u
+: "${VT_SRC:?}" "${VT_BIN:?}"
+if [ ! -x "$VT_BIN" ]; then
+	echo "skip: $VT_BIN not built"
+	exit 77
+fi
+
+TMP=$(mktemp -d /tmp/vt-reliability.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+# Under ASan the address-space limit cannot hold (its shadow alone is
+# larger); a failed malloc must still return NULL there.
+if ldd "$VT_BIN" 2>/dev/null | grep -q libasan; then
+	ASAN=1
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1
+else
+	ASAN=0
+fi
+H='{"format":"vmaptool-trace","version":1,"config":{"granule":"4k","va_bits":48}}'
+
+# run NAME WANT_RC REGEX CMD...: exit WANT_RC and REGEX on stderr, within
+# 4 GB of address space and 60 s
+run()
+{
+	local name=$1 want=$2 re=$3 rc
+	shift 3
+	(if [ $ASAN = 0 ]; then ulimit -v 4000000; fi
+	 timeout 60 "$@") >"$TMP/stdout" 2>"$TMP/stderr"
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL $name: exit $rc, want $want"
+		sed 's/^/  stderr: /' "$TMP/stderr" | head -5
+		fail=1
+	elif ! grep -Eq -- "$re" "$TMP/stderr"; then
+		echo "FAIL $name: stderr does not match /$re/"
+		sed 's/^/  stderr: /' "$TMP/stderr" | head -5
+		fail=1
+	fi
+}
+
+# trace FILE EVENT...: a JSON Lines trace
+trace()
+{
+	local f=$1
+	shift
+	{ echo "$H"; printf '%s\n' "$@"; } >"$f"
+}
+
+## Sizes from input: checked against the vmalloc area before any allocation
+trace "$TMP/vm64.jsonl" '{"op":"vmalloc","id":1,"size":"0xffffffffffffffff"}'
+run vmalloc-2^64-1 3 'vm64.jsonl:2:1: error: vmalloc of 18446744073709551615 bytes is larger than the [0-9]+-byte vmalloc area' \
+	"$VT_BIN" replay "$TMP/vm64.jsonl"
+trace "$TMP/vm64b.jsonl" '{"op":"vmalloc","id":1,"size":"0xfffffffffffff000"}'
+run vmalloc-2^64-4096 3 'larger than the [0-9]+-byte vmalloc area' "$VT_BIN" replay "$TMP/vm64b.jsonl"
+# a vmap larger than the area: exit 3, not ENOMEM from a 300 GB page array
+trace "$TMP/vmap-big.jsonl" '{"op":"vmap","id":1,"pages":[{"pfn":"0x0","order":0,"count":"0x800000000"}]}'
+run vmap-larger-than-area 3 'vmap of 34359738368 pages is larger than' "$VT_BIN" replay "$TMP/vmap-big.jsonl"
+trace "$TMP/vmr-big.jsonl" '{"op":"vm_map_ram","id":1,"pages":[{"pfn":"0x0","order":0,"count":"0x800000000"}]}'
+run vm_map_ram-larger-than-area 3 'vm_map_ram of 34359738368 pages is larger than' "$VT_BIN" replay "$TMP/vmr-big.jsonl"
+# page totals that overflow count * sizeof and pass 2^63
+trace "$TMP/ovf.jsonl" '{"op":"vmap","id":1,"pages":[{"pfn":"0x0","order":0,"count":"0x2000000000000001"}]}'
+run vmap-count-overflow 3 'error: ' "$VT_BIN" replay "$TMP/ovf.jsonl"
+trace "$TMP/big63.jsonl" '{"op":"vmap","id":1,"pages":[{"pfn":"0x0","order":0,"count":"0x8000000000000001"}]}'
+run vmap-count-2^63 3 'error: ' "$VT_BIN" replay "$TMP/big63.jsonl"
+trace "$TMP/io.jsonl" '{"op":"ioremap","id":1,"phys":"0x1000","size":"0xfffffffffffff000"}'
+run ioremap-larger-than-area 3 'error: ' "$VT_BIN" replay "$TMP/io.jsonl"
+trace "$TMP/al.jsonl" '{"op":"vmalloc","id":1,"size":"0x1000","align":"0x8000000000000000"}'
+run vmalloc-align-2^63 3 'vmalloc area exhausted' "$VT_BIN" replay "$TMP/al.jsonl"
+# a mapping that fits the area but not this machine's memory is exit 4
+# with a message naming what could not be allocated
+trace "$TMP/vmap-mem.jsonl" '{"op":"vmap","id":1,"pages":[{"pfn":"0x0","order":0,"count":"0x100000000"}]}'
+run vmap-page-array-enomem 4 'cannot allocate the page array of 4294967296 pages' "$VT_BIN" replay "$TMP/vmap-mem.jsonl"
+
+#@@MORE@@
+
+exit $fail
