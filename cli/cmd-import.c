@@ -157,7 +157,8 @@ int cmd_import(int argc, char **argv)
 	struct vt_trace_writer *w = NULL;
 	struct vt_import *im = NULL;
 	struct vt_error err;
-	int rc;
+	FILE *out;
+	int rc, out_rc;
 
 	memset(&a, 0, sizeof(a));
 	vt_import_opts_init(&a.opts);
@@ -179,27 +180,32 @@ int cmd_import(int argc, char **argv)
 	print_summary(im);
 
 	vt_error_init(&err);
-	if (vt_cli.output)
-		rc = vt_trace_writer_open(vt_cli.output,
-					  vt_trace_path_is_jsonl(vt_cli.output),
-					  &cfg, vt_import_meta_json(im), &w,
-					  &err);
-	else
-		rc = vt_trace_writer_open_file(stdout, false, &cfg,
-					       vt_import_meta_json(im), &w,
-					       &err);
-	if (rc)
-		goto fail;
-	rc = vt_import_write(im, w, &err);
-	if (rc) {
-		vt_trace_writer_abort(w);
-		goto fail;
+	/*
+	 * cli/output.c publishes the file: a temporary beside it renamed on
+	 * success, removed on failure or signal; a device or FIFO is written
+	 * in place; "-" is stdout.
+	 */
+	out = vt_out_open(vt_cli.output);
+	if (!out) {
+		vt_import_close(im);
+		return VT_EC_SYSTEM;
 	}
-	rc = vt_trace_writer_commit(w, &err);
+	rc = vt_trace_writer_open_file(out,
+				       vt_cli.output &&
+				       vt_trace_path_is_jsonl(vt_cli.output),
+				       &cfg, vt_import_meta_json(im), &w, &err);
+	if (!rc) {
+		rc = vt_import_write(im, w, &err);
+		if (rc)
+			vt_trace_writer_abort(w);
+		else
+			rc = vt_trace_writer_commit(w, &err);
+	}
+	out_rc = vt_out_close(out, vt_cli.output, !rc);
 	if (rc)
 		goto fail;
 	vt_import_close(im);
-	return 0;
+	return out_rc;
 fail:
 	vt_import_close(im);
 	if (!err.file[0] && a.recording && rc == VT_ERR_IMPORT)

@@ -6,10 +6,16 @@
  * publishes files.  A path that exists and is not a regular file
  * (/dev/null, a FIFO, /dev/stdout) is written in place: it cannot be
  * replaced, and renaming over a device node would be wrong.
+ *
+ * Like git's lockfile.c (via tempfile.c and sigchain.c), SIGINT, SIGTERM
+ * and SIGHUP remove every temporary file still open, then the signal is
+ * raised again with its default action, so that the caller sees the
+ * process end by that signal and nothing is left behind.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +32,55 @@ struct out_file {
 
 static struct out_file *open_files;
 
+static const int out_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/*
+ * Removes the temporaries (unlink() is async-signal-safe; the list is only
+ * changed with these signals blocked) and dies by the same signal.
+ */
+static void out_signal(int sig)
+{
+	for (struct out_file *o = open_files; o; o = o->next)
+		if (o->tmp)
+			unlink(o->tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void out_block(bool block, sigset_t *old)
+{
+	sigset_t set;
+
+	if (!block) {
+		sigprocmask(SIG_SETMASK, old, NULL);
+		return;
+	}
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(out_signals) / sizeof(*out_signals); i++)
+		sigaddset(&set, out_signals[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void out_install_handlers(void)
+{
+	static bool done;
+
+	if (done)
+		return;
+	done = true;
+	for (size_t i = 0; i < sizeof(out_signals) / sizeof(*out_signals); i++) {
+		struct sigaction sa, old;
+
+		/* a signal ignored by our parent (nohup) stays ignored */
+		if (sigaction(out_signals[i], NULL, &old) || old.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = out_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(out_signals[i], &sa, NULL);
+	}
+}
+
 static bool is_stdout(const char *path)
 {
 	return !path || !strcmp(path, "-");
@@ -35,6 +90,7 @@ FILE *vt_out_open(const char *path)
 {
 	struct out_file *o;
 	struct stat st;
+	sigset_t sigs;
 	mode_t mask;
 	int fd;
 
@@ -65,7 +121,15 @@ FILE *vt_out_open(const char *path)
 			return NULL;
 		}
 	}
+	out_install_handlers();
+	/* the temporary is on the list before a signal can find it missing */
+	out_block(true, &sigs);
 	fd = mkstemp(o->tmp);
+	if (fd >= 0) {
+		o->next = open_files;
+		open_files = o;
+	}
+	out_block(false, &sigs);
 	if (fd < 0) {
 		vt_err("cannot create a temporary file for '%s': %s", path,
 		       strerror(errno));
@@ -82,20 +146,27 @@ FILE *vt_out_open(const char *path)
 	if (!o->f) {
 		vt_err("cannot open '%s': %s", o->tmp, strerror(errno));
 		close(fd);
+		out_block(true, &sigs);
 		unlink(o->tmp);
+		open_files = o->next;
+		out_block(false, &sigs);
 		free(o->tmp);
 		free(o);
 		return NULL;
 	}
+	return o->f;
 done:
+	out_block(true, &sigs);
 	o->next = open_files;
 	open_files = o;
+	out_block(false, &sigs);
 	return o->f;
 }
 
 int vt_out_close(FILE *f, const char *path, bool ok)
 {
 	struct out_file **pp, *o;
+	sigset_t sigs;
 	int err = 0;
 
 	if (!f)
@@ -114,7 +185,6 @@ int vt_out_close(FILE *f, const char *path, bool ok)
 		fclose(f);
 		return 0;
 	}
-	*pp = o->next;
 
 	if (fflush(f) || ferror(f))
 		err = errno ? errno : EIO;
@@ -130,8 +200,14 @@ int vt_out_close(FILE *f, const char *path, bool ok)
 		}
 		if (!ok || err)
 			unlink(o->tmp);
-		free(o->tmp);
 	}
+	/* off the list only once the temporary is renamed or removed */
+	out_block(true, &sigs);
+	for (pp = &open_files; *pp != o; pp = &(*pp)->next)
+		;
+	*pp = o->next;
+	out_block(false, &sigs);
+	free(o->tmp);
 	free(o);
 	return ok && err ? VT_EC_SYSTEM : 0;
 }

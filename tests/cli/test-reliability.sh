@@ -80,6 +80,59 @@ run vmalloc-align-2^63 3 'vmalloc area exhausted' "$VT_BIN" replay "$TMP/al.json
 trace "$TMP/vmap-mem.jsonl" '{"op":"vmap","id":1,"pages":[{"pfn":"0x0","order":0,"count":"0x100000000"}]}'
 run vmap-page-array-enomem 4 'cannot allocate the page array of 4294967296 pages' "$VT_BIN" replay "$TMP/vmap-mem.jsonl"
 
+## Output files (cli/output.c): temporary beside the target, renamed on
+## success, removed on failure and on SIGINT/SIGTERM/SIGHUP
+REC=$VT_SRC/tests/data/import/vmap.txt
+mkdir -p "$TMP/o"
+run import-o-dash 0 '' "$VT_BIN" import "$REC" -o -
+if [ -e ./- ] || ! grep -q '"format":"vmaptool-trace"' "$TMP/stdout"; then
+	echo "FAIL import -o -: not written to stdout"; fail=1
+fi
+mkfifo "$TMP/o/fifo"
+cat "$TMP/o/fifo" >"$TMP/o/fifo.out" &
+catpid=$!
+run import-o-fifo 0 '' "$VT_BIN" import "$REC" -o "$TMP/o/fifo"
+wait $catpid
+if [ ! -p "$TMP/o/fifo" ] || ! grep -q '"op":"vfree"' "$TMP/o/fifo.out"; then
+	echo "FAIL import -o FIFO: the FIFO was replaced or not written"; fail=1
+fi
+run import-o-devnull 0 '' "$VT_BIN" import "$REC" -o /dev/null
+[ -c /dev/null ] || { echo "FAIL import -o /dev/null replaced it"; fail=1; }
+run import-o-file 0 '' "$VT_BIN" import "$REC" -o "$TMP/o/t.json"
+if [ "$(ls -A "$TMP/o")" != "$(printf 'fifo\nfifo.out\nt.json')" ]; then
+	echo "FAIL import -o FILE: $(ls -A "$TMP/o" | tr '\n' ' ')"; fail=1
+fi
+# a failing import leaves neither the target nor a temporary
+run import-fails-no-output 3 'error' "$VT_BIN" import "$VT_SRC/tests/data/import/garbage.txt" -o "$TMP/o/bad.json"
+if ls -A "$TMP/o" | grep -q bad; then
+	echo "FAIL failed import left $(ls -A "$TMP/o" | grep bad)"; fail=1
+fi
+# a signal while the output is open: the temporary is removed and the
+# process dies by that signal (a FIFO held open keeps replay waiting)
+for sig in INT TERM HUP; do
+	mkdir -p "$TMP/s$sig"
+	mkfifo "$TMP/s$sig/in"
+	( exec 3<>"$TMP/s$sig/in"; sleep 5 ) &
+	holder=$!
+	# (a shell without job control starts background jobs with SIGINT
+	# ignored, and an ignored signal stays ignored: restore the default)
+	env --default-signal=INT "$VT_BIN" replay --per-event="$TMP/s$sig/pe.jsonl" \
+		"$TMP/s$sig/in" 2>/dev/null &
+	pid=$!
+	for _ in $(seq 50); do
+		ls -A "$TMP/s$sig" | grep -q '^\.pe' && break
+		sleep 0.1
+	done
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	kill $holder 2>/dev/null; wait $holder 2>/dev/null
+	left=$(ls -A "$TMP/s$sig" | grep -v '^in$')
+	if [ -n "$left" ] || [ $rc -ne $((128 + $(kill -l $sig))) ]; then
+		echo "FAIL SIG$sig during output: exit $rc, left: $left"; fail=1
+	fi
+done
+
 #@@MORE@@
 
 exit $fail
