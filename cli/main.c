@@ -57,6 +57,7 @@ enum {
 	OPT_PER_EVENT,
 	OPT_JOBS,
 	OPT_KERNEL,
+	OPT_MAX_INPUT,
 	OPT_MODEL,	/* + enum vt_option_id: the option table */
 };
 
@@ -76,6 +77,9 @@ static const struct argp_option common_head[] = {
 	{ "per-op", OPT_PER_OP, NULL, 0, "break the metrics down by op", 0 },
 	{ "per-event", OPT_PER_EVENT, "FILE", OPTION_ARG_OPTIONAL,
 	  "JSON Lines, one line per event and strategy (to FILE, or instead of the report)", 0 },
+	{ "max-input", OPT_MAX_INPUT, "SIZE", 0,
+	  "most bytes of one input held at once: a JSON trace, a JSON Lines "
+	  "line, a recording after decompression (K, M, G, T suffixes; default 1G)", 0 },
 	{ "jobs", OPT_JOBS, "N", 0, "replay up to N traces in parallel", 0 },
 	{ "quiet", 'q', NULL, 0, "no warnings or informational messages", 0 },
 	{ "verbose", 'v', NULL, 0, "more detail; repeat for debug output", 0 },
@@ -226,6 +230,33 @@ static unsigned long number(struct argp_state *state, const char *opt,
 	return v;
 }
 
+/* A byte count with an optional binary suffix K, M, G or T; at least 1. */
+static uint64_t byte_size(struct argp_state *state, const char *opt,
+			  const char *arg)
+{
+	static const char suffix[] = "KMGT";
+	unsigned long long v;
+	const char *p;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (*end && (p = strchr(suffix, *end & ~0x20)) && *end != 0x20) {
+		shift = 10 * (unsigned int)(p - suffix + 1);
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end += 2;
+		else if ((*end & ~0x20) == 'B')
+			end++;
+	}
+	if (!*arg || *end || errno || arg[0] == '-' || !v ||
+	    v > (UINT64_MAX >> shift))
+		argp_error(state, "invalid value '%s' for --%s (expected a byte count "
+			   "such as 1048576, 512M or 4G)", arg, opt);
+	return (uint64_t)v << shift;
+}
+
 /* One option of the table: its value from @arg, into vt_cli.model. */
 static void model_option(struct argp_state *state, enum vt_option_id id,
 			 const char *arg)
@@ -309,6 +340,9 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_JOBS:
 		vt_cli.jobs = number(state, "jobs", arg, 1, 1024);
+		break;
+	case OPT_MAX_INPUT:
+		m->max_input = byte_size(state, "max-input", arg);
 		break;
 	case 'q':
 		vt_cli.quiet = true;

@@ -28,7 +28,8 @@
 	VT_E(GEOMETRY, "granule and VA size are not a Kconfig-valid pair"), \
 	VT_E(UNSUPPORTED, "not supported by this version"),                \
 	VT_E(INVARIANT, "internal invariant broken"),                      \
-	VT_E(IMPORT, "recording cannot be imported")
+	VT_E(IMPORT, "recording cannot be imported"),                      \
+	VT_E(INPUT_LIMIT, "input larger than --max-input")
 
 #define VT_E(code, str) VT_ERR_##code
 enum vt_errno { VT_ERR__START = -100000, VT_ERRORS, VT_ERR__END };

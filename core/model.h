@@ -31,6 +31,7 @@ struct vt_model_opts {
 	unsigned int page_shift;	/* 12, 14, 16 */
 	unsigned int va_bits;
 	enum vt_kernel_gen kernel;
+	uint64_t max_input;		/* --max-input bytes (core/input.h), 0: default */
 #define VT_OPTION(field, type, ...) type field;
 #include "options.def"
 };

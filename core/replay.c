@@ -55,7 +55,8 @@ static void account(struct vt_engine *e, struct vt_strategy_result *r,
 int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb,
 		  struct vt_replay_result *res, struct vt_error *err)
 {
-	struct vt_trace_read_opts ro = { .skip_unknown = req->opts->skip_unknown };
+	struct vt_trace_read_opts ro = { .skip_unknown = req->opts->skip_unknown,
+					 .max_input = req->opts->max_input };
 	struct vt_trace_reader *rd = NULL;
 	struct vt_engine **eng = NULL;
 	struct vt_model_opts o = *req->opts;

@@ -24,6 +24,7 @@
 
 #include <jansson.h>
 
+#include "core/input.h"
 #include "core/trace/trace.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -62,6 +63,8 @@ struct vt_trace_reader {
 	unsigned int max_order;
 	unsigned int pa_bits;
 	bool skip_unknown;
+	uint64_t max_input;		/* --max-input, 0: the default */
+	struct vt_input *in;		/* the counting stream r->f reads */
 	struct vt_trace_config cfg;
 	unsigned int page_shift;	/* cfg.page_shift or 12 */
 	char *meta;
@@ -1114,6 +1117,7 @@ static struct vt_trace_reader *reader_alloc(const char *name,
 		r->skip_unknown = opts->skip_unknown;
 		r->max_order = opts->max_order;
 		r->pa_bits = opts->pa_bits;
+		r->max_input = opts->max_input;
 	}
 	r->index = -1;
 	return r;
@@ -1228,17 +1232,15 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 	*out = NULL;
 	if (!r)
 		return vt_error_set(err, -ENOMEM, "out of memory");
-	r->f = fopen(path, "r");
-	if (!r->f) {
-		ret = -errno;
-		set_loc(err, path, 0, 0, -1);
-		vt_error_set(err, ret, "cannot open trace '%s': %s", path,
-			     strerror(-ret));
+	/* "-", pipes and devices too; bounded by --max-input (core/input.h) */
+	set_loc(err, path, 0, 0, -1);
+	ret = vt_input_open(path, "trace", r->max_input, &r->f, &r->in, err);
+	if (ret)
 		goto fail;
-	}
+	errno = 0;
 	n = getline(&r->line, &r->line_cap, r->f);
-	if (n < 0) {
-		if (ferror(r->f))
+	if (n < 0 || ferror(r->f)) {
+		if (ferror(r->f) || errno)
 			goto io_error;
 		set_loc(err, path, 1, 1, -1);
 		ret = vt_error_set(err, VT_ERR_TRACE_SYNTAX,
@@ -1249,6 +1251,7 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 	ret = try_jsonl_header(r, r->line, n && r->line[n - 1] == '\n' ? n - 1 : n,
 			       err);
 	if (ret == 1) {
+		vt_input_per_line(r->in);
 		*out = r;
 		return 0;
 	}
@@ -1256,6 +1259,9 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 		goto fail;
 
 	/* One document: the first line plus the rest of the file. */
+	ret = vt_input_whole(r->in, err);
+	if (ret)
+		goto fail;
 	cap = len + 65536;
 	buf = malloc(cap);
 	if (!buf) {
@@ -1283,7 +1289,8 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 	}
 	if (ferror(r->f))
 		goto io_error;
-	fclose(r->f);
+	vt_input_close(r->in, r->f);
+	r->in = NULL;
 	r->f = NULL;
 	ret = open_document(r, buf, len, err);
 	free(buf);
@@ -1294,10 +1301,13 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 	return 0;
 
 io_error:
-	ret = -errno ? -errno : -EIO;
+	ret = errno ? -errno : -EIO;
 	set_loc(err, path, 0, 0, -1);
-	vt_error_set(err, ret, "cannot read trace '%s': %s", path,
-		     strerror(-ret));
+	if (vt_input_limit_hit(r->in, err))
+		ret = err->code;
+	else
+		vt_error_set(err, ret, "cannot read trace '%s': %s", path,
+			     strerror(-ret));
 fail:
 	free(buf);
 	vt_trace_close(r);
@@ -1345,14 +1355,19 @@ static ssize_t next_line(struct vt_trace_reader *r, const char **line,
 		*line = s;
 		return n;
 	}
+	errno = 0;
 	n = getline(&r->line, &r->line_cap, r->f);
-	if (n < 0) {
-		if (ferror(r->f)) {
+	/* getline() returns the part of a line read before an error */
+	if (n < 0 || ferror(r->f)) {
+		if (ferror(r->f) || errno) {
 			int e = errno ? errno : EIO;
 
 			set_loc(err, r->name, r->lineno, 0, -1);
-			vt_error_set(err, -e, "cannot read trace '%s': %s",
-				     r->name, strerror(e));
+			if (!vt_input_limit_hit(r->in, err))
+				vt_error_set(err, -e, "cannot read trace '%s': %s",
+					     r->name, strerror(e));
+			else
+				err->line = r->lineno;
 			return -2;
 		}
 		return -1;
@@ -1417,8 +1432,8 @@ void vt_trace_close(struct vt_trace_reader *r)
 {
 	if (!r)
 		return;
-	if (r->f)
-		fclose(r->f);
+	if (r->f || r->in)
+		vt_input_close(r->in, r->f);
 	arena_reset(r);
 	arena_destroy(r->arena);
 	json_decref(r->root);

@@ -143,6 +143,7 @@ struct vt_trace_read_opts {
 	bool skip_unknown;	/* --skip-unknown: ignore unknown ops */
 	unsigned int max_order;	/* orders above are bad input (default by granule) */
 	unsigned int pa_bits;	/* pfns beyond are bad input (default 48/52) */
+	uint64_t max_input;	/* --max-input (core/input.h); 0: the default */
 };
 
 int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counting input streams: see core/input.h.  The stream is a glibc
+ * fopencookie() over read(2) on the file descriptor, so that every reader
+ * keeps using stdio (getline, fread) and the count cannot be bypassed.
+ */
+#define _GNU_SOURCE	/* fopencookie */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/input.h"
+
+struct vt_input {
+	int fd;
+	uint64_t max;		/* bytes */
+	uint64_t total;		/* bytes read (or accounted) */
+	uint64_t since_nl;	/* bytes since the last newline */
+	bool per_line;		/* the limit is per line */
+	bool hit;		/* a read stopped at the limit */
+	int64_t size;		/* of a regular file, else -1 */
+	char path[256];
+};
+
+const char *vt_input_size_text(uint64_t n, char *buf, size_t len)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	int u = -1;
+	uint64_t v = n;
+
+	while (v >= 1024 && !(v & 1023) && u < 5) {
+		v >>= 10;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+	else
+		snprintf(buf, len, "%llu %s (%llu bytes)", (unsigned long long)v,
+			 unit[u], (unsigned long long)n);
+	return buf;
+}
+
+static bool over(struct vt_input *in, const char *buf, size_t n)
+{
+	if (!in->per_line) {
+		in->total += n;
+		return in->total > in->max;
+	}
+	/* per line: the bytes after the last newline of @buf */
+	for (size_t i = n; i-- > 0;)
+		if (buf[i] == '\n') {
+			in->since_nl = n - 1 - i;
+			in->total += n;
+			return in->since_nl > in->max;
+		}
+	in->since_nl += n;
+	in->total += n;
+	return in->since_nl > in->max;
+}
+
+static ssize_t input_read(void *cookie, char *buf, size_t size)
+{
+	struct vt_input *in = cookie;
+	ssize_t n;
+
+	if (in->hit) {
+		errno = EFBIG;
+		return -1;
+	}
+	do
+		n = read(in->fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	if (n > 0 && over(in, buf, n)) {
+		in->hit = true;
+		errno = EFBIG;
+		return -1;
+	}
+	return n;
+}
+
+static int input_close(void *cookie)
+{
+	struct vt_input *in = cookie;
+
+	if (in->fd > STDIN_FILENO)
+		close(in->fd);
+	in->fd = -1;
+	return 0;
+}
+
+int vt_input_open(const char *path, const char *what, uint64_t max, FILE **f,
+		  struct vt_input **out, struct vt_error *err)
+{
+	static const cookie_io_functions_t io = {
+		.read = input_read, .close = input_close,
+	};
+	struct vt_input *in;
+	struct stat st;
+	int ret;
+
+	*f = NULL;
+	*out = NULL;
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	in->max = max ? max : VT_MAX_INPUT_DEFAULT;
+	in->size = -1;
+	snprintf(in->path, sizeof(in->path), "%s", path);
+	snprintf(err->file, sizeof(err->file), "%s", path);
+	if (!strcmp(path, "-")) {
+		in->fd = STDIN_FILENO;
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0) {
+			ret = -errno;
+			free(in);
+			return vt_error_set(err, ret, "cannot open %s '%s': %s", what,
+					    path, strerror(-ret));
+		}
+	}
+	if (fstat(in->fd, &st)) {
+		ret = -errno;
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ret = vt_error_set(err, VT_ERR_TRACE_SYNTAX,
+				   "'%s' is a directory", path);
+		goto fail_set;
+	}
+	if (S_ISREG(st.st_mode))
+		in->size = st.st_size;
+	*f = fopencookie(in, "r", io);
+	if (!*f) {
+		ret = -errno;
+		goto fail;
+	}
+	setvbuf(*f, NULL, _IOFBF, 1 << 16);
+	*out = in;
+	return 0;
+fail:
+	vt_error_set(err, ret, "cannot read %s '%s': %s", what, path,
+		     strerror(-ret));
+fail_set:
+	input_close(in);
+	free(in);
+	return ret;
+}
+
+int vt_input_whole(struct vt_input *in, struct vt_error *err)
+{
+	char a[64], b[64];
+
+	if (in->size < 0 || (uint64_t)in->size <= in->max)
+		return 0;
+	snprintf(err->file, sizeof(err->file), "%s", in->path);
+	err->line = err->column = 0;
+	return vt_error_set(err, VT_ERR_INPUT_LIMIT,
+			    "input of %s is larger than the --max-input limit of %s",
+			    vt_input_size_text(in->size, a, sizeof(a)),
+			    vt_input_size_text(in->max, b, sizeof(b)));
+}
+
+void vt_input_per_line(struct vt_input *in)
+{
+	in->per_line = true;
+}
+
+bool vt_input_account(struct vt_input *in, uint64_t n)
+{
+	if (in->total + n < in->total || in->total + n > in->max) {
+		in->hit = true;
+		return false;
+	}
+	in->total += n;
+	return true;
+}
+
+uint64_t vt_input_limit(const struct vt_input *in)
+{
+	return in->max;
+}
+
+bool vt_input_limit_hit(const struct vt_input *in, struct vt_error *err)
+{
+	char b[64];
+
+	if (!in || !in->hit)
+		return false;
+	snprintf(err->file, sizeof(err->file), "%s", in->path);
+	err->line = err->column = 0;
+	vt_error_set(err, VT_ERR_INPUT_LIMIT,
+		     in->per_line ?
+		     "a line of the input is longer than the --max-input limit of %s" :
+		     "input is larger than the --max-input limit of %s",
+		     vt_input_size_text(in->max, b, sizeof(b)));
+	return true;
+}
+
+void vt_input_close(struct vt_input *in, FILE *f)
+{
+	if (f)
+		fclose(f);
+	else if (in)
+		input_close(in);
+	free(in);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Opening an input file of any kind (docs/reliability.md): "-" is standard
+ * input; pipes, FIFOs and character devices are read as a stream, never
+ * rewound; every byte read is counted against the input limit
+ * (--max-input), so that /dev/zero, a 2 GB sparse file or a decompression
+ * bomb stops at the limit with a message naming it instead of filling
+ * memory.
+ *
+ * The limit bounds what one reader holds in memory at once: the whole
+ * input for readers that hold it whole (a one-document JSON trace, a
+ * recording), one line for JSON Lines, which is read in constant memory
+ * however long it is (vt_input_per_line()).
+ */
+#ifndef VT_INPUT_H
+#define VT_INPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/error.h"
+
+/* The default of --max-input: 1 GiB. */
+#define VT_MAX_INPUT_DEFAULT (1ull << 30)
+
+struct vt_input;
+
+/*
+ * Open @path ("-": standard input), a @what ("trace", "recording"), for reading through a counting stream
+ * returned in *@f; @max bytes at most (0: VT_MAX_INPUT_DEFAULT).  A
+ * regular file larger than @max is refused here, before anything is read.
+ * Errors: -errno (cannot open or read), VT_ERR_TRACE_SYNTAX (a directory).
+ */
+int vt_input_open(const char *path, const char *what, uint64_t max, FILE **f,
+		  struct vt_input **in, struct vt_error *err);
+/*
+ * The reader will hold the whole input: a regular file larger than the
+ * limit is refused now, before the rest is read (VT_ERR_INPUT_LIMIT).
+ */
+int vt_input_whole(struct vt_input *in, struct vt_error *err);
+/* From now on the limit applies to each line, not to the whole input. */
+void vt_input_per_line(struct vt_input *in);
+/* Count @n more bytes produced from this input (decompressed bytes):
+ * false once they pass the limit. */
+bool vt_input_account(struct vt_input *in, uint64_t n);
+/*
+ * After a read error on the stream: true if it was the limit, with the
+ * message in @err (VT_ERR_INPUT_LIMIT, located at @path).
+ */
+bool vt_input_limit_hit(const struct vt_input *in, struct vt_error *err);
+uint64_t vt_input_limit(const struct vt_input *in);
+/* Closes the stream too. */
+void vt_input_close(struct vt_input *in, FILE *f);
+
+/* "1073741824 bytes (1 GiB)"-style text of a byte count, for messages. */
+const char *vt_input_size_text(uint64_t n, char *buf, size_t len);
+
+#endif
