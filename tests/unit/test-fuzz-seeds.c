@@ -23,6 +23,10 @@
 #include "test.h"
 #include "../fuzz/fuzz-trace-json.h"
 #include "../fuzz/fuzz-trace-dat.h"
+#include "../fuzz/fuzz-trace-jsonl.h"
+#include "../fuzz/fuzz-replay.h"
+#include "../fuzz/fuzz-ftrace-text.h"
+#include "../fuzz/fuzz-xz.h"
 
 struct target {
 	const char *name;
@@ -32,6 +36,10 @@ struct target {
 static const struct target targets[] = {
 	{ "trace-json", vt_fuzz_trace_json },
 	{ "trace-dat", vt_fuzz_trace_dat },
+	{ "trace-jsonl", vt_fuzz_trace_jsonl },
+	{ "replay", vt_fuzz_replay },
+	{ "ftrace-text", vt_fuzz_ftrace_text },
+	{ "xz", vt_fuzz_xz },
 };
 
 static int read_file(const char *path, uint8_t **buf, size_t *len)
