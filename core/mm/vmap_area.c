@@ -113,7 +113,9 @@ static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size,
 	if (a < vstart || a + size > vend || a + size < a)
 		return -ENOSPC;
 	for (uint64_t i = 0; i < e->nr_free; i++)
-		if (a >= e->free[i].start && a + size <= e->free[i].end)
+		/* no a + size: a trace VA near 2^64 would wrap past the end */
+		if (a >= e->free[i].start && a < e->free[i].end &&
+		    size <= e->free[i].end - a)
 			return va_take(e, i, a, size);
 	return -ENOSPC;
 }
@@ -175,9 +177,9 @@ int vt_alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
 		}
 		if (err == -ENOSPC)
 			return vt_error_set(e->err, VT_ERR_VA_OVERLAP,
-					    "trace va 0x%llx..0x%llx overlaps a live area or lies outside the %s area",
+					    "trace va 0x%llx + %llu bytes overlaps a live area or lies outside the %s area",
 					    (unsigned long long)ev->va,
-					    (unsigned long long)(ev->va + size),
+					    (unsigned long long)size,
 					    vstart == e->mm.g.modules_vaddr ?
 					    "module" : "vmalloc");
 		*out = ev->va;

@@ -80,6 +80,14 @@ run vmalloc-align-2^63 3 'vmalloc area exhausted' "$VT_BIN" replay "$TMP/al.json
 trace "$TMP/vmap-mem.jsonl" '{"op":"vmap","id":1,"pages":[{"pfn":"0x0","order":0,"count":"0x100000000"}]}'
 run vmap-page-array-enomem 4 'cannot allocate the page array of 4294967296 pages' "$VT_BIN" replay "$TMP/vmap-mem.jsonl"
 
+# a recorded VA at the top of the address space (--use-trace-va) wrapped
+# va + size and broke an invariant (exit 5); found by tests/unit/test-extreme.c
+{ echo '{"format":"vmaptool-trace","version":1,"config":{"granule":"16k","va_bits":52}}'
+  echo '{"op":"vmap","id":1,"pages":[{"pfn":"0x3ffffffffe","order":0,"count":2}],"va":"0xffffffffffffc000"}'
+} >"$TMP/va-wrap.jsonl"
+run trace-va-wraps 3 'trace va 0xffffffffffffc000 \+ 49152 bytes overlaps a live area or lies outside the vmalloc area' \
+	"$VT_BIN" replay --use-trace-va --verify "$TMP/va-wrap.jsonl"
+
 ## Output files (cli/output.c): temporary beside the target, renamed on
 ## success, removed on failure and on SIGINT/SIGTERM/SIGHUP
 REC=$VT_SRC/tests/data/import/vmap.txt
