@@ -3,7 +3,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libjansson-dev libelf-dev
       libtraceevent-dev libtracecmd-dev libtracefs-dev liblzma-dev
-      xz-utils python3)
+      xz-utils python3
+      clang libclang-rt-14-dev)	# the 'fuzz' preset: libFuzzer harnesses
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
