@@ -95,8 +95,8 @@ struct vt_trace_reader {
 
 	char *warn;
 	size_t warn_len, warn_cap;
-	char **warned;
-	size_t nr_warned;
+	char **warned;			/* hash set, warned_cap slots */
+	size_t nr_warned, warned_cap;
 };
 
 /* ---- errors --------------------------------------------------------- */
@@ -156,28 +156,71 @@ static int json_fail(struct vt_trace_reader *r, struct vt_error *err,
 
 /* ---- warnings ------------------------------------------------------- */
 
+/* The names warned about: an open-addressing hash set (FNV-1a). */
+static uint64_t warn_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* Whether @name was seen; if not, add it.  -ENOMEM, 0 (new) or 1 (seen). */
+static int warn_seen(struct vt_trace_reader *r, const char *name)
+{
+	size_t mask, i;
+
+	if ((r->nr_warned + 1) * 2 > r->warned_cap) {
+		size_t cap = r->warned_cap ? r->warned_cap * 2 : 64;
+		char **t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (size_t j = 0; j < r->warned_cap; j++) {
+			if (!r->warned[j])
+				continue;
+			for (i = warn_hash(r->warned[j]) & (cap - 1); t[i];
+			     i = (i + 1) & (cap - 1))
+				;
+			t[i] = r->warned[j];
+		}
+		free(r->warned);
+		r->warned = t;
+		r->warned_cap = cap;
+	}
+	mask = r->warned_cap - 1;
+	for (i = warn_hash(name) & mask; r->warned[i]; i = (i + 1) & mask)
+		if (!strcmp(r->warned[i], name))
+			return 1;
+	r->warned[i] = strdup(name);
+	if (!r->warned[i])
+		return -ENOMEM;
+	r->nr_warned++;
+	return 0;
+}
+
+/* Distinct names listed at most; past it one line says the rest is not. */
+#define VT_TRACE_MAX_WARNINGS 1000
+
 /* Record "@what '@name' ignored" once per distinct name. */
 static int warn_once(struct vt_trace_reader *r, const char *what,
 		     const char *name)
 {
 	char buf[VT_TRACE_MAX_STRING + 512];
-	char **nw;
-	int n;
+	int n = warn_seen(r, name);
 
-	for (size_t i = 0; i < r->nr_warned; i++)
-		if (!strcmp(r->warned[i], name))
-			return 0;
-	nw = realloc(r->warned, (r->nr_warned + 1) * sizeof(*nw));
-	if (!nw)
-		return -ENOMEM;
-	r->warned = nw;
-	r->warned[r->nr_warned] = strdup(name);
-	if (!r->warned[r->nr_warned])
-		return -ENOMEM;
-	r->nr_warned++;
-
-	n = snprintf(buf, sizeof(buf), "%s:%lu: %s '%s' ignored\n", r->name,
-		     r->ev_line, what, name);
+	if (n)
+		return n < 0 ? n : 0;
+	if (r->nr_warned > VT_TRACE_MAX_WARNINGS + 1)
+		return 0;
+	if (r->nr_warned == VT_TRACE_MAX_WARNINGS + 1)
+		n = snprintf(buf, sizeof(buf),
+			     "%s:%lu: more than %d distinct unknown names; the rest are ignored without a warning\n",
+			     r->name, r->ev_line, VT_TRACE_MAX_WARNINGS);
+	else
+		n = snprintf(buf, sizeof(buf), "%s:%lu: %s '%s' ignored\n", r->name,
+			     r->ev_line, what, name);
 	if (n < 0)
 		return -EINVAL;
 	if ((size_t)n >= sizeof(buf))
@@ -1442,7 +1485,7 @@ void vt_trace_close(struct vt_trace_reader *r)
 	free(r->meta);
 	free(r->runs);
 	free(r->warn);
-	for (size_t i = 0; i < r->nr_warned; i++)
+	for (size_t i = 0; i < r->warned_cap; i++)
 		free(r->warned[i]);
 	free(r->warned);
 	free(r);

@@ -182,6 +182,12 @@ run replay-big-document 3 'input of 2000053 bytes is larger than the --max-input
 run replay-directory 3 'is a directory' "$VT_BIN" replay "$TMP"
 run max-input-bad 2 "invalid value '0' for --max-input" "$VT_BIN" replay --max-input=0 "$SH"
 
+## No quadratic path: 100,000 distinct unknown flags (27 s before)
+{ echo "$H"; awk 'BEGIN { for (i = 0; i < 100000; i++) printf "{\"op\":\"purge\",\"flags\":[\"VM_X%d\"]}\n", i }'; } >"$TMP/flags.jsonl"
+start=$(date +%s)
+run unknown-flags-100k 0 'more than 1000 distinct unknown names' "$VT_BIN" replay "$TMP/flags.jsonl"
+[ $(( $(date +%s) - start )) -le 15 ] || { echo "FAIL unknown-flags-100k: slower than 15 s"; fail=1; }
+
 #@@MORE@@
 
 exit $fail
