@@ -27,6 +27,7 @@
 #include "../fuzz/fuzz-replay.h"
 #include "../fuzz/fuzz-ftrace-text.h"
 #include "../fuzz/fuzz-xz.h"
+#include "../fuzz/fuzz-report.h"
 
 struct target {
 	const char *name;
@@ -40,6 +41,7 @@ static const struct target targets[] = {
 	{ "replay", vt_fuzz_replay },
 	{ "ftrace-text", vt_fuzz_ftrace_text },
 	{ "xz", vt_fuzz_xz },
+	{ "report", vt_fuzz_report },
 };
 
 static int read_file(const char *path, uint8_t **buf, size_t *len)
