@@ -1832,8 +1832,11 @@ int vt_trace_writer_event(struct vt_trace_writer *w, const struct vt_event *ev,
 		out_str(f, ",\"va\":");
 		put_hex(f, ev->va);
 	}
-	if (ev->has_t)
-		out_fmt(f, ",\"t\":%llu", (unsigned long long)ev->t);
+	if (ev->has_t) {
+		/* as sizes: a time of 2^63 ns or more is "0x..." */
+		out_str(f, ",\"t\":");
+		put_size(f, ev->t);
+	}
 	if (ev->cpu >= 0)
 		out_fmt(f, ",\"cpu\":%d", ev->cpu);
 	if (ev->caller) {
