@@ -35,7 +35,7 @@
 #define EXTREME_MAX_RSS_MB 768
 #define EXTREME_AS_LIMIT (2ull << 30)
 /* the pages one generated mapping has at most: memory stays bounded */
-#define EXTREME_MAX_PAGES (1ull << 16)
+#define EXTREME_MAX_PAGES (1ull << 14)
 
 static uint64_t rnd_s;
 
@@ -248,7 +248,7 @@ int main(void)
 {
 	const char *bin = getenv("VT_BIN"), *e;
 	uint64_t seed = 0x5eed12;
-	unsigned long n = 40, exit3 = 0;
+	unsigned long n = 24, exit3 = 0;
 	bool asan;
 	char dir[] = "/tmp/vt-extreme.XXXXXX", path[64], cmd[256];
 	static const char *const strategies =
