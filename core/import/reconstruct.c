@@ -26,60 +26,20 @@
 #include <trace-cmd/trace-cmd.h>
 #include <traceevent/event-parse.h>
 
-#include "core/import/import.h"
+#include "core/import/internal.h"
 
-#define PAGE_SHIFT_4K 12
-#define PAGE_SIZE_4K 4096ULL
-#define MAX_TASK_STACK 8
-#define MAX_KV 24
-#define MAX_UNKNOWN_NAMES 8
 
-static const char dat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c',
-				  'i', 'n', 'g' };
-static const unsigned char xz_magic[] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
-
-/* ---- normalised kernel records ----------------------------------- */
-
-enum kev_kind {
-	KEV_ALLOC_VA,		/* vmalloc:alloc_vmap_area */
-	KEV_FREE_VA,		/* vmalloc:free_vmap_area_noflush */
-	KEV_PURGE_TP,		/* vmalloc:purge_vmap_area_lazy */
-	KEV_PAGE_ALLOC,		/* kmem:mm_page_alloc */
-	KEV_PAGE_FREE,		/* kmem:mm_page_free */
-	KP_VMAP_PAGES,		/* __vmap_pages_range_noflush */
-	KP_VMAP_SMALL,		/* vmap_small_pages_range_noflush */
-	KP_VMAP_RANGE,		/* vmap_range_noflush */
-	KP_PMD_SET_HUGE,
-	KP_PUD_SET_HUGE,
-	KP_PMD_FREE_PTE,
-	KP_PTE_ALLOC,		/* __pte_alloc_kernel */
-	KP_PMD_ALLOC,		/* __pmd_alloc */
-	KP_VUNMAP,		/* __vunmap_range_noflush */
-	KP_PURGE,		/* __purge_vmap_area_lazy */
-	KP_BULK,		/* alloc_pages_bulk_noprof */
-	KP_FREE_PAGES,		/* __free_pages */
-	KEV_FUNCTION,		/* ftrace:function */
-	KEV__NR
+const char *const vt_import_mkind_names[VT_IMK__NR] = {
+	[VT_IMK_VMALLOC] = "vmalloc",
+	[VT_IMK_MODULES] = "module vmalloc",
+	[VT_IMK_VMAP] = "vmap",
+	[VT_IMK_VM_MAP_RAM] = "vm_map_ram",
+	[VT_IMK_IOREMAP] = "ioremap",
+	[VT_IMK_NESTED] = "nested page array",
+	[VT_IMK_OTHER] = "other",
 };
 
-#define KEV_MAX_FIELDS 6
-
-/*
- * One row per kind: the names the event may have (tracepoint name, the
- * kprobe names of docs/recording.md, the probed symbol), its fields as
- * printed in text, and (where it differs) the field name in the format
- * file of a .dat.
- */
-struct kev_desc {
-	const char *names[3];
-	const char *sym;	/* probed kernel function (kprobes) */
-	bool kprobe;
-	const char *fields[KEV_MAX_FIELDS];
-	const char *dat_fields[KEV_MAX_FIELDS];
-	unsigned int required;	/* bit mask over fields */
-};
-
-static const struct kev_desc kev_descs[KEV__NR] = {
+const struct kev_desc vt_im_kev_descs[KEV__NR] = {
 	[KEV_ALLOC_VA] = { { "alloc_vmap_area" }, NULL, false,
 		{ "va_start", "size", "align", "vstart", "vend", "failed" },
 		{ "addr" }, 0x3f },
@@ -121,144 +81,9 @@ static const struct kev_desc kev_descs[KEV__NR] = {
 		0 },
 };
 
-struct kev {
-	enum kev_kind kind;
-	int pid;
-	int cpu;
-	uint64_t t;
-	const char *comm;
-	uint64_t f[KEV_MAX_FIELDS];
-	unsigned int have;		/* bit mask of fields read */
-	bool irq;			/* in hardirq or softirq context */
-	const char *func, *parent;	/* KEV_FUNCTION */
-	unsigned long line;
-};
-
-/* ---- reconstruction state ----------------------------------------- */
-
-enum area_kind {
-	AK_UNKNOWN, AK_VMALLOC, AK_VMAP, AK_IOREMAP,
-	AK_VM_MAP_RAM,		/* vm_map_ram(): from a vmap block, or its own area */
-	AK_VBLOCK,		/* new_vmap_block()'s area: the engine makes its own */
-};
-enum area_state { AS_OPEN, AS_MAPPED, AS_FREED };
-
-struct u64vec {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-struct area {
-	uint64_t va, vsize, align, vstart, vend;
-	uint64_t t;
-	int cpu, pid;
-	enum area_kind kind;
-	enum area_state state;
-	bool nested, other_range, huge_caller, saw_alloc;
-	bool vmr_small;		/* a vm_map_ram mapping inside a vmap block */
-	bool vmr_large;		/* alloc_vmap_area() of a vm_map_ram > 64 pages */
-	long outer;		/* nested: the vmalloc whose page array it is */
-	unsigned int page_shift;
-	uint64_t phys, map_size;
-	struct u64vec alloc;	/* pairs: pfn, order */
-	struct u64vec chunks;	/* first pfn of each huge chunk */
-	struct u64vec freed;	/* order-0 pfns freed by vfree, in order */
-	const char *caller;
-	size_t map_slot, unmap_slot;
-	bool has_unmap;
-};
-
-struct slot {
-	struct vt_event ev;
-	long area;		/* -1 for purge */
-	bool drop;
-};
-
-struct task {
-	int pid;
-	int open[MAX_TASK_STACK];
-	int nopen;
-	int mapping;		/* area whose huge chunks are being mapped */
-	int collect;		/* area whose vfree pages are being freed */
-	uint64_t collect_left;
-	bool collect_paused;
-	bool skip_next_free;
-	const char *pend_caller;	/* parent of __vmalloc_node_range */
-	bool pend_huge;
-	long purge_slot;	/* purge in progress */
-	bool purge_from_func;
-	bool in_vmr;		/* inside vm_map_ram() (function tracer) */
-	uint64_t pages_addr, pages_end;	/* the last __vmap_pages_range_noflush */
-	struct u64vec loose;	/* pfn, order pairs allocated outside any area */
-};
-
-struct strtab {
-	char **s;
-	size_t n, cap;
-};
-
-struct vt_import {
-	char *name;
-	struct vt_import_opts opts;
-	struct vt_import_summary sum;
-	struct vt_trace_config cfg;
-
-	/* input */
-	struct tracecmd_input *dat;
-	FILE *f;
-	const unsigned char *mem;
-	size_t mem_len, mem_pos;
-	bool xz;
-	lzma_stream lz;
-	bool lz_init;
-	unsigned char inbuf[65536];
-	size_t in_len, in_pos;
-	bool in_eof;
-	char *lbuf;
-	size_t lbuf_len, lbuf_cap, lbuf_pos;
-	bool out_eof;
-
-	/* state */
-	struct area *areas;
-	size_t nareas, areas_cap;
-	struct slot *slots;
-	size_t nslots, slots_cap;
-	struct task *tasks;
-	size_t ntasks, tasks_cap;
-	size_t last_task;
-	int64_t *live;		/* open-addressing va -> area index */
-	size_t live_cap, live_used;
-	struct strtab strs;
-	uint64_t min_linear;	/* lowest kernel pointer in the linear map */
-	uint64_t vm_start, vm_end;	/* the vmalloc range */
-	struct u64vec vmr_live;	/* live vm_map_ram mappings in vmap blocks */
-	struct u64vec blocks;	/* live vmap block areas */
-	uint64_t synth_pfn;	/* next page of the synthesised page lists */
-	char unknown_names[MAX_UNKNOWN_NAMES][48];
-	uint64_t unknown_counts[MAX_UNKNOWN_NAMES];
-	bool oom;
-	bool ran;
-	size_t *order;		/* slots of the emitted events */
-	struct vt_page_run *runs;	/* all page runs of the output */
-	size_t nruns, runs_cap;
-	char *meta;
-	char *warnings;
-	size_t warn_len, warn_cap;
-};
-
-const char *const vt_import_mkind_names[VT_IMK__NR] = {
-	[VT_IMK_VMALLOC] = "vmalloc",
-	[VT_IMK_MODULES] = "module vmalloc",
-	[VT_IMK_VMAP] = "vmap",
-	[VT_IMK_VM_MAP_RAM] = "vm_map_ram",
-	[VT_IMK_IOREMAP] = "ioremap",
-	[VT_IMK_NESTED] = "nested page array",
-	[VT_IMK_OTHER] = "other",
-};
-
 /* ---- small helpers ------------------------------------------------- */
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+bool vt_im_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap;
 	void *np;
@@ -278,7 +103,7 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 
 static bool vec_push(struct vt_import *im, struct u64vec *v, uint64_t x)
 {
-	if (!grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v))) {
+	if (!vt_im_grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v))) {
 		im->oom = true;
 		return false;
 	}
@@ -296,7 +121,7 @@ static const char *intern(struct vt_import *im, const char *s)
 	for (i = 0; i < im->strs.n; i++)
 		if (!strcmp(im->strs.s[i], s))
 			return im->strs.s[i];
-	if (!grow((void **)&im->strs.s, &im->strs.cap, im->strs.n + 1,
+	if (!vt_im_grow((void **)&im->strs.s, &im->strs.cap, im->strs.n + 1,
 		  sizeof(char *))) {
 		im->oom = true;
 		return NULL;
@@ -321,7 +146,7 @@ static void warnf(struct vt_import *im, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0 || !grow((void **)&im->warnings, &im->warn_cap,
+	if (n < 0 || !vt_im_grow((void **)&im->warnings, &im->warn_cap,
 			   im->warn_len + n + 2, 1)) {
 		im->oom = true;
 		return;
@@ -443,7 +268,7 @@ static struct task *task_get(struct vt_import *im, int pid)
 			im->last_task = i;
 			return &im->tasks[i];
 		}
-	if (!grow((void **)&im->tasks, &im->tasks_cap, im->ntasks + 1,
+	if (!vt_im_grow((void **)&im->tasks, &im->tasks_cap, im->ntasks + 1,
 		  sizeof(*im->tasks))) {
 		im->oom = true;
 		return NULL;
@@ -463,7 +288,7 @@ static long slot_new(struct vt_import *im, enum vt_op op,
 {
 	struct slot *s;
 
-	if (!grow((void **)&im->slots, &im->slots_cap, im->nslots + 1,
+	if (!vt_im_grow((void **)&im->slots, &im->slots_cap, im->nslots + 1,
 		  sizeof(*im->slots))) {
 		im->oom = true;
 		return -1;
@@ -555,7 +380,7 @@ static void vmr_small_new(struct vt_import *im, struct task *t,
 	struct area *a;
 	long idx;
 
-	if (!grow((void **)&im->areas, &im->areas_cap, im->nareas + 1,
+	if (!vt_im_grow((void **)&im->areas, &im->areas_cap, im->nareas + 1,
 		  sizeof(*im->areas))) {
 		im->oom = true;
 		return;
@@ -629,7 +454,7 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 		return;
 	}
 	see_pointer(im, k->f[3]);
-	if (!grow((void **)&im->areas, &im->areas_cap, im->nareas + 1,
+	if (!vt_im_grow((void **)&im->areas, &im->areas_cap, im->nareas + 1,
 		  sizeof(*im->areas))) {
 		im->oom = true;
 		return;
@@ -986,7 +811,7 @@ static void on_function(struct vt_import *im, struct task *t,
 	}
 }
 
-static void handle(struct vt_import *im, const struct kev *k)
+void vt_im_handle(struct vt_import *im, const struct kev *k)
 {
 	struct task *t = task_get(im, k->pid);
 
@@ -1089,7 +914,7 @@ static void handle(struct vt_import *im, const struct kev *k)
 	}
 }
 
-static void count_unknown(struct vt_import *im, const char *name)
+void vt_im_count_unknown(struct vt_import *im, const char *name)
 {
 	int i;
 
@@ -1111,827 +936,24 @@ static void count_unknown(struct vt_import *im, const char *name)
 }
 
 /* Find the kind for an event name and, for kprobes, its probed symbol. */
-static int kind_of(const char *name, const char *sym)
+int vt_im_kind_of(const char *name, const char *sym)
 {
 	int i, j;
 
 	if (sym && *sym)
 		for (i = 0; i < KEV__NR; i++)
-			if (kev_descs[i].sym && !strcmp(kev_descs[i].sym, sym))
+			if (vt_im_kev_descs[i].sym && !strcmp(vt_im_kev_descs[i].sym, sym))
 				return i;
 	for (i = 0; i < KEV__NR; i++)
-		for (j = 0; j < 3 && kev_descs[i].names[j]; j++)
-			if (!strcmp(kev_descs[i].names[j], name))
+		for (j = 0; j < 3 && vt_im_kev_descs[i].names[j]; j++)
+			if (!strcmp(vt_im_kev_descs[i].names[j], name))
 				return i;
 	if (sym && *sym)
 		return -1;
 	for (i = 0; i < KEV__NR; i++)
-		if (kev_descs[i].sym && !strcmp(kev_descs[i].sym, name))
+		if (vt_im_kev_descs[i].sym && !strcmp(vt_im_kev_descs[i].sym, name))
 			return i;
 	return -1;
-}
-
-/* ---- text front end ------------------------------------------------ */
-
-/* Raw bytes from the file or the memory buffer. */
-static ssize_t raw_read(struct vt_import *im, void *buf, size_t len)
-{
-	if (im->mem) {
-		size_t n = im->mem_len - im->mem_pos;
-
-		if (n > len)
-			n = len;
-		memcpy(buf, im->mem + im->mem_pos, n);
-		im->mem_pos += n;
-		return (ssize_t)n;
-	}
-	if (!im->f)
-		return 0;
-	{
-		size_t n = fread(buf, 1, len, im->f);
-
-		if (!n && ferror(im->f))
-			return -EIO;
-		return (ssize_t)n;
-	}
-}
-
-/* Append decoded bytes to the line buffer; 0 at end, <0 on error. */
-static int text_fill(struct vt_import *im, struct vt_error *err)
-{
-	size_t want = 65536;
-	ssize_t n;
-
-	if (im->out_eof)
-		return 0;
-	if (im->lbuf_pos) {
-		memmove(im->lbuf, im->lbuf + im->lbuf_pos,
-			im->lbuf_len - im->lbuf_pos);
-		im->lbuf_len -= im->lbuf_pos;
-		im->lbuf_pos = 0;
-	}
-	if (!grow((void **)&im->lbuf, &im->lbuf_cap,
-		  im->lbuf_len + want + 1, 1))
-		return vt_error_set(err, -ENOMEM, "out of memory");
-	if (!im->xz) {
-		n = raw_read(im, im->lbuf + im->lbuf_len, want);
-		if (n < 0)
-			return vt_error_set(err, -EIO, "cannot read '%s'",
-					    im->name);
-		if (!n)
-			im->out_eof = true;
-		im->lbuf_len += n;
-		return (int)(n > 0);
-	}
-	im->lz.next_out = (uint8_t *)im->lbuf + im->lbuf_len;
-	im->lz.avail_out = want;
-	while (im->lz.avail_out == want) {
-		lzma_ret r;
-
-		if (im->in_pos == im->in_len && !im->in_eof) {
-			n = raw_read(im, im->inbuf, sizeof(im->inbuf));
-			if (n < 0)
-				return vt_error_set(err, -EIO,
-						    "cannot read '%s'",
-						    im->name);
-			im->in_len = n;
-			im->in_pos = 0;
-			if (!n)
-				im->in_eof = true;
-		}
-		im->lz.next_in = im->inbuf + im->in_pos;
-		im->lz.avail_in = im->in_len - im->in_pos;
-		r = lzma_code(&im->lz, im->in_eof ? LZMA_FINISH : LZMA_RUN);
-		im->in_pos = im->in_len - im->lz.avail_in;
-		if (r == LZMA_STREAM_END) {
-			im->out_eof = true;
-			break;
-		}
-		if (r == LZMA_MEM_ERROR)
-			return vt_error_set(err, -ENOMEM, "out of memory");
-		if (r != LZMA_OK)
-			return vt_error_set(err, VT_ERR_IMPORT,
-					    "corrupt xz data in '%s' (lzma error %d)",
-					    im->name, (int)r);
-		if (im->in_eof && !im->lz.avail_in &&
-		    im->lz.avail_out == want)
-			return vt_error_set(err, VT_ERR_IMPORT,
-					    "truncated xz data in '%s'",
-					    im->name);
-	}
-	im->lbuf_len += want - im->lz.avail_out;
-	return 1;
-}
-
-/* The next line, NUL-terminated in place; NULL at end or on error. */
-static char *text_line(struct vt_import *im, int *rc, struct vt_error *err)
-{
-	for (;;) {
-		/* lbuf is NULL until the first fill: no pointer arithmetic on it */
-		char *start = im->lbuf ? im->lbuf + im->lbuf_pos : NULL;
-		char *nl = im->lbuf_len > im->lbuf_pos ?
-			memchr(start, '\n', im->lbuf_len - im->lbuf_pos) :
-			NULL;
-
-		if (nl) {
-			*nl = '\0';
-			im->lbuf_pos = nl - im->lbuf + 1;
-			return start;
-		}
-		if (im->out_eof) {
-			if (im->lbuf_pos < im->lbuf_len) {
-				im->lbuf[im->lbuf_len] = '\0';
-				im->lbuf_pos = im->lbuf_len;
-				return start;
-			}
-			return NULL;
-		}
-		*rc = text_fill(im, err);
-		if (*rc < 0)
-			return NULL;
-	}
-}
-
-/* Parse a number as the kernel prints it: 0x-hex, or decimal (signed). */
-static bool parse_num(const char *s, size_t len, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i = 0;
-	bool neg = false, hex = false;
-
-	if (!len)
-		return false;
-	if (s[0] == '-') {
-		neg = true;
-		i = 1;
-	}
-	if (len - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
-		hex = true;
-		i += 2;
-	}
-	if (i == len)
-		return false;
-	for (; i < len; i++) {
-		int d;
-
-		if (hex && isxdigit((unsigned char)s[i]))
-			d = isdigit((unsigned char)s[i]) ? s[i] - '0' :
-			    tolower((unsigned char)s[i]) - 'a' + 10;
-		else if (!hex && isdigit((unsigned char)s[i]))
-			d = s[i] - '0';
-		else
-			return false;
-		if (hex ? v >> 60 : v > (UINT64_MAX - d) / 10)
-			return false;
-		v = hex ? v << 4 | d : v * 10 + d;
-	}
-	*out = neg ? (uint64_t)-(int64_t)v : v;
-	return true;
-}
-
-static char *skip_sp(char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-static char *tok_end(char *p)
-{
-	while (*p && *p != ' ' && *p != '\t')
-		p++;
-	return p;
-}
-
-/*
- * Timestamp "SECS.FRAC:" (microseconds from ftrace, nanoseconds from
- * trace-cmd -t) to ns.
- */
-static bool parse_ts(const char *s, size_t len, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0;
-	size_t i = 0, nd = 0;
-
-	if (!len || !isdigit((unsigned char)s[0]))
-		return false;
-	for (; i < len && isdigit((unsigned char)s[i]); i++) {
-		if (sec > UINT64_MAX / 10 / 1000000000ULL)
-			return false;
-		sec = sec * 10 + (s[i] - '0');
-	}
-	if (i < len && s[i] == '.') {
-		for (i++; i < len && isdigit((unsigned char)s[i]); i++, nd++)
-			if (nd < 9)
-				frac = frac * 10 + (s[i] - '0');
-	}
-	if (i != len)
-		return false;
-	for (; nd < 9; nd++)
-		frac *= 10;
-	*ns = sec * 1000000000ULL + frac;
-	return true;
-}
-
-/* Fill the fields of @k from "key=value" (or "key: value") tokens. */
-static void parse_fields(struct vt_import *im, char *p, struct kev *k)
-{
-	const struct kev_desc *d = &kev_descs[k->kind];
-	int i;
-
-	while (*(p = skip_sp(p))) {
-		char *e = tok_end(p), *eq, *key = p, *val;
-		size_t klen;
-
-		eq = memchr(p, '=', e - p);
-		if (eq) {
-			klen = eq - p;
-			val = eq + 1;
-		} else if (e > p && e[-1] == ':' && *e) {
-			/* "va_start: 1234" */
-			klen = e - p - 1;
-			val = skip_sp(e);
-			e = tok_end(val);
-		} else {
-			p = e;
-			continue;
-		}
-		for (i = 0; i < KEV_MAX_FIELDS && d->fields[i]; i++) {
-			uint64_t v;
-
-			if (strlen(d->fields[i]) != klen ||
-			    memcmp(d->fields[i], key, klen))
-				continue;
-			if (parse_num(val, e - val, &v)) {
-				k->f[i] = v;
-				k->have |= 1u << i;
-			}
-			break;
-		}
-		p = e;
-	}
-	(void)im;
-}
-
-/*
- * One text line.  Returns 1 for a record, 0 for a line to skip (header,
- * comment, lost-events note), -1 for a line that is not an event.
- */
-static int text_parse(struct vt_import *im, char *line, struct kev *k,
-		      char *name, size_t name_sz)
-{
-	char *p, *br, *e, *cpu_end, *dash;
-	char sym[128];
-	uint64_t v;
-	size_t n;
-	int kind;
-
-	line[strcspn(line, "\r")] = '\0';
-	p = skip_sp(line);
-	if (!*p || *p == '#')
-		return 0;
-	if (!strncmp(p, "cpus=", 5) || !strncmp(p, "version =", 9))
-		return 0;
-	if (!strncmp(p, "CPU:", 4) && strstr(p, "LOST")) {
-		char *l = strstr(p, "LOST");
-
-		e = tok_end(skip_sp(l + 4));
-		if (parse_num(skip_sp(l + 4), e - skip_sp(l + 4), &v))
-			im->sum.lost_events += v;
-		return 0;
-	}
-	if (!strncmp(p, "##### CPU", 9))
-		return 0;
-	/* "comm-pid [cpu]": comm may hold spaces and dashes */
-	br = strstr(p, " [");
-	while (br) {
-		cpu_end = strchr(br + 2, ']');
-		if (cpu_end && cpu_end - br - 2 > 0 && cpu_end - br - 2 < 8) {
-			char *c;
-
-			for (c = br + 2; c < cpu_end && isdigit((unsigned char)*c); c++)
-				;
-			if (c == cpu_end)
-				break;
-		}
-		br = strstr(br + 1, " [");
-	}
-	if (!br)
-		return -1;
-	cpu_end = strchr(br + 2, ']');
-	e = br;
-	while (e > p && e[-1] == ' ')
-		e--;
-	*e = '\0';
-	dash = strrchr(p, '-');
-	if (!dash || !parse_num(dash + 1, strlen(dash + 1), &v) ||
-	    v > INT32_MAX)
-		return -1;
-	*dash = '\0';
-	k->comm = p;
-	k->pid = (int)v;
-	if (!parse_num(br + 2, cpu_end - br - 2, &v) || v > 4096)
-		return -1;
-	k->cpu = (int)v;
-	/* optional irq/preempt flags, then "ts:" */
-	p = skip_sp(cpu_end + 1);
-	e = tok_end(p);
-	if (e == p || e[-1] != ':' || !parse_ts(p, e - p - 1, &k->t)) {
-		/* irqs-off, need-resched, hardirq/softirq ('h', 's', 'H') */
-		if (e - p >= 3)
-			k->irq = p[2] == 'h' || p[2] == 's' || p[2] == 'H';
-		p = skip_sp(e);
-		e = tok_end(p);
-		if (e == p || e[-1] != ':' || !parse_ts(p, e - p - 1, &k->t))
-			return -1;
-	}
-	p = skip_sp(e);
-	e = tok_end(p);
-	if (e == p)
-		return -1;
-	if (e[-1] != ':') {
-		/* function tracer: "func <-parent" */
-		k->kind = KEV_FUNCTION;
-		if (*e)
-			*e++ = '\0';
-		k->func = p;
-		p = skip_sp(e);
-		if (!strncmp(p, "<-", 2)) {
-			p += 2;
-			while (*p == '-' || *p == ' ')
-				p++;
-			e = tok_end(p);
-			*e = '\0';
-			k->parent = p;
-		}
-		snprintf(name, name_sz, "function");
-		return 1;
-	}
-	n = e - p - 1;
-	if (n >= name_sz)
-		n = name_sz - 1;
-	memcpy(name, p, n);
-	name[n] = '\0';
-	p = skip_sp(e);
-	if (!strcmp(name, "function")) {
-		/* trace-cmd report: "function: func <-- parent" */
-		k->kind = KEV_FUNCTION;
-		e = tok_end(p);
-		if (*e)
-			*e++ = '\0';
-		k->func = p;
-		p = skip_sp(e);
-		if (!strncmp(p, "<-", 2)) {
-			p += 2;
-			while (*p == '-' || *p == ' ')
-				p++;
-			e = tok_end(p);
-			*e = '\0';
-			k->parent = p;
-		}
-		return 1;
-	}
-	sym[0] = '\0';
-	if (*p == '(') {
-		/* kprobe location: "(sym+0x0/0x140)" or "(ffff8000803a5b28)" */
-		e = strchr(p, ')');
-		if (e) {
-			size_t sl = strcspn(p + 1, "+)");
-
-			if (sl < sizeof(sym) && !parse_num(p + 1, sl, &v) &&
-			    !(sl == 16 && strspn(p + 1, "0123456789abcdef") >= 16)) {
-				memcpy(sym, p + 1, sl);
-				sym[sl] = '\0';
-			}
-			p = e + 1;
-		}
-	}
-	if (!strncmp(skip_sp(p), "[FAILED TO PARSE]", 17))
-		p = skip_sp(p) + 17;
-	kind = kind_of(name, sym);
-	if (kind < 0)
-		return 2;	/* an event we do not use */
-	k->kind = kind;
-	parse_fields(im, p, k);
-	return 1;
-}
-
-static int text_run(struct vt_import *im, struct vt_error *err)
-{
-	char name[64];
-	char *line;
-	int rc = 0;
-
-	while ((line = text_line(im, &rc, err))) {
-		struct kev k;
-		int r;
-
-		im->sum.lines++;
-		memset(&k, 0, sizeof(k));
-		k.line = (unsigned long)im->sum.lines;
-		r = text_parse(im, line, &k, name, sizeof(name));
-		if (r < 0) {
-			if (!im->sum.bad_lines)
-				im->sum.first_bad_line = k.line;
-			im->sum.bad_lines++;
-			continue;
-		}
-		if (r == 0)
-			continue;
-		if (r == 2) {
-			im->sum.records++;
-			count_unknown(im, name);
-			continue;
-		}
-		if ((k.have & kev_descs[k.kind].required) !=
-		    kev_descs[k.kind].required) {
-			im->sum.records++;
-			im->sum.bad_fields++;
-			continue;
-		}
-		handle(im, &k);
-		if (im->oom)
-			return vt_error_set(err, -ENOMEM, "out of memory");
-	}
-	return rc < 0 ? rc : 0;
-}
-
-/* ---- trace.dat front end ------------------------------------------- */
-
-struct dat_ctx {
-	struct vt_import *im;
-	struct tep_handle *tep;
-	/* per event id: kind (or -1), cached fields */
-	int cache_id[64];
-	int cache_kind[64];
-	struct tep_format_field *cache_fields[64][KEV_MAX_FIELDS];
-	struct tep_format_field *cache_probe_ip[64];
-	int ncache;
-};
-
-static bool dat_read_field(struct tep_record *r, struct tep_format_field *f,
-			   uint64_t *out)
-{
-	unsigned long long v;
-
-	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 ||
-	    (f->flags & TEP_FIELD_IS_ARRAY) ||
-	    (long long)f->offset + f->size > r->size)
-		return false;
-	if (tep_read_number_field(f, r->data, &v))
-		return false;
-	if (f->flags & TEP_FIELD_IS_SIGNED) {
-		switch (f->size) {
-		case 1: v = (uint64_t)(int64_t)(int8_t)v; break;
-		case 2: v = (uint64_t)(int64_t)(int16_t)v; break;
-		case 4: v = (uint64_t)(int64_t)(int32_t)v; break;
-		default: break;
-		}
-	}
-	*out = v;
-	return true;
-}
-
-static int dat_lookup(struct dat_ctx *c, struct tep_event *ev)
-{
-	int i, j, kind;
-	const char *sym = NULL;
-	struct tep_format_field *pip;
-
-	for (i = 0; i < c->ncache; i++)
-		if (c->cache_id[i] == ev->id)
-			return i;
-	if (c->ncache == 64)
-		c->ncache = 0;	/* tiny cache: recycle */
-	i = c->ncache++;
-	c->cache_id[i] = ev->id;
-	pip = tep_find_field(ev, "__probe_ip");
-	c->cache_probe_ip[i] = pip;
-	kind = -1;
-	if (!strcmp(ev->name, "function") && ev->system &&
-	    !strcmp(ev->system, "ftrace"))
-		kind = KEV_FUNCTION;
-	else if (!pip)
-		kind = kind_of(ev->name, NULL);
-	if (kind >= 0 && !pip && kev_descs[kind].kprobe)
-		kind = -1;
-	(void)sym;
-	c->cache_kind[i] = kind;
-	for (j = 0; j < KEV_MAX_FIELDS; j++) {
-		const char *fn;
-
-		c->cache_fields[i][j] = NULL;
-		if (kind < 0 || kind == KEV_FUNCTION)
-			continue;
-		fn = kev_descs[kind].dat_fields[j] ? kev_descs[kind].dat_fields[j] :
-		     kev_descs[kind].fields[j];
-		if (fn)
-			c->cache_fields[i][j] = tep_find_field(ev, fn);
-	}
-	return i;
-}
-
-static int dat_cb(struct tracecmd_input *h, struct tep_record *r, int cpu,
-		  void *data)
-{
-	struct dat_ctx *c = data;
-	struct vt_import *im = c->im;
-	struct tep_event *ev;
-	struct kev k;
-	int ci, kind, j;
-	uint64_t v;
-
-	(void)h;
-	if (r->missed_events > 0)
-		im->sum.lost_events += (uint64_t)r->missed_events;
-	ev = tep_find_event_by_record(c->tep, r);
-	if (!ev) {
-		im->sum.records++;
-		count_unknown(im, "(no format)");
-		return 0;
-	}
-	ci = dat_lookup(c, ev);
-	kind = c->cache_kind[ci];
-	memset(&k, 0, sizeof(k));
-	k.cpu = cpu;
-	k.t = r->ts;
-	k.pid = tep_data_pid(c->tep, r);
-	k.comm = tep_data_comm_from_pid(c->tep, k.pid);
-	{
-		int fl = tep_data_flags(c->tep, r);
-
-		k.irq = fl > 0 && (fl & (TRACE_FLAG_HARDIRQ |
-					 TRACE_FLAG_SOFTIRQ));
-	}
-	if (kind < 0 && c->cache_probe_ip[ci] &&
-	    dat_read_field(r, c->cache_probe_ip[ci], &v)) {
-		/* a kprobe under another name: classify by its symbol */
-		const char *sym = tep_find_function(c->tep, v);
-
-		if (sym)
-			kind = kind_of(ev->name, sym);
-		if (kind >= 0) {
-			c->cache_kind[ci] = kind;
-			for (j = 0; j < KEV_MAX_FIELDS; j++)
-				c->cache_fields[ci][j] = kev_descs[kind].fields[j] ?
-					tep_find_field(ev, kev_descs[kind].fields[j]) :
-					NULL;
-		}
-	}
-	if (kind < 0) {
-		im->sum.records++;
-		count_unknown(im, ev->name);
-		return 0;
-	}
-	k.kind = kind;
-	if (kind == KEV_FUNCTION) {
-		struct tep_format_field *fip = tep_find_field(ev, "ip");
-		struct tep_format_field *fpip = tep_find_field(ev, "parent_ip");
-
-		if (dat_read_field(r, fip, &v))
-			k.func = tep_find_function(c->tep, v);
-		if (dat_read_field(r, fpip, &v))
-			k.parent = tep_find_function(c->tep, v);
-	} else {
-		for (j = 0; j < KEV_MAX_FIELDS; j++)
-			if (dat_read_field(r, c->cache_fields[ci][j], &k.f[j]))
-				k.have |= 1u << j;
-		if ((k.have & kev_descs[kind].required) !=
-		    kev_descs[kind].required) {
-			im->sum.records++;
-			im->sum.bad_fields++;
-			return 0;
-		}
-	}
-	handle(im, &k);
-	return im->oom ? -1 : 0;
-}
-
-static int dat_run(struct vt_import *im, struct vt_error *err)
-{
-	struct dat_ctx *c;
-	int rc;
-
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return vt_error_set(err, -ENOMEM, "out of memory");
-	c->im = im;
-	c->tep = tracecmd_get_tep(im->dat);
-	if (!c->tep) {
-		free(c);
-		return vt_error_set(err, VT_ERR_IMPORT,
-				    "'%s': no event formats in the recording",
-				    im->name);
-	}
-	rc = tracecmd_iterate_events(im->dat, NULL, 0, dat_cb, c);
-	free(c);
-	if (im->oom)
-		return vt_error_set(err, -ENOMEM, "out of memory");
-	if (rc < 0)
-		return vt_error_set(err, VT_ERR_IMPORT,
-				    "'%s': cannot read the trace data",
-				    im->name);
-	return 0;
-}
-
-/* ---- open / close -------------------------------------------------- */
-
-void vt_import_opts_init(struct vt_import_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->explicit_purges = true;
-}
-
-static int open_common(struct vt_import *im, const unsigned char *head,
-		       size_t hlen, int fd, struct vt_error *err)
-{
-	if (hlen >= sizeof(dat_magic) &&
-	    !memcmp(head, dat_magic, sizeof(dat_magic))) {
-		im->sum.format = VT_IMPORT_FMT_DAT;
-		tracecmd_set_loglevel(TEP_LOG_CRITICAL);
-		im->dat = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS);
-		if (!im->dat) {
-			close(fd);
-			return vt_error_set(err, VT_ERR_IMPORT,
-					    "'%s': corrupt or unsupported trace-cmd recording",
-					    im->name);
-		}
-		return 0;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (hlen >= sizeof(xz_magic) &&
-	    !memcmp(head, xz_magic, sizeof(xz_magic))) {
-		lzma_stream init = LZMA_STREAM_INIT;
-
-		im->sum.format = VT_IMPORT_FMT_TEXT_XZ;
-		im->xz = true;
-		im->lz = init;
-		if (lzma_stream_decoder(&im->lz, UINT64_MAX,
-					LZMA_CONCATENATED) != LZMA_OK)
-			return vt_error_set(err, -ENOMEM,
-					    "cannot start the xz decoder");
-		im->lz_init = true;
-		return 0;
-	}
-	im->sum.format = VT_IMPORT_FMT_TEXT;
-	return 0;
-}
-
-static struct vt_import *import_alloc(const char *name,
-				      const struct vt_import_opts *opts)
-{
-	struct vt_import *im = calloc(1, sizeof(*im));
-
-	if (!im)
-		return NULL;
-	im->name = strdup(name ? name : "(memory)");
-	if (!im->name) {
-		free(im);
-		return NULL;
-	}
-	if (opts)
-		im->opts = *opts;
-	else
-		vt_import_opts_init(&im->opts);
-	im->min_linear = UINT64_MAX;
-	im->cfg.page_shift = PAGE_SHIFT_4K;
-	return im;
-}
-
-int vt_import_open(const char *path, const struct vt_import_opts *opts,
-		   struct vt_import **out, struct vt_error *err)
-{
-	struct vt_import *im;
-	unsigned char head[16];
-	size_t hlen;
-	int fd, rc;
-
-	*out = NULL;
-	im = import_alloc(path, opts);
-	if (!im)
-		return vt_error_set(err, -ENOMEM, "out of memory");
-	if (err)
-		snprintf(err->file, sizeof(err->file), "%s", path);
-	im->f = fopen(path, "rb");
-	if (!im->f) {
-		rc = -errno;
-		vt_import_close(im);
-		return vt_error_set(err, rc, "cannot open recording '%s': %s",
-				    path, strerror(-rc));
-	}
-	hlen = fread(head, 1, sizeof(head), im->f);
-	if (ferror(im->f)) {
-		vt_import_close(im);
-		return vt_error_set(err, -EIO, "cannot read recording '%s'",
-				    path);
-	}
-	rewind(im->f);
-	fd = -1;
-	if (hlen >= sizeof(dat_magic) &&
-	    !memcmp(head, dat_magic, sizeof(dat_magic))) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			rc = -errno;
-			vt_import_close(im);
-			return vt_error_set(err, rc,
-					    "cannot open recording '%s': %s",
-					    path, strerror(-rc));
-		}
-	}
-	rc = open_common(im, head, hlen, fd, err);
-	if (rc) {
-		vt_import_close(im);
-		return rc;
-	}
-	*out = im;
-	return 0;
-}
-
-int vt_import_open_mem(const char *name, const void *buf, size_t len,
-		       const struct vt_import_opts *opts,
-		       struct vt_import **out, struct vt_error *err)
-{
-	struct vt_import *im;
-	int fd = -1, rc;
-
-	*out = NULL;
-	im = import_alloc(name, opts);
-	if (!im)
-		return vt_error_set(err, -ENOMEM, "out of memory");
-	im->mem = buf;
-	im->mem_len = len;
-	if (!im->mem)
-		im->mem = (const unsigned char *)"";
-	if (len >= sizeof(dat_magic) && !memcmp(buf, dat_magic,
-						sizeof(dat_magic))) {
-		/* libtracecmd reads from a descriptor */
-		const char *p = buf;
-		size_t done = 0;
-
-		fd = memfd_create("vt-import", MFD_CLOEXEC);
-		if (fd < 0) {
-			rc = -errno;
-			vt_import_close(im);
-			return vt_error_set(err, rc, "memfd_create: %s",
-					    strerror(-rc));
-		}
-		while (done < len) {
-			ssize_t n = write(fd, p + done, len - done);
-
-			if (n <= 0) {
-				close(fd);
-				vt_import_close(im);
-				return vt_error_set(err, -EIO,
-						    "cannot buffer '%s'", name);
-			}
-			done += n;
-		}
-		lseek(fd, 0, SEEK_SET);
-	}
-	rc = open_common(im, buf, len, fd, err);
-	if (rc) {
-		vt_import_close(im);
-		return rc;
-	}
-	*out = im;
-	return 0;
-}
-
-void vt_import_close(struct vt_import *im)
-{
-	size_t i;
-
-	if (!im)
-		return;
-	if (im->dat)
-		tracecmd_close(im->dat);
-	if (im->f)
-		fclose(im->f);
-	if (im->lz_init)
-		lzma_end(&im->lz);
-	for (i = 0; i < im->nareas; i++) {
-		free(im->areas[i].alloc.v);
-		free(im->areas[i].chunks.v);
-		free(im->areas[i].freed.v);
-	}
-	for (i = 0; i < im->strs.n; i++)
-		free(im->strs.s[i]);
-	free(im->strs.s);
-	free(im->areas);
-	free(im->slots);
-	for (i = 0; i < im->ntasks; i++)
-		free(im->tasks[i].loose.v);
-	free(im->tasks);
-	free(im->vmr_live.v);
-	free(im->blocks.v);
-	free(im->live);
-	free(im->lbuf);
-	free(im->runs);
-	free(im->order);
-	free(im->meta);
-	free(im->warnings);
-	free(im->name);
-	free(im);
 }
 
 /* ---- finishing: decide every area, build page runs ----------------- */
@@ -1953,7 +975,7 @@ static bool add_pfns(struct vt_import *im, const uint64_t *pfn, size_t n,
 			last->count += cnt;
 			continue;
 		}
-		if (!grow((void **)&im->runs, &im->runs_cap, im->nruns + 1,
+		if (!vt_im_grow((void **)&im->runs, &im->runs_cap, im->nruns + 1,
 			  sizeof(*im->runs)))
 			return false;
 		im->runs[im->nruns].pfn = p;
@@ -2021,7 +1043,7 @@ static bool synth_pages(struct vt_import *im, uint64_t n, size_t *first)
 	*first = im->nruns;
 	if (!im->synth_pfn)
 		im->synth_pfn = 0x1000000;
-	if (!grow((void **)&im->runs, &im->runs_cap, im->nruns + n,
+	if (!vt_im_grow((void **)&im->runs, &im->runs_cap, im->nruns + n,
 		  sizeof(*im->runs)))
 		return false;
 	for (uint64_t i = 0; i < n; i++) {
@@ -2307,7 +1329,7 @@ int vt_import_run(struct vt_import *im, struct vt_error *err)
 	if (im->ran)
 		return (int)im->sum.out_events;
 	im->ran = true;
-	rc = im->dat ? dat_run(im, err) : text_run(im, err);
+	rc = im->dat ? vt_im_dat_run(im, err) : vt_im_text_run(im, err);
 	if (rc < 0)
 		return rc;
 	if (!im->sum.records && !im->sum.functions)

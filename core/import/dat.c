@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace.dat front end of vmaptool import: libtracecmd iterates the
+ * records, libtraceevent reads their fields by name, into normalised
+ * records (struct kev).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <lzma.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <trace-cmd/trace-cmd.h>
+#include <traceevent/event-parse.h>
+
+#include "core/import/internal.h"
+
+
+/* ---- trace.dat front end ------------------------------------------- */
+
+struct dat_ctx {
+	struct vt_import *im;
+	struct tep_handle *tep;
+	/* per event id: kind (or -1), cached fields */
+	int cache_id[64];
+	int cache_kind[64];
+	struct tep_format_field *cache_fields[64][KEV_MAX_FIELDS];
+	struct tep_format_field *cache_probe_ip[64];
+	int ncache;
+};
+
+static bool dat_read_field(struct tep_record *r, struct tep_format_field *f,
+			   uint64_t *out)
+{
+	unsigned long long v;
+
+	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 ||
+	    (f->flags & TEP_FIELD_IS_ARRAY) ||
+	    (long long)f->offset + f->size > r->size)
+		return false;
+	if (tep_read_number_field(f, r->data, &v))
+		return false;
+	if (f->flags & TEP_FIELD_IS_SIGNED) {
+		switch (f->size) {
+		case 1: v = (uint64_t)(int64_t)(int8_t)v; break;
+		case 2: v = (uint64_t)(int64_t)(int16_t)v; break;
+		case 4: v = (uint64_t)(int64_t)(int32_t)v; break;
+		default: break;
+		}
+	}
+	*out = v;
+	return true;
+}
+
+static int dat_lookup(struct dat_ctx *c, struct tep_event *ev)
+{
+	int i, j, kind;
+	const char *sym = NULL;
+	struct tep_format_field *pip;
+
+	for (i = 0; i < c->ncache; i++)
+		if (c->cache_id[i] == ev->id)
+			return i;
+	if (c->ncache == 64)
+		c->ncache = 0;	/* tiny cache: recycle */
+	i = c->ncache++;
+	c->cache_id[i] = ev->id;
+	pip = tep_find_field(ev, "__probe_ip");
+	c->cache_probe_ip[i] = pip;
+	kind = -1;
+	if (!strcmp(ev->name, "function") && ev->system &&
+	    !strcmp(ev->system, "ftrace"))
+		kind = KEV_FUNCTION;
+	else if (!pip)
+		kind = vt_im_kind_of(ev->name, NULL);
+	if (kind >= 0 && !pip && vt_im_kev_descs[kind].kprobe)
+		kind = -1;
+	(void)sym;
+	c->cache_kind[i] = kind;
+	for (j = 0; j < KEV_MAX_FIELDS; j++) {
+		const char *fn;
+
+		c->cache_fields[i][j] = NULL;
+		if (kind < 0 || kind == KEV_FUNCTION)
+			continue;
+		fn = vt_im_kev_descs[kind].dat_fields[j] ? vt_im_kev_descs[kind].dat_fields[j] :
+		     vt_im_kev_descs[kind].fields[j];
+		if (fn)
+			c->cache_fields[i][j] = tep_find_field(ev, fn);
+	}
+	return i;
+}
+
+static int dat_cb(struct tracecmd_input *h, struct tep_record *r, int cpu,
+		  void *data)
+{
+	struct dat_ctx *c = data;
+	struct vt_import *im = c->im;
+	struct tep_event *ev;
+	struct kev k;
+	int ci, kind, j;
+	uint64_t v;
+
+	(void)h;
+	if (r->missed_events > 0)
+		im->sum.lost_events += (uint64_t)r->missed_events;
+	ev = tep_find_event_by_record(c->tep, r);
+	if (!ev) {
+		im->sum.records++;
+		vt_im_count_unknown(im, "(no format)");
+		return 0;
+	}
+	ci = dat_lookup(c, ev);
+	kind = c->cache_kind[ci];
+	memset(&k, 0, sizeof(k));
+	k.cpu = cpu;
+	k.t = r->ts;
+	k.pid = tep_data_pid(c->tep, r);
+	k.comm = tep_data_comm_from_pid(c->tep, k.pid);
+	{
+		int fl = tep_data_flags(c->tep, r);
+
+		k.irq = fl > 0 && (fl & (TRACE_FLAG_HARDIRQ |
+					 TRACE_FLAG_SOFTIRQ));
+	}
+	if (kind < 0 && c->cache_probe_ip[ci] &&
+	    dat_read_field(r, c->cache_probe_ip[ci], &v)) {
+		/* a kprobe under another name: classify by its symbol */
+		const char *sym = tep_find_function(c->tep, v);
+
+		if (sym)
+			kind = vt_im_kind_of(ev->name, sym);
+		if (kind >= 0) {
+			c->cache_kind[ci] = kind;
+			for (j = 0; j < KEV_MAX_FIELDS; j++)
+				c->cache_fields[ci][j] = vt_im_kev_descs[kind].fields[j] ?
+					tep_find_field(ev, vt_im_kev_descs[kind].fields[j]) :
+					NULL;
+		}
+	}
+	if (kind < 0) {
+		im->sum.records++;
+		vt_im_count_unknown(im, ev->name);
+		return 0;
+	}
+	k.kind = kind;
+	if (kind == KEV_FUNCTION) {
+		struct tep_format_field *fip = tep_find_field(ev, "ip");
+		struct tep_format_field *fpip = tep_find_field(ev, "parent_ip");
+
+		if (dat_read_field(r, fip, &v))
+			k.func = tep_find_function(c->tep, v);
+		if (dat_read_field(r, fpip, &v))
+			k.parent = tep_find_function(c->tep, v);
+	} else {
+		for (j = 0; j < KEV_MAX_FIELDS; j++)
+			if (dat_read_field(r, c->cache_fields[ci][j], &k.f[j]))
+				k.have |= 1u << j;
+		if ((k.have & vt_im_kev_descs[kind].required) !=
+		    vt_im_kev_descs[kind].required) {
+			im->sum.records++;
+			im->sum.bad_fields++;
+			return 0;
+		}
+	}
+	vt_im_handle(im, &k);
+	return im->oom ? -1 : 0;
+}
+
+int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
+{
+	struct dat_ctx *c;
+	int rc;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	c->im = im;
+	c->tep = tracecmd_get_tep(im->dat);
+	if (!c->tep) {
+		free(c);
+		return vt_error_set(err, VT_ERR_IMPORT,
+				    "'%s': no event formats in the recording",
+				    im->name);
+	}
+	rc = tracecmd_iterate_events(im->dat, NULL, 0, dat_cb, c);
+	free(c);
+	if (im->oom)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	if (rc < 0)
+		return vt_error_set(err, VT_ERR_IMPORT,
+				    "'%s': cannot read the trace data",
+				    im->name);
+	return 0;
+}
+

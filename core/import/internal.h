@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the files of the importer share (core/import/): the normalised
+ * kernel record (struct kev) both front ends produce, and the importer's
+ * state.  text.c is the ftrace text front end, dat.c the trace.dat one
+ * (dat-check.c checks a trace.dat before libtracecmd reads it), open.c
+ * opens a recording and sniffs its format, reconstruct.c groups the
+ * records into API events (vmalloc-paths.md 2-9).
+ */
+#ifndef VT_IMPORT_INTERNAL_H
+#define VT_IMPORT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <lzma.h>
+#include <trace-cmd/trace-cmd.h>
+#include <traceevent/event-parse.h>
+
+#include "core/import/import.h"
+
+#define PAGE_SHIFT_4K 12
+#define PAGE_SIZE_4K 4096ULL
+#define MAX_TASK_STACK 8
+#define MAX_KV 24
+#define MAX_UNKNOWN_NAMES 8
+
+static const char dat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c',
+				  'i', 'n', 'g' };
+static const unsigned char xz_magic[] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+
+/* ---- normalised kernel records ----------------------------------- */
+
+enum kev_kind {
+	KEV_ALLOC_VA,		/* vmalloc:alloc_vmap_area */
+	KEV_FREE_VA,		/* vmalloc:free_vmap_area_noflush */
+	KEV_PURGE_TP,		/* vmalloc:purge_vmap_area_lazy */
+	KEV_PAGE_ALLOC,		/* kmem:mm_page_alloc */
+	KEV_PAGE_FREE,		/* kmem:mm_page_free */
+	KP_VMAP_PAGES,		/* __vmap_pages_range_noflush */
+	KP_VMAP_SMALL,		/* vmap_small_pages_range_noflush */
+	KP_VMAP_RANGE,		/* vmap_range_noflush */
+	KP_PMD_SET_HUGE,
+	KP_PUD_SET_HUGE,
+	KP_PMD_FREE_PTE,
+	KP_PTE_ALLOC,		/* __pte_alloc_kernel */
+	KP_PMD_ALLOC,		/* __pmd_alloc */
+	KP_VUNMAP,		/* __vunmap_range_noflush */
+	KP_PURGE,		/* __purge_vmap_area_lazy */
+	KP_BULK,		/* alloc_pages_bulk_noprof */
+	KP_FREE_PAGES,		/* __free_pages */
+	KEV_FUNCTION,		/* ftrace:function */
+	KEV__NR
+};
+
+#define KEV_MAX_FIELDS 6
+
+/*
+ * One row per kind: the names the event may have (tracepoint name, the
+ * kprobe names of docs/recording.md, the probed symbol), its fields as
+ * printed in text, and (where it differs) the field name in the format
+ * file of a .dat.
+ */
+struct kev_desc {
+	const char *names[3];
+	const char *sym;	/* probed kernel function (kprobes) */
+	bool kprobe;
+	const char *fields[KEV_MAX_FIELDS];
+	const char *dat_fields[KEV_MAX_FIELDS];
+	unsigned int required;	/* bit mask over fields */
+};
+
+extern const struct kev_desc vt_im_kev_descs[KEV__NR];
+
+struct kev {
+	enum kev_kind kind;
+	int pid;
+	int cpu;
+	uint64_t t;
+	const char *comm;
+	uint64_t f[KEV_MAX_FIELDS];
+	unsigned int have;		/* bit mask of fields read */
+	bool irq;			/* in hardirq or softirq context */
+	const char *func, *parent;	/* KEV_FUNCTION */
+	unsigned long line;
+};
+
+/* ---- reconstruction state ----------------------------------------- */
+
+enum area_kind {
+	AK_UNKNOWN, AK_VMALLOC, AK_VMAP, AK_IOREMAP,
+	AK_VM_MAP_RAM,		/* vm_map_ram(): from a vmap block, or its own area */
+	AK_VBLOCK,		/* new_vmap_block()'s area: the engine makes its own */
+};
+enum area_state { AS_OPEN, AS_MAPPED, AS_FREED };
+
+struct u64vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+struct area {
+	uint64_t va, vsize, align, vstart, vend;
+	uint64_t t;
+	int cpu, pid;
+	enum area_kind kind;
+	enum area_state state;
+	bool nested, other_range, huge_caller, saw_alloc;
+	bool vmr_small;		/* a vm_map_ram mapping inside a vmap block */
+	bool vmr_large;		/* alloc_vmap_area() of a vm_map_ram > 64 pages */
+	long outer;		/* nested: the vmalloc whose page array it is */
+	unsigned int page_shift;
+	uint64_t phys, map_size;
+	struct u64vec alloc;	/* pairs: pfn, order */
+	struct u64vec chunks;	/* first pfn of each huge chunk */
+	struct u64vec freed;	/* order-0 pfns freed by vfree, in order */
+	const char *caller;
+	size_t map_slot, unmap_slot;
+	bool has_unmap;
+};
+
+struct slot {
+	struct vt_event ev;
+	long area;		/* -1 for purge */
+	bool drop;
+};
+
+struct task {
+	int pid;
+	int open[MAX_TASK_STACK];
+	int nopen;
+	int mapping;		/* area whose huge chunks are being mapped */
+	int collect;		/* area whose vfree pages are being freed */
+	uint64_t collect_left;
+	bool collect_paused;
+	bool skip_next_free;
+	const char *pend_caller;	/* parent of __vmalloc_node_range */
+	bool pend_huge;
+	long purge_slot;	/* purge in progress */
+	bool purge_from_func;
+	bool in_vmr;		/* inside vm_map_ram() (function tracer) */
+	uint64_t pages_addr, pages_end;	/* the last __vmap_pages_range_noflush */
+	struct u64vec loose;	/* pfn, order pairs allocated outside any area */
+};
+
+struct strtab {
+	char **s;
+	size_t n, cap;
+};
+
+struct vt_import {
+	char *name;
+	struct vt_import_opts opts;
+	struct vt_import_summary sum;
+	struct vt_trace_config cfg;
+
+	/* input */
+	struct tracecmd_input *dat;
+	FILE *f;
+	const unsigned char *mem;
+	size_t mem_len, mem_pos;
+	bool xz;
+	lzma_stream lz;
+	bool lz_init;
+	unsigned char inbuf[65536];
+	size_t in_len, in_pos;
+	bool in_eof;
+	char *lbuf;
+	size_t lbuf_len, lbuf_cap, lbuf_pos;
+	bool out_eof;
+
+	/* state */
+	struct area *areas;
+	size_t nareas, areas_cap;
+	struct slot *slots;
+	size_t nslots, slots_cap;
+	struct task *tasks;
+	size_t ntasks, tasks_cap;
+	size_t last_task;
+	int64_t *live;		/* open-addressing va -> area index */
+	size_t live_cap, live_used;
+	struct strtab strs;
+	uint64_t min_linear;	/* lowest kernel pointer in the linear map */
+	uint64_t vm_start, vm_end;	/* the vmalloc range */
+	struct u64vec vmr_live;	/* live vm_map_ram mappings in vmap blocks */
+	struct u64vec blocks;	/* live vmap block areas */
+	uint64_t synth_pfn;	/* next page of the synthesised page lists */
+	char unknown_names[MAX_UNKNOWN_NAMES][48];
+	uint64_t unknown_counts[MAX_UNKNOWN_NAMES];
+	bool oom;
+	bool ran;
+	size_t *order;		/* slots of the emitted events */
+	struct vt_page_run *runs;	/* all page runs of the output */
+	size_t nruns, runs_cap;
+	char *meta;
+	char *warnings;
+	size_t warn_len, warn_cap;
+};
+
+
+
+/* ---- shared by the files of core/import/ -------------------------- */
+
+/* Grow *@p (*@cap elements of @elem bytes) to hold @need. */
+bool vt_im_grow(void **p, size_t *cap, size_t need, size_t elem);
+/* The reconstruction (reconstruct.c): one normalised record. */
+void vt_im_handle(struct vt_import *im, const struct kev *k);
+/* Count a record of an event the importer does not use. */
+void vt_im_count_unknown(struct vt_import *im, const char *name);
+/* The kind of the event @name (or of the kprobe on @sym), or -1. */
+int vt_im_kind_of(const char *name, const char *sym);
+/* The front ends: read every record and hand it to vt_im_handle(). */
+int vt_im_text_run(struct vt_import *im, struct vt_error *err);
+int vt_im_dat_run(struct vt_import *im, struct vt_error *err);
+
+#endif

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Opening a recording for vmaptool import: the format is sniffed from its
+ * first bytes (trace.dat magic, xz magic, else text), and closing it.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <lzma.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <trace-cmd/trace-cmd.h>
+#include <traceevent/event-parse.h>
+
+#include "core/import/internal.h"
+
+
+/* ---- open / close -------------------------------------------------- */
+
+void vt_import_opts_init(struct vt_import_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->explicit_purges = true;
+}
+
+static int open_common(struct vt_import *im, const unsigned char *head,
+		       size_t hlen, int fd, struct vt_error *err)
+{
+	if (hlen >= sizeof(dat_magic) &&
+	    !memcmp(head, dat_magic, sizeof(dat_magic))) {
+		im->sum.format = VT_IMPORT_FMT_DAT;
+		tracecmd_set_loglevel(TEP_LOG_CRITICAL);
+		im->dat = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS);
+		if (!im->dat) {
+			close(fd);
+			return vt_error_set(err, VT_ERR_IMPORT,
+					    "'%s': corrupt or unsupported trace-cmd recording",
+					    im->name);
+		}
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (hlen >= sizeof(xz_magic) &&
+	    !memcmp(head, xz_magic, sizeof(xz_magic))) {
+		lzma_stream init = LZMA_STREAM_INIT;
+
+		im->sum.format = VT_IMPORT_FMT_TEXT_XZ;
+		im->xz = true;
+		im->lz = init;
+		if (lzma_stream_decoder(&im->lz, UINT64_MAX,
+					LZMA_CONCATENATED) != LZMA_OK)
+			return vt_error_set(err, -ENOMEM,
+					    "cannot start the xz decoder");
+		im->lz_init = true;
+		return 0;
+	}
+	im->sum.format = VT_IMPORT_FMT_TEXT;
+	return 0;
+}
+
+static struct vt_import *import_alloc(const char *name,
+				      const struct vt_import_opts *opts)
+{
+	struct vt_import *im = calloc(1, sizeof(*im));
+
+	if (!im)
+		return NULL;
+	im->name = strdup(name ? name : "(memory)");
+	if (!im->name) {
+		free(im);
+		return NULL;
+	}
+	if (opts)
+		im->opts = *opts;
+	else
+		vt_import_opts_init(&im->opts);
+	im->min_linear = UINT64_MAX;
+	im->cfg.page_shift = PAGE_SHIFT_4K;
+	return im;
+}
+
+int vt_import_open(const char *path, const struct vt_import_opts *opts,
+		   struct vt_import **out, struct vt_error *err)
+{
+	struct vt_import *im;
+	unsigned char head[16];
+	size_t hlen;
+	int fd, rc;
+
+	*out = NULL;
+	im = import_alloc(path, opts);
+	if (!im)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	if (err)
+		snprintf(err->file, sizeof(err->file), "%s", path);
+	im->f = fopen(path, "rb");
+	if (!im->f) {
+		rc = -errno;
+		vt_import_close(im);
+		return vt_error_set(err, rc, "cannot open recording '%s': %s",
+				    path, strerror(-rc));
+	}
+	hlen = fread(head, 1, sizeof(head), im->f);
+	if (ferror(im->f)) {
+		vt_import_close(im);
+		return vt_error_set(err, -EIO, "cannot read recording '%s'",
+				    path);
+	}
+	rewind(im->f);
+	fd = -1;
+	if (hlen >= sizeof(dat_magic) &&
+	    !memcmp(head, dat_magic, sizeof(dat_magic))) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			vt_import_close(im);
+			return vt_error_set(err, rc,
+					    "cannot open recording '%s': %s",
+					    path, strerror(-rc));
+		}
+	}
+	rc = open_common(im, head, hlen, fd, err);
+	if (rc) {
+		vt_import_close(im);
+		return rc;
+	}
+	*out = im;
+	return 0;
+}
+
+int vt_import_open_mem(const char *name, const void *buf, size_t len,
+		       const struct vt_import_opts *opts,
+		       struct vt_import **out, struct vt_error *err)
+{
+	struct vt_import *im;
+	int fd = -1, rc;
+
+	*out = NULL;
+	im = import_alloc(name, opts);
+	if (!im)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	im->mem = buf;
+	im->mem_len = len;
+	if (!im->mem)
+		im->mem = (const unsigned char *)"";
+	if (len >= sizeof(dat_magic) && !memcmp(buf, dat_magic,
+						sizeof(dat_magic))) {
+		/* libtracecmd reads from a descriptor */
+		const char *p = buf;
+		size_t done = 0;
+
+		fd = memfd_create("vt-import", MFD_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			vt_import_close(im);
+			return vt_error_set(err, rc, "memfd_create: %s",
+					    strerror(-rc));
+		}
+		while (done < len) {
+			ssize_t n = write(fd, p + done, len - done);
+
+			if (n <= 0) {
+				close(fd);
+				vt_import_close(im);
+				return vt_error_set(err, -EIO,
+						    "cannot buffer '%s'", name);
+			}
+			done += n;
+		}
+		lseek(fd, 0, SEEK_SET);
+	}
+	rc = open_common(im, buf, len, fd, err);
+	if (rc) {
+		vt_import_close(im);
+		return rc;
+	}
+	*out = im;
+	return 0;
+}
+
+void vt_import_close(struct vt_import *im)
+{
+	size_t i;
+
+	if (!im)
+		return;
+	if (im->dat)
+		tracecmd_close(im->dat);
+	if (im->f)
+		fclose(im->f);
+	if (im->lz_init)
+		lzma_end(&im->lz);
+	for (i = 0; i < im->nareas; i++) {
+		free(im->areas[i].alloc.v);
+		free(im->areas[i].chunks.v);
+		free(im->areas[i].freed.v);
+	}
+	for (i = 0; i < im->strs.n; i++)
+		free(im->strs.s[i]);
+	free(im->strs.s);
+	free(im->areas);
+	free(im->slots);
+	for (i = 0; i < im->ntasks; i++)
+		free(im->tasks[i].loose.v);
+	free(im->tasks);
+	free(im->vmr_live.v);
+	free(im->blocks.v);
+	free(im->live);
+	free(im->lbuf);
+	free(im->runs);
+	free(im->order);
+	free(im->meta);
+	free(im->warnings);
+	free(im->name);
+	free(im);
+}
+

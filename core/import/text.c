@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ftrace text front end of vmaptool import: lines of ftrace's
+ * trace/trace_pipe ("comm-pid [cpu] flags ts: name: key=value ..."),
+ * function tracer lines ("ts: func <-parent") and 'trace-cmd report'
+ * output (whose "[FAILED TO PARSE]" lines still carry the raw fields),
+ * plain or xz-compressed, into normalised records (struct kev).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <lzma.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <trace-cmd/trace-cmd.h>
+#include <traceevent/event-parse.h>
+
+#include "core/import/internal.h"
+
+
+/* ---- text front end ------------------------------------------------ */
+
+/* Raw bytes from the file or the memory buffer. */
+static ssize_t raw_read(struct vt_import *im, void *buf, size_t len)
+{
+	if (im->mem) {
+		size_t n = im->mem_len - im->mem_pos;
+
+		if (n > len)
+			n = len;
+		memcpy(buf, im->mem + im->mem_pos, n);
+		im->mem_pos += n;
+		return (ssize_t)n;
+	}
+	if (!im->f)
+		return 0;
+	{
+		size_t n = fread(buf, 1, len, im->f);
+
+		if (!n && ferror(im->f))
+			return -EIO;
+		return (ssize_t)n;
+	}
+}
+
+/* Append decoded bytes to the line buffer; 0 at end, <0 on error. */
+static int text_fill(struct vt_import *im, struct vt_error *err)
+{
+	size_t want = 65536;
+	ssize_t n;
+
+	if (im->out_eof)
+		return 0;
+	if (im->lbuf_pos) {
+		memmove(im->lbuf, im->lbuf + im->lbuf_pos,
+			im->lbuf_len - im->lbuf_pos);
+		im->lbuf_len -= im->lbuf_pos;
+		im->lbuf_pos = 0;
+	}
+	if (!vt_im_grow((void **)&im->lbuf, &im->lbuf_cap,
+		  im->lbuf_len + want + 1, 1))
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	if (!im->xz) {
+		n = raw_read(im, im->lbuf + im->lbuf_len, want);
+		if (n < 0)
+			return vt_error_set(err, -EIO, "cannot read '%s'",
+					    im->name);
+		if (!n)
+			im->out_eof = true;
+		im->lbuf_len += n;
+		return (int)(n > 0);
+	}
+	im->lz.next_out = (uint8_t *)im->lbuf + im->lbuf_len;
+	im->lz.avail_out = want;
+	while (im->lz.avail_out == want) {
+		lzma_ret r;
+
+		if (im->in_pos == im->in_len && !im->in_eof) {
+			n = raw_read(im, im->inbuf, sizeof(im->inbuf));
+			if (n < 0)
+				return vt_error_set(err, -EIO,
+						    "cannot read '%s'",
+						    im->name);
+			im->in_len = n;
+			im->in_pos = 0;
+			if (!n)
+				im->in_eof = true;
+		}
+		im->lz.next_in = im->inbuf + im->in_pos;
+		im->lz.avail_in = im->in_len - im->in_pos;
+		r = lzma_code(&im->lz, im->in_eof ? LZMA_FINISH : LZMA_RUN);
+		im->in_pos = im->in_len - im->lz.avail_in;
+		if (r == LZMA_STREAM_END) {
+			im->out_eof = true;
+			break;
+		}
+		if (r == LZMA_MEM_ERROR)
+			return vt_error_set(err, -ENOMEM, "out of memory");
+		if (r != LZMA_OK)
+			return vt_error_set(err, VT_ERR_IMPORT,
+					    "corrupt xz data in '%s' (lzma error %d)",
+					    im->name, (int)r);
+		if (im->in_eof && !im->lz.avail_in &&
+		    im->lz.avail_out == want)
+			return vt_error_set(err, VT_ERR_IMPORT,
+					    "truncated xz data in '%s'",
+					    im->name);
+	}
+	im->lbuf_len += want - im->lz.avail_out;
+	return 1;
+}
+
+/* The next line, NUL-terminated in place; NULL at end or on error. */
+static char *text_line(struct vt_import *im, int *rc, struct vt_error *err)
+{
+	for (;;) {
+		/* lbuf is NULL until the first fill: no pointer arithmetic on it */
+		char *start = im->lbuf ? im->lbuf + im->lbuf_pos : NULL;
+		char *nl = im->lbuf_len > im->lbuf_pos ?
+			memchr(start, '\n', im->lbuf_len - im->lbuf_pos) :
+			NULL;
+
+		if (nl) {
+			*nl = '\0';
+			im->lbuf_pos = nl - im->lbuf + 1;
+			return start;
+		}
+		if (im->out_eof) {
+			if (im->lbuf_pos < im->lbuf_len) {
+				im->lbuf[im->lbuf_len] = '\0';
+				im->lbuf_pos = im->lbuf_len;
+				return start;
+			}
+			return NULL;
+		}
+		*rc = text_fill(im, err);
+		if (*rc < 0)
+			return NULL;
+	}
+}
+
+/* Parse a number as the kernel prints it: 0x-hex, or decimal (signed). */
+static bool parse_num(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+	bool neg = false, hex = false;
+
+	if (!len)
+		return false;
+	if (s[0] == '-') {
+		neg = true;
+		i = 1;
+	}
+	if (len - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+		hex = true;
+		i += 2;
+	}
+	if (i == len)
+		return false;
+	for (; i < len; i++) {
+		int d;
+
+		if (hex && isxdigit((unsigned char)s[i]))
+			d = isdigit((unsigned char)s[i]) ? s[i] - '0' :
+			    tolower((unsigned char)s[i]) - 'a' + 10;
+		else if (!hex && isdigit((unsigned char)s[i]))
+			d = s[i] - '0';
+		else
+			return false;
+		if (hex ? v >> 60 : v > (UINT64_MAX - d) / 10)
+			return false;
+		v = hex ? v << 4 | d : v * 10 + d;
+	}
+	*out = neg ? (uint64_t)-(int64_t)v : v;
+	return true;
+}
+
+static char *skip_sp(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+static char *tok_end(char *p)
+{
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	return p;
+}
+
+/*
+ * Timestamp "SECS.FRAC:" (microseconds from ftrace, nanoseconds from
+ * trace-cmd -t) to ns.
+ */
+static bool parse_ts(const char *s, size_t len, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	size_t i = 0, nd = 0;
+
+	if (!len || !isdigit((unsigned char)s[0]))
+		return false;
+	for (; i < len && isdigit((unsigned char)s[i]); i++) {
+		if (sec > UINT64_MAX / 10 / 1000000000ULL)
+			return false;
+		sec = sec * 10 + (s[i] - '0');
+	}
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && isdigit((unsigned char)s[i]); i++, nd++)
+			if (nd < 9)
+				frac = frac * 10 + (s[i] - '0');
+	}
+	if (i != len)
+		return false;
+	for (; nd < 9; nd++)
+		frac *= 10;
+	*ns = sec * 1000000000ULL + frac;
+	return true;
+}
+
+/* Fill the fields of @k from "key=value" (or "key: value") tokens. */
+static void parse_fields(struct vt_import *im, char *p, struct kev *k)
+{
+	const struct kev_desc *d = &vt_im_kev_descs[k->kind];
+	int i;
+
+	while (*(p = skip_sp(p))) {
+		char *e = tok_end(p), *eq, *key = p, *val;
+		size_t klen;
+
+		eq = memchr(p, '=', e - p);
+		if (eq) {
+			klen = eq - p;
+			val = eq + 1;
+		} else if (e > p && e[-1] == ':' && *e) {
+			/* "va_start: 1234" */
+			klen = e - p - 1;
+			val = skip_sp(e);
+			e = tok_end(val);
+		} else {
+			p = e;
+			continue;
+		}
+		for (i = 0; i < KEV_MAX_FIELDS && d->fields[i]; i++) {
+			uint64_t v;
+
+			if (strlen(d->fields[i]) != klen ||
+			    memcmp(d->fields[i], key, klen))
+				continue;
+			if (parse_num(val, e - val, &v)) {
+				k->f[i] = v;
+				k->have |= 1u << i;
+			}
+			break;
+		}
+		p = e;
+	}
+	(void)im;
+}
+
+/*
+ * One text line.  Returns 1 for a record, 0 for a line to skip (header,
+ * comment, lost-events note), -1 for a line that is not an event.
+ */
+static int text_parse(struct vt_import *im, char *line, struct kev *k,
+		      char *name, size_t name_sz)
+{
+	char *p, *br, *e, *cpu_end, *dash;
+	char sym[128];
+	uint64_t v;
+	size_t n;
+	int kind;
+
+	line[strcspn(line, "\r")] = '\0';
+	p = skip_sp(line);
+	if (!*p || *p == '#')
+		return 0;
+	if (!strncmp(p, "cpus=", 5) || !strncmp(p, "version =", 9))
+		return 0;
+	if (!strncmp(p, "CPU:", 4) && strstr(p, "LOST")) {
+		char *l = strstr(p, "LOST");
+
+		e = tok_end(skip_sp(l + 4));
+		if (parse_num(skip_sp(l + 4), e - skip_sp(l + 4), &v))
+			im->sum.lost_events += v;
+		return 0;
+	}
+	if (!strncmp(p, "##### CPU", 9))
+		return 0;
+	/* "comm-pid [cpu]": comm may hold spaces and dashes */
+	br = strstr(p, " [");
+	while (br) {
+		cpu_end = strchr(br + 2, ']');
+		if (cpu_end && cpu_end - br - 2 > 0 && cpu_end - br - 2 < 8) {
+			char *c;
+
+			for (c = br + 2; c < cpu_end && isdigit((unsigned char)*c); c++)
+				;
+			if (c == cpu_end)
+				break;
+		}
+		br = strstr(br + 1, " [");
+	}
+	if (!br)
+		return -1;
+	cpu_end = strchr(br + 2, ']');
+	e = br;
+	while (e > p && e[-1] == ' ')
+		e--;
+	*e = '\0';
+	dash = strrchr(p, '-');
+	if (!dash || !parse_num(dash + 1, strlen(dash + 1), &v) ||
+	    v > INT32_MAX)
+		return -1;
+	*dash = '\0';
+	k->comm = p;
+	k->pid = (int)v;
+	if (!parse_num(br + 2, cpu_end - br - 2, &v) || v > 4096)
+		return -1;
+	k->cpu = (int)v;
+	/* optional irq/preempt flags, then "ts:" */
+	p = skip_sp(cpu_end + 1);
+	e = tok_end(p);
+	if (e == p || e[-1] != ':' || !parse_ts(p, e - p - 1, &k->t)) {
+		/* irqs-off, need-resched, hardirq/softirq ('h', 's', 'H') */
+		if (e - p >= 3)
+			k->irq = p[2] == 'h' || p[2] == 's' || p[2] == 'H';
+		p = skip_sp(e);
+		e = tok_end(p);
+		if (e == p || e[-1] != ':' || !parse_ts(p, e - p - 1, &k->t))
+			return -1;
+	}
+	p = skip_sp(e);
+	e = tok_end(p);
+	if (e == p)
+		return -1;
+	if (e[-1] != ':') {
+		/* function tracer: "func <-parent" */
+		k->kind = KEV_FUNCTION;
+		if (*e)
+			*e++ = '\0';
+		k->func = p;
+		p = skip_sp(e);
+		if (!strncmp(p, "<-", 2)) {
+			p += 2;
+			while (*p == '-' || *p == ' ')
+				p++;
+			e = tok_end(p);
+			*e = '\0';
+			k->parent = p;
+		}
+		snprintf(name, name_sz, "function");
+		return 1;
+	}
+	n = e - p - 1;
+	if (n >= name_sz)
+		n = name_sz - 1;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	p = skip_sp(e);
+	if (!strcmp(name, "function")) {
+		/* trace-cmd report: "function: func <-- parent" */
+		k->kind = KEV_FUNCTION;
+		e = tok_end(p);
+		if (*e)
+			*e++ = '\0';
+		k->func = p;
+		p = skip_sp(e);
+		if (!strncmp(p, "<-", 2)) {
+			p += 2;
+			while (*p == '-' || *p == ' ')
+				p++;
+			e = tok_end(p);
+			*e = '\0';
+			k->parent = p;
+		}
+		return 1;
+	}
+	sym[0] = '\0';
+	if (*p == '(') {
+		/* kprobe location: "(sym+0x0/0x140)" or "(ffff8000803a5b28)" */
+		e = strchr(p, ')');
+		if (e) {
+			size_t sl = strcspn(p + 1, "+)");
+
+			if (sl < sizeof(sym) && !parse_num(p + 1, sl, &v) &&
+			    !(sl == 16 && strspn(p + 1, "0123456789abcdef") >= 16)) {
+				memcpy(sym, p + 1, sl);
+				sym[sl] = '\0';
+			}
+			p = e + 1;
+		}
+	}
+	if (!strncmp(skip_sp(p), "[FAILED TO PARSE]", 17))
+		p = skip_sp(p) + 17;
+	kind = vt_im_kind_of(name, sym);
+	if (kind < 0)
+		return 2;	/* an event we do not use */
+	k->kind = kind;
+	parse_fields(im, p, k);
+	return 1;
+}
+
+int vt_im_text_run(struct vt_import *im, struct vt_error *err)
+{
+	char name[64];
+	char *line;
+	int rc = 0;
+
+	while ((line = text_line(im, &rc, err))) {
+		struct kev k;
+		int r;
+
+		im->sum.lines++;
+		memset(&k, 0, sizeof(k));
+		k.line = (unsigned long)im->sum.lines;
+		r = text_parse(im, line, &k, name, sizeof(name));
+		if (r < 0) {
+			if (!im->sum.bad_lines)
+				im->sum.first_bad_line = k.line;
+			im->sum.bad_lines++;
+			continue;
+		}
+		if (r == 0)
+			continue;
+		if (r == 2) {
+			im->sum.records++;
+			vt_im_count_unknown(im, name);
+			continue;
+		}
+		if ((k.have & vt_im_kev_descs[k.kind].required) !=
+		    vt_im_kev_descs[k.kind].required) {
+			im->sum.records++;
+			im->sum.bad_fields++;
+			continue;
+		}
+		vt_im_handle(im, &k);
+		if (im->oom)
+			return vt_error_set(err, -ENOMEM, "out of memory");
+	}
+	return rc < 0 ? rc : 0;
+}
+
