@@ -164,6 +164,7 @@ int cmd_import(int argc, char **argv)
 	vt_import_opts_init(&a.opts);
 	argv[0] = name;
 	argp_parse(&import_argp, argc, argv, 0, NULL, &a);
+	a.opts.max_input = vt_cli.model.max_input;
 	vt_error_init(&err);
 
 	rc = vt_import_open(a.recording, &a.opts, &im, &err);

@@ -22,6 +22,9 @@
 
 #include "core/import/internal.h"
 
+/* libtracecmd exports it; trace-cmd.h of 1.3 does not declare it */
+int tracecmd_page_size(struct tracecmd_input *handle);
+
 
 /* ---- trace.dat front end ------------------------------------------- */
 
@@ -189,6 +192,23 @@ int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
 		return vt_error_set(err, VT_ERR_IMPORT,
 				    "'%s': no event formats in the recording",
 				    im->name);
+	}
+	/*
+	 * The page size of the file header against the ring-buffer page the
+	 * recording's own header_page format describes (data offset + data
+	 * size): a wrong page size misreads every page and silently loses
+	 * events (dat-check.c cannot see it inside compressed sections).
+	 */
+	{
+		int ps = tracecmd_page_size(im->dat);
+		int sub = tep_get_sub_buffer_size(c->tep);
+
+		if (sub > 0 && ps != sub) {
+			free(c);
+			return vt_error_set(err, VT_ERR_IMPORT,
+					    "'%s': corrupt trace-cmd recording: page size %d in the file header, but its header_page format describes %d-byte pages",
+					    im->name, ps, sub);
+		}
 	}
 	rc = tracecmd_iterate_events(im->dat, NULL, 0, dat_cb, c);
 	free(c);

@@ -29,6 +29,9 @@ struct vt_import_opts {
 	bool no_pages;
 	/* emit vm_unmap_aliases-type purges (default true via init) */
 	bool explicit_purges;
+	/* --max-input: bytes of the recording after decompression (0: the
+	 * default of core/input.h) */
+	uint64_t max_input;
 };
 
 void vt_import_opts_init(struct vt_import_opts *o);
@@ -61,6 +64,7 @@ struct vt_import_summary {
 	unsigned long first_bad_line;
 	uint64_t lost_events;		/* ring-buffer overruns reported */
 	uint64_t bad_fields;		/* known events with unreadable fields */
+	uint64_t ioremap_beyond_pa;	/* ioremaps beyond the PA size, dropped */
 	uint64_t unknown_events;	/* records of events we do not use */
 
 	/* kernel events used */

@@ -20,6 +20,7 @@
 #include <traceevent/event-parse.h>
 
 #include "core/import/import.h"
+#include "core/input.h"
 
 #define PAGE_SHIFT_4K 12
 #define PAGE_SIZE_4K 4096ULL
@@ -170,6 +171,13 @@ struct vt_import {
 	char *lbuf;
 	size_t lbuf_len, lbuf_cap, lbuf_pos;
 	bool out_eof;
+	struct vt_input *in;	/* the counting stream im->f reads */
+	unsigned char head[16];	/* bytes sniffed, handed out first */
+	size_t head_len, head_pos;
+	size_t scan_pos;	/* lbuf[lbuf_pos, scan_pos) has no newline */
+	uint64_t text_total;	/* text bytes produced (after xz) */
+	uint64_t max_input;
+	bool limit_hit;
 
 	/* state */
 	struct area *areas;

@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <trace-cmd/trace-cmd.h>
 #include <traceevent/event-parse.h>
 
+#include "core/import/dat-check.h"
 #include "core/import/internal.h"
 
 
@@ -35,7 +37,27 @@ static int open_common(struct vt_import *im, const unsigned char *head,
 {
 	if (hlen >= sizeof(dat_magic) &&
 	    !memcmp(head, dat_magic, sizeof(dat_magic))) {
+		struct stat st;
+		int rc;
+
 		im->sum.format = VT_IMPORT_FMT_DAT;
+		/*
+		 * libtracecmd trusts the sizes and offsets of the file:
+		 * check them first (dat-check.c), from the start.
+		 */
+		if (fstat(fd, &st)) {
+			rc = -errno;
+			close(fd);
+			return vt_error_set(err, rc, "cannot read recording '%s': %s",
+					    im->name, strerror(-rc));
+		}
+		rc = vt_dat_check(fd, st.st_size, im->name, err);
+		if (rc || lseek(fd, 0, SEEK_SET)) {
+			close(fd);
+			return rc ? rc : vt_error_set(err, -errno,
+						      "cannot read recording '%s': %s",
+						      im->name, strerror(errno));
+		}
 		tracecmd_set_loglevel(TEP_LOG_CRITICAL);
 		im->dat = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS);
 		if (!im->dat) {
@@ -82,17 +104,70 @@ static struct vt_import *import_alloc(const char *name,
 		im->opts = *opts;
 	else
 		vt_import_opts_init(&im->opts);
+	im->max_input = im->opts.max_input ? im->opts.max_input :
+			VT_MAX_INPUT_DEFAULT;
 	im->min_linear = UINT64_MAX;
 	im->cfg.page_shift = PAGE_SHIFT_4K;
 	return im;
+}
+
+/*
+ * A descriptor libtracecmd can read the whole trace.dat from, at offset 0:
+ * the file itself when it is a regular file, else (a pipe, a FIFO) a memfd
+ * holding the sniffed bytes and the rest of the stream, bounded by
+ * --max-input.
+ */
+static int dat_fd(struct vt_import *im, const char *path, struct vt_error *err)
+{
+	char buf[65536];
+	struct stat st;
+	int fd;
+
+	if (!fstat(fileno(im->f), &st) && S_ISREG(st.st_mode)) {
+		fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
+				       : dup(STDIN_FILENO);
+		if (fd < 0 || lseek(fd, 0, SEEK_SET))
+			goto sys;
+		return fd;
+	}
+	fd = memfd_create("vt-import", MFD_CLOEXEC);
+	if (fd < 0)
+		goto sys;
+	if (write(fd, im->head, im->head_len) != (ssize_t)im->head_len)
+		goto sys_close;
+	for (;;) {
+		size_t n = fread(buf, 1, sizeof(buf), im->f);
+
+		if (n && write(fd, buf, n) != (ssize_t)n)
+			goto sys_close;
+		if (n < sizeof(buf))
+			break;
+	}
+	if (ferror(im->f)) {
+		close(fd);
+		if (vt_input_limit_hit(im->in, err))
+			return err->code;
+		return vt_error_set(err, -EIO, "cannot read recording '%s'", path);
+	}
+	if (lseek(fd, 0, SEEK_SET))
+		goto sys_close;
+	return fd;
+sys_close:
+	{
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+sys:
+	return vt_error_set(err, -errno, "cannot read recording '%s': %s", path,
+			    strerror(errno));
 }
 
 int vt_import_open(const char *path, const struct vt_import_opts *opts,
 		   struct vt_import **out, struct vt_error *err)
 {
 	struct vt_import *im;
-	unsigned char head[16];
-	size_t hlen;
 	int fd, rc;
 
 	*out = NULL;
@@ -101,33 +176,35 @@ int vt_import_open(const char *path, const struct vt_import_opts *opts,
 		return vt_error_set(err, -ENOMEM, "out of memory");
 	if (err)
 		snprintf(err->file, sizeof(err->file), "%s", path);
-	im->f = fopen(path, "rb");
-	if (!im->f) {
-		rc = -errno;
+	/*
+	 * "-", pipes, FIFOs and devices too (core/input.h); the format is
+	 * sniffed from the first bytes, which text.c hands out first: the
+	 * stream is never rewound.
+	 */
+	rc = vt_input_open(path, "recording", im->max_input, &im->f, &im->in, err);
+	if (!rc)
+		rc = vt_input_whole(im->in, err);
+	if (rc) {
 		vt_import_close(im);
-		return vt_error_set(err, rc, "cannot open recording '%s': %s",
-				    path, strerror(-rc));
+		return rc;
 	}
-	hlen = fread(head, 1, sizeof(head), im->f);
+	im->head_len = fread(im->head, 1, sizeof(im->head), im->f);
 	if (ferror(im->f)) {
+		rc = vt_input_limit_hit(im->in, err) ? err->code :
+		     vt_error_set(err, -EIO, "cannot read recording '%s'", path);
 		vt_import_close(im);
-		return vt_error_set(err, -EIO, "cannot read recording '%s'",
-				    path);
+		return rc;
 	}
-	rewind(im->f);
 	fd = -1;
-	if (hlen >= sizeof(dat_magic) &&
-	    !memcmp(head, dat_magic, sizeof(dat_magic))) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (im->head_len >= sizeof(dat_magic) &&
+	    !memcmp(im->head, dat_magic, sizeof(dat_magic))) {
+		fd = dat_fd(im, path, err);
 		if (fd < 0) {
-			rc = -errno;
 			vt_import_close(im);
-			return vt_error_set(err, rc,
-					    "cannot open recording '%s': %s",
-					    path, strerror(-rc));
+			return fd;
 		}
 	}
-	rc = open_common(im, head, hlen, fd, err);
+	rc = open_common(im, im->head, im->head_len, fd, err);
 	if (rc) {
 		vt_import_close(im);
 		return rc;
@@ -194,8 +271,8 @@ void vt_import_close(struct vt_import *im)
 		return;
 	if (im->dat)
 		tracecmd_close(im->dat);
-	if (im->f)
-		fclose(im->f);
+	if (im->f || im->in)
+		vt_input_close(im->in, im->f);
 	if (im->lz_init)
 		lzma_end(&im->lz);
 	for (i = 0; i < im->nareas; i++) {

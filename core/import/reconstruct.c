@@ -1092,11 +1092,19 @@ static void finish_purges(struct vt_import *im)
 
 static int finish(struct vt_import *im, struct vt_error *err)
 {
-	uint64_t next_id = 1;
+	uint64_t next_id = 1, pa_end;
 	size_t i;
 	int lead;
 
 	finish_purges(im);
+	/* VA_BITS from the lowest linear-map pointer (4K: 39, 48, 52) */
+	if (im->min_linear != UINT64_MAX) {
+		lead = __builtin_clzll(~im->min_linear);
+		if (64 - lead == 39 || 64 - lead == 48 || 64 - lead == 52)
+			im->sum.va_bits = 64 - lead;
+	}
+	/* the PA size the trace reader checks ioremaps against */
+	pa_end = 1ull << (im->sum.va_bits == 52 ? 52 : 48);
 	for (i = 0; i < im->nareas; i++) {
 		struct area *a = &im->areas[i];
 		struct slot *s = &im->slots[a->map_slot];
@@ -1151,6 +1159,11 @@ static int finish(struct vt_import *im, struct vt_error *err)
 			s->ev.phys = a->phys;
 			s->ev.size = a->map_size;
 			s->ev.prot = VT_PROT_DEVICE;
+			/* import never writes what replay refuses */
+			if (a->phys > pa_end || a->map_size > pa_end - a->phys) {
+				im->sum.ioremap_beyond_pa++;
+				s->drop = true;
+			}
 			break;
 		case AK_VM_MAP_RAM:
 			s->ev.op = VT_OP_VM_MAP_RAM;
@@ -1213,13 +1226,6 @@ unmap:
 		im->order[im->sum.out_events++] = i;
 		im->sum.out_by_op[s->ev.op]++;
 	}
-
-	/* VA_BITS from the lowest linear-map pointer (4K: 39, 48, 52) */
-	if (im->min_linear != UINT64_MAX) {
-		lead = __builtin_clzll(~im->min_linear);
-		if (64 - lead == 39 || 64 - lead == 48 || 64 - lead == 52)
-			im->sum.va_bits = 64 - lead;
-	}
 	im->cfg.va_bits = im->sum.va_bits;
 	return 0;
 }
@@ -1235,6 +1241,9 @@ static void build_warnings(struct vt_import *im)
 	if (s->lost_events)
 		warnf(im, "the recording lost %" PRIu64 " event(s) to ring-buffer overruns; areas may be incomplete",
 		      s->lost_events);
+	if (s->ioremap_beyond_pa)
+		warnf(im, "%" PRIu64 " ioremap(s) of physical ranges beyond the %u-bit physical address size dropped",
+		      s->ioremap_beyond_pa, s->va_bits == 52 ? 52 : 48);
 	if (s->bad_fields)
 		warnf(im, "%" PRIu64 " known event(s) lack required fields and were ignored",
 		      s->bad_fields);

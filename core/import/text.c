@@ -39,15 +39,48 @@ static ssize_t raw_read(struct vt_import *im, void *buf, size_t len)
 		im->mem_pos += n;
 		return (ssize_t)n;
 	}
+	/* the bytes open.c sniffed the format from come first */
+	if (im->head_pos < im->head_len) {
+		size_t n = im->head_len - im->head_pos;
+
+		if (n > len)
+			n = len;
+		memcpy(buf, im->head + im->head_pos, n);
+		im->head_pos += n;
+		return (ssize_t)n;
+	}
 	if (!im->f)
 		return 0;
 	{
 		size_t n = fread(buf, 1, len, im->f);
 
-		if (!n && ferror(im->f))
-			return -EIO;
+		if (ferror(im->f))
+			return errno ? -errno : -EIO;
 		return (ssize_t)n;
 	}
+}
+
+static int read_error(struct vt_import *im, ssize_t n, struct vt_error *err)
+{
+	if (vt_input_limit_hit(im->in, err))
+		return err->code;
+	return vt_error_set(err, (int)n, "cannot read recording '%s': %s",
+			    im->name, strerror((int)-n));
+}
+
+/* The text (after decompression) is bounded by --max-input. */
+static int text_limit(struct vt_import *im, size_t n, struct vt_error *err)
+{
+	char b[64];
+
+	im->text_total += n;
+	if (im->text_total <= im->max_input)
+		return 0;
+	snprintf(err->file, sizeof(err->file), "%s", im->name);
+	return vt_error_set(err, VT_ERR_INPUT_LIMIT,
+			    "%s is larger than the --max-input limit of %s",
+			    im->xz ? "the decompressed recording" : "input",
+			    vt_input_size_text(im->max_input, b, sizeof(b)));
 }
 
 /* Append decoded bytes to the line buffer; 0 at end, <0 on error. */
@@ -62,6 +95,7 @@ static int text_fill(struct vt_import *im, struct vt_error *err)
 		memmove(im->lbuf, im->lbuf + im->lbuf_pos,
 			im->lbuf_len - im->lbuf_pos);
 		im->lbuf_len -= im->lbuf_pos;
+		im->scan_pos -= im->lbuf_pos;
 		im->lbuf_pos = 0;
 	}
 	if (!vt_im_grow((void **)&im->lbuf, &im->lbuf_cap,
@@ -70,11 +104,12 @@ static int text_fill(struct vt_import *im, struct vt_error *err)
 	if (!im->xz) {
 		n = raw_read(im, im->lbuf + im->lbuf_len, want);
 		if (n < 0)
-			return vt_error_set(err, -EIO, "cannot read '%s'",
-					    im->name);
+			return read_error(im, n, err);
 		if (!n)
 			im->out_eof = true;
 		im->lbuf_len += n;
+		if (text_limit(im, n, err))
+			return err->code;
 		return (int)(n > 0);
 	}
 	im->lz.next_out = (uint8_t *)im->lbuf + im->lbuf_len;
@@ -85,9 +120,7 @@ static int text_fill(struct vt_import *im, struct vt_error *err)
 		if (im->in_pos == im->in_len && !im->in_eof) {
 			n = raw_read(im, im->inbuf, sizeof(im->inbuf));
 			if (n < 0)
-				return vt_error_set(err, -EIO,
-						    "cannot read '%s'",
-						    im->name);
+				return read_error(im, n, err);
 			im->in_len = n;
 			im->in_pos = 0;
 			if (!n)
@@ -114,6 +147,8 @@ static int text_fill(struct vt_import *im, struct vt_error *err)
 					    im->name);
 	}
 	im->lbuf_len += want - im->lz.avail_out;
+	if (text_limit(im, want - im->lz.avail_out, err))
+		return err->code;
 	return 1;
 }
 
@@ -123,15 +158,24 @@ static char *text_line(struct vt_import *im, int *rc, struct vt_error *err)
 	for (;;) {
 		/* lbuf is NULL until the first fill: no pointer arithmetic on it */
 		char *start = im->lbuf ? im->lbuf + im->lbuf_pos : NULL;
-		char *nl = im->lbuf_len > im->lbuf_pos ?
-			memchr(start, '\n', im->lbuf_len - im->lbuf_pos) :
-			NULL;
+		char *nl;
 
+		/*
+		 * Search only the bytes not searched yet: a long line read in
+		 * 64 KiB pieces is scanned once, not once per piece.
+		 */
+		if (im->scan_pos < im->lbuf_pos)
+			im->scan_pos = im->lbuf_pos;
+		nl = im->lbuf_len > im->scan_pos ?
+			memchr(im->lbuf + im->scan_pos, '\n',
+			       im->lbuf_len - im->scan_pos) : NULL;
 		if (nl) {
 			*nl = '\0';
 			im->lbuf_pos = nl - im->lbuf + 1;
+			im->scan_pos = im->lbuf_pos;
 			return start;
 		}
+		im->scan_pos = im->lbuf_len;
 		if (im->out_eof) {
 			if (im->lbuf_pos < im->lbuf_len) {
 				im->lbuf[im->lbuf_len] = '\0';
@@ -222,6 +266,9 @@ static bool parse_ts(const char *s, size_t len, uint64_t *ns)
 		return false;
 	for (; nd < 9; nd++)
 		frac *= 10;
+	/* a time of 2^64 ns (584 years) or more does not wrap: refused */
+	if (sec > (UINT64_MAX - frac) / 1000000000ULL)
+		return false;
 	*ns = sec * 1000000000ULL + frac;
 	return true;
 }
