@@ -22,6 +22,8 @@ struct vt_cli {
 	const char *profile;		/* --profile */
 	struct vt_model_opts model;	/* what-if options, geometry, --verify */
 	bool granule_set, va_bits_set;	/* given on the command line */
+	bool kernel_given;		/* --kernel given */
+	bool opt_given[VT_OPT__NR];	/* what-if option given (gate) */
 	enum vt_format format;		/* --format, -j */
 	const char *output;		/* -o/--output */
 	bool per_op;			/* --per-op */

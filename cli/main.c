@@ -252,6 +252,7 @@ static void model_option(struct argp_state *state, enum vt_option_id id,
 		break;
 	}
 	vt_option_set(&vt_cli.model, id, v);
+	vt_cli.opt_given[id] = true;
 }
 
 static error_t common_parse(int key, char *arg, struct argp_state *state)
@@ -325,6 +326,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 				   arg, "kernel", kernel_words);
 		else
 			vt_model_opts_kernel(m, (enum vt_kernel_gen)i);
+		vt_cli.kernel_given = true;
 		break;
 	case ARGP_KEY_END:
 		if (parsing_subcommand &&

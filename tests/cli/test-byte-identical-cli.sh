@@ -72,7 +72,7 @@ run() {
 
 # ---- every trace ------------------------------------------------------
 
-traces=$(cd "$W" && find -L traces -type f \( -name '*.json' -o -name '*.jsonl' \) | LC_ALL=C sort)
+traces=$(cd "$W" && find -L traces -type f \( -name '*.json' -o -name '*.jsonl' \) ! -name baseline.json | LC_ALL=C sort)
 if [ "$have_shared" = 1 ]; then
 	traces="$traces
 $(cd "$W" && find -L scen -type f -name '*.trace.json' | LC_ALL=C sort)"
