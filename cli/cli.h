@@ -54,6 +54,7 @@ struct vt_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);	/* returns an exit code */
 	const char *summary;
+	unsigned int applies;	/* VT_APPLIES_* of cli/main.c */
 };
 
 int cmd_replay(int argc, char **argv);
@@ -65,6 +66,10 @@ int cmd_ptdump(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_strategies(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
+
+/* The candidate of @cands (NULL entries skipped) that @word is most
+ * likely a typo of, or NULL when none is close (cli/suggest.c). */
+const char *vt_suggest(const char *word, const char *const *cands, size_t n);
 
 /* ---- diag.c: the only code that writes to stderr -------------------- */
 /* Exit code for a core error code (0 for success); the one mapping place. */

@@ -40,10 +40,10 @@ enum {
 static const struct argp_option gate_options[] = {
 	{ "baseline", OPT_BASELINE, "REPORT.json", 0,
 	  "the report to compare against (required)", 0 },
-	{ "threshold", OPT_THRESHOLD, "METRIC:N[%],...", 0,
-	  "tolerance of a metric, absolute or in percent of the baseline "
-	  "(counts are exact, cycles and ns 2%, by default); a bare PCT sets "
-	  "that of cycles and ns", 0 },
+	{ "threshold", OPT_THRESHOLD, "LIST", 0,
+	  "METRIC:N or METRIC:N%[,...]: tolerance of a metric, absolute or "
+	  "in percent of the baseline (counts are exact, cycles and ns 2%, "
+	  "by default); a bare PCT sets that of cycles and ns", 0 },
 	{ "allow-missing", OPT_ALLOW_MISSING, NULL, 0,
 	  "a trace only the baseline or only the command line has is listed, "
 	  "not a failure", 0 },
