@@ -188,11 +188,21 @@ static const char *option_name(int key, char *buf, size_t len)
  * line that points at 'vmaptool help'.  Starts from the flags the table
  * was built with, so that it can run twice ('vmaptool help CMD').
  */
+static unsigned char flags0[NR_COMMON];
+static const char *doc0[NR_COMMON];
+static bool saved;
+
+/* Every common option as the table was built (the top-level --help). */
+static void show_all(void)
+{
+	for (size_t i = 0; saved && i < NR_COMMON; i++) {
+		common_options[i].flags = flags0[i];
+		common_options[i].doc = doc0[i];
+	}
+}
+
 static void hide_for(const struct vt_cmd *c)
 {
-	static unsigned char flags0[NR_COMMON];
-	static const char *doc0[NR_COMMON];
-	static bool saved;
 	static char head[200];
 
 	if (!saved) {
@@ -617,6 +627,18 @@ static void unknown_command(const char *word)
 		vt_err("'%s' is not a vmaptool command; see 'vmaptool help'", word);
 }
 
+/* The top-level --help, with argp's own options: argp prints it and exits 0. */
+static int top_help(void)
+{
+	static char prog[] = "vmaptool", help_opt[] = "--help";
+	char *av[] = { prog, help_opt, NULL };
+
+	show_all();
+	cur_cmd = NULL;
+	argp_parse(&top_argp, 2, av, ARGP_IN_ORDER, NULL, NULL);
+	return 0;
+}
+
 /* vmaptool help [COMMAND]: the top-level help, or COMMAND --help. */
 static int cmd_help(int argc, char **argv)
 {
@@ -628,19 +650,15 @@ static int cmd_help(int argc, char **argv)
 		vt_err("help: one command at most; see 'vmaptool help'");
 		return VT_EC_USAGE;
 	}
-	if (argc < 2) {
-		argp_help(&top_argp, stdout, ARGP_HELP_STD_HELP, (char *)"vmaptool");
-		return 0;
-	}
+	if (argc < 2)
+		return top_help();
 	c = cmd_find(argv[1]);
 	if (!c) {
 		unknown_command(argv[1]);
 		return VT_EC_USAGE;
 	}
-	if (c->fn == cmd_help) {
-		argp_help(&top_argp, stdout, ARGP_HELP_STD_HELP, (char *)"vmaptool");
-		return 0;
-	}
+	if (c->fn == cmd_help)
+		return top_help();
 	cur_cmd = c;
 	hide_for(c);
 	av[0] = argv[1];

@@ -170,6 +170,29 @@ static void on_warn(void *ctx, const char *msg)
 	vt_warn("%s: %s", c->trace, msg);
 }
 
+void vt_run_explain(const char *path, struct vt_error *err)
+{
+	static const char magic[] = "\027\010\104tracing";	/* trace-cmd */
+	char head[sizeof(magic) - 1];
+	FILE *f;
+
+	if (err->code != VT_ERR_TRACE_SYNTAX && err->code != VT_ERR_TRACE_VERSION &&
+	    err->code != VT_ERR_TRACE_SCHEMA)
+		return;
+	f = fopen(path, "rb");
+	if (!f)
+		return;
+	if (fread(head, 1, sizeof(head), f) == sizeof(head) &&
+	    !memcmp(head, magic, sizeof(head))) {
+		snprintf(err->file, sizeof(err->file), "%s", path);
+		err->line = err->column = 0;
+		vt_error_set(err, VT_ERR_TRACE_SYNTAX, "this is a trace-cmd "
+			     "recording, not a trace: run 'vmaptool import %s "
+			     "-o trace.json' and replay trace.json", path);
+	}
+	fclose(f);
+}
+
 /* ---- one trace, and the --jobs workers ------------------------------ */
 
 struct job {
@@ -203,6 +226,8 @@ static int run_one(struct job *j, const struct vt_spec_list *specs,
 	j->ran = true;
 	if (j->ret < 0 && !j->err.code)
 		j->err.code = j->ret;
+	if (j->ret < 0)
+		vt_run_explain(j->path, &j->err);
 	if (j->ret >= 0 && ctx.write_err) {
 		j->ret = ctx.write_err;
 		vt_error_set(&j->err, ctx.write_err, "cannot write --per-event lines: %s",

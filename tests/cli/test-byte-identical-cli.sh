@@ -50,6 +50,10 @@ have_shared=0
 if [ -d "$VT_SHARED/spec/scenarios" ]; then
 	ln -s "$VT_SHARED/spec/scenarios" "$W/scen"
 	have_shared=1
+elif [ "${CI:-}" = true ]; then
+	# CI always has ../shared: there its absence is a failure
+	echo "FAIL: no $VT_SHARED/spec/scenarios (CI=true)"
+	exit 1
 fi
 cd "$W" || exit 2
 
