@@ -22,6 +22,8 @@ struct vt_cli {
 	const char *profile;		/* --profile */
 	struct vt_model_opts model;	/* what-if options, geometry, --verify */
 	bool granule_set, va_bits_set;	/* given on the command line */
+	bool kernel_given;		/* --kernel given */
+	bool opt_given[VT_OPT__NR];	/* what-if option given (gate) */
 	enum vt_format format;		/* --format, -j */
 	const char *output;		/* -o/--output */
 	bool per_op;			/* --per-op */
@@ -52,6 +54,7 @@ struct vt_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);	/* returns an exit code */
 	const char *summary;
+	unsigned int applies;	/* VT_APPLIES_* of cli/main.c */
 };
 
 int cmd_replay(int argc, char **argv);
@@ -63,6 +66,10 @@ int cmd_ptdump(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_strategies(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
+
+/* The candidate of @cands (NULL entries skipped) that @word is most
+ * likely a typo of, or NULL when none is close (cli/suggest.c). */
+const char *vt_suggest(const char *word, const char *const *cands, size_t n);
 
 /* ---- diag.c: the only code that writes to stderr -------------------- */
 /* Exit code for a core error code (0 for success); the one mapping place. */

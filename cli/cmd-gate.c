@@ -1,51 +1,92 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmaptool gate --baseline=REPORT.json [--threshold=PCT] REPORT.json|TRACE...
+ * vmaptool gate --baseline=REPORT.json [OPTION...] REPORT.json|TRACE...
  *
- * The perf gate (STYLE.md 8): the model is deterministic, so every count
- * must not increase at all; only the cost model's estimates (cycles, ns)
- * get --threshold.  The current numbers come from a report file, or from
- * replaying traces with the baseline's strategies and options.  Exit 1
- * when anything regressed (as diff(1) does for differences), 0 otherwise;
- * improvements are listed but never fail (docs/vmaptool-gate.md).
+ * The perf gate (STYLE.md 8, docs/vmaptool-gate.md, docs/ci-gate.md): the
+ * model is deterministic, so every count must not increase at all unless
+ * --threshold allows it.  The current numbers come from a report file, or
+ * from replaying traces with the strategies, options and geometry the
+ * baseline records; a command line that asks for other options is a usage
+ * error (or, with --rebaseline-options, replays with the baseline's).
+ * Traces are matched by key: the path relative to the baseline's folder,
+ * so the gate gives the same answer from any working directory.
+ * --update-baseline writes the baseline instead (whole or not at all).
+ * Exit 1 when anything regressed (as diff(1) does for differences).
  */
+#define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "cli/report-doc.h"
 #include "cli/run.h"
 
 struct gate_args {
 	const char *baseline;
-	double threshold;
+	struct vt_gate_opts g;
+	bool update, rebaseline;
+	const char *junit, *markdown;
 	struct vt_trace_args t;
 };
 
-enum { OPT_BASELINE = 0x300, OPT_THRESHOLD };
+enum {
+	OPT_BASELINE = 0x300, OPT_THRESHOLD, OPT_ALLOW_MISSING, OPT_UPDATE,
+	OPT_REBASELINE, OPT_JUNIT, OPT_MARKDOWN,
+};
 
 static const struct argp_option gate_options[] = {
-	{ "baseline", OPT_BASELINE, "REPORT.json", 0, "the report to compare against (required)", 0 },
-	{ "threshold", OPT_THRESHOLD, "PCT", 0,
-	  "tolerance for estimated metrics (cycles, ns) in percent (default 2)", 0 },
+	{ "baseline", OPT_BASELINE, "REPORT.json", 0,
+	  "the report to compare against (required)", 0 },
+	{ "threshold", OPT_THRESHOLD, "LIST", 0,
+	  "METRIC:N or METRIC:N%[,...]: tolerance of a metric, absolute or "
+	  "in percent of the baseline (counts are exact, cycles and ns 2%, "
+	  "by default); a bare PCT sets that of cycles and ns", 0 },
+	{ "allow-missing", OPT_ALLOW_MISSING, NULL, 0,
+	  "a trace only the baseline or only the command line has is listed, "
+	  "not a failure", 0 },
+	{ "update-baseline", OPT_UPDATE, NULL, 0,
+	  "replay the traces and write the baseline instead of comparing "
+	  "(options not given are kept from the old baseline)", 0 },
+	{ "rebaseline-options", OPT_REBASELINE, NULL, 0,
+	  "replay with the baseline's options when the command line gives "
+	  "others, and say so", 0 },
+	{ "junit", OPT_JUNIT, "FILE", 0,
+	  "also write the result as JUnit XML (one test per trace and strategy)", 0 },
+	{ "markdown", OPT_MARKDOWN, "FILE", 0,
+	  "also write the result as a Markdown table (a merge-request comment)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 }
 };
 
 static error_t gate_parse(int key, char *arg, struct argp_state *state)
 {
 	struct gate_args *a = state->input;
-	char *end;
+	char why[200];
 
 	switch (key) {
 	case OPT_BASELINE:
 		a->baseline = arg;
 		break;
 	case OPT_THRESHOLD:
-		errno = 0;
-		a->threshold = strtod(arg, &end);
-		if (!*arg || *end || errno || !(a->threshold >= 0 && a->threshold <= 1000))
-			argp_error(state, "invalid value '%s' for --threshold (expected 0..1000)",
-				   arg);
+		if (vt_gate_parse_threshold(&a->g, arg, why, sizeof(why)))
+			argp_error(state, "%s", why);
+		break;
+	case OPT_ALLOW_MISSING:
+		a->g.allow_missing = true;
+		break;
+	case OPT_UPDATE:
+		a->update = true;
+		break;
+	case OPT_REBASELINE:
+		a->rebaseline = true;
+		break;
+	case OPT_JUNIT:
+		a->junit = arg;
+		break;
+	case OPT_MARKDOWN:
+		a->markdown = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!a->baseline)
@@ -65,107 +106,501 @@ static const struct argp gate_argp = {
 	       "Every count is compared exactly per trace and strategy: any "
 	       "increase is a regression.  Given traces instead of a report, "
 	       "gate replays them with the baseline's strategies, options and "
-	       "geometry.  Improvements are listed and do not fail.  A baseline "
-	       "of another format or version is refused (exit 3).",
+	       "geometry; traces are matched by their path relative to the "
+	       "baseline's folder.  Improvements are listed and do not fail.  "
+	       "Exit status: 0 no regression, 1 regression, 2 usage (options "
+	       "that differ from the baseline's), 3 bad baseline or trace, "
+	       "4 system error.",
 	.children = vt_common_children,
 };
 
-/* Replay @inputs as the baseline was made, into a new report @cur. */
-static int replay_like(const struct vt_report *base, char **inputs, int n,
-		       struct vt_report **cur)
+/* ---- trace keys ------------------------------------------------------ */
+
+/*
+ * The key of trace @path: its path relative to the folder of the baseline
+ * @baseline ("default.json", "test_vmalloc/x.json", "../other/t.json"),
+ * the same from every working directory.  Falls back to @path as given
+ * when either cannot be resolved.
+ */
+static char *trace_key(const char *baseline, const char *path)
 {
-	struct vt_spec_list specs;
+	char dir[PATH_MAX], *bdir, *t = realpath(path, NULL), *key = NULL;
+	const char *slash = strrchr(baseline, '/');
+	size_t common = 0, i;
+	FILE *f;
+	size_t len;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - baseline) : 1,
+		 slash ? (slash == baseline ? "/" : baseline) : ".");
+	bdir = realpath(dir, NULL);
+	if (!t || !bdir) {
+		free(t);
+		free(bdir);
+		return strdup(path);
+	}
+	/* the longest common run of whole components */
+	for (i = 0; bdir[i] && bdir[i] == t[i]; i++)
+		if (bdir[i] == '/')
+			common = i;
+	if (!bdir[i] && (t[i] == '/' || !t[i]))
+		common = i;
+	f = open_memstream(&key, &len);
+	if (f) {
+		for (i = common; bdir[i]; i++)
+			if (bdir[i] == '/')
+				fputs("../", f);
+		fputs(t + common + (t[common] == '/'), f);
+		if (fclose(f)) {
+			free(key);
+			key = NULL;
+		}
+	}
+	free(t);
+	free(bdir);
+	return key;
+}
+
+/* Whether @path is the file @st (the baseline itself among the inputs). */
+static bool same_file(const char *path, const struct stat *st)
+{
+	struct stat s;
+
+	return !stat(path, &s) && s.st_dev == st->st_dev && s.st_ino == st->st_ino;
+}
+
+/* ---- options: the command line against the baseline ------------------ */
+
+static void opt_word(const struct vt_option *t, unsigned int v, char *buf,
+		     size_t len)
+{
+	if (t->kind == VT_OK_NUMBER)
+		snprintf(buf, len, "%u", v);
+	else if (!vt_option_value_word(t, v, buf, len))
+		snprintf(buf, len, "%u", v);
+}
+
+/*
+ * Append to @f each difference between @cur and @base, as
+ * "--name=X (baseline Y)"; with @given, only the options the command line
+ * gave.  Returns how many.
+ */
+static int option_diffs(FILE *f, const struct vt_model_opts *cur,
+			const struct vt_model_opts *base, bool given)
+{
+	int n = 0;
+
+	if ((!given || vt_cli.kernel_given) && cur->kernel != base->kernel)
+		fprintf(f, "%s--kernel=%s (baseline %s)", n++ ? ", " : "",
+			vt_kernels[cur->kernel].name, vt_kernels[base->kernel].name);
+	for (int i = 0; i < VT_OPT__NR; i++) {
+		const struct vt_option *t = &vt_options[i];
+		unsigned int x = vt_option_get(cur, (enum vt_option_id)i);
+		unsigned int y = vt_option_get(base, (enum vt_option_id)i);
+		char a[64], b[64];
+
+		if (x == y || (given && !vt_cli.opt_given[i] &&
+			       !(vt_cli.kernel_given && t->kernel[cur->kernel])))
+			continue;
+		opt_word(t, x, a, sizeof(a));
+		opt_word(t, y, b, sizeof(b));
+		fprintf(f, "%s--%s=%s (baseline %s)", n++ ? ", " : "", t->name, a, b);
+	}
+	return n;
+}
+
+/* ---- the current report ------------------------------------------------ */
+
+/* Replay @inputs (keys @keys) into @cur with vt_cli.model; each trace with
+ * the baseline's geometry for it, unless given or not in the baseline. */
+static int replay_traces(const struct vt_report *base, char **inputs,
+			 char **keys, int n, const struct vt_spec_list *specs,
+			 bool forced_geometry, struct vt_report *cur)
+{
+	unsigned int ps = vt_cli.model.page_shift, vb = vt_cli.model.va_bits;
+	int rc = 0;
+
+	for (int i = 0; i < n && !rc; i++) {
+		long at = base ? vt_gate_key_match(base->traces, keys[i]) : -1;
+		size_t last = json_array_size(cur->traces);
+
+		vt_cli.model.page_shift = ps;
+		vt_cli.model.va_bits = vb;
+		vt_cli.granule_set = vt_cli.va_bits_set = forced_geometry;
+		if (!forced_geometry && at >= 0) {
+			vt_report_trace_geometry(base, (size_t)at,
+						 &vt_cli.model.page_shift,
+						 &vt_cli.model.va_bits);
+			vt_cli.granule_set = vt_cli.va_bits_set = true;
+		}
+		rc = vt_run_traces(inputs + i, 1, specs, cur, false, NULL);
+		if (!rc && json_array_size(cur->traces) > last &&
+		    json_object_set_new(json_array_get(cur->traces, last), "trace",
+					json_string(keys[i]))) {
+			vt_err("out of memory");
+			rc = VT_EC_SYSTEM;
+		}
+	}
+	return rc;
+}
+
+/* Drop from @base the strategies not in @specs (--strategy given). */
+static int keep_strategies(struct vt_report *base, const struct vt_spec_list *specs)
+{
+	json_t *t;
+	size_t i;
+
+	for (unsigned int k = 0; k < specs->nr; k++) {
+		bool found = false;
+
+		json_array_foreach(base->traces, i, t) {
+			json_t *s;
+			size_t j;
+
+			json_array_foreach(json_object_get(t, "strategies"), j, s)
+				found |= !strcmp(json_string_value(json_object_get(s, "name")),
+						 specs->v[k].name);
+		}
+		if (!found) {
+			vt_err("--strategy=%s: the baseline has no strategy '%s' "
+			       "(add it with --update-baseline)", vt_cli.strategies,
+			       specs->v[k].name);
+			return VT_EC_USAGE;
+		}
+	}
+	json_array_foreach(base->traces, i, t) {
+		json_t *s, *strats = json_object_get(t, "strategies");
+		size_t j = 0;
+
+		while (j < json_array_size(strats)) {
+			const char *name;
+			bool keep = false;
+
+			s = json_array_get(strats, j);
+			name = json_string_value(json_object_get(s, "name"));
+			for (unsigned int k = 0; k < specs->nr; k++)
+				keep |= !strcmp(name, specs->v[k].name);
+			if (keep)
+				j++;
+			else
+				json_array_remove(strats, j);
+		}
+	}
+	return 0;
+}
+
+/* A report given as the current numbers must have been made as the
+ * baseline was (geometry, generation, options). */
+static int check_report_config(const struct vt_report *base,
+			       const struct vt_report *cur)
+{
+	struct vt_model_opts bo, co;
 	struct vt_error err;
-	char *list = NULL;
-	int rc;
+	char *list = NULL, *msg = NULL;
+	size_t len;
+	bool per_op;
+	FILE *f;
+	int n;
 
 	vt_error_init(&err);
-	if (vt_report_setup(base, &vt_cli.model, &list, &vt_cli.per_op, &err)) {
+	if (vt_report_setup(base, &bo, &list, &per_op, &err)) {
 		snprintf(err.file, sizeof(err.file), "%s", "baseline");
 		return vt_report_error(&err);
 	}
-	rc = vt_run_parse_strategies(list, &specs);
+	free(list);
+	list = NULL;
+	if (vt_report_setup(cur, &co, &list, &per_op, &err)) {
+		snprintf(err.file, sizeof(err.file), "%s", "current report");
+		return vt_report_error(&err);
+	}
+	free(list);
+	f = open_memstream(&msg, &len);
+	if (!f)
+		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+	n = option_diffs(f, &co, &bo, false);
+	if (base->page_shift != cur->page_shift || base->va_bits != cur->va_bits)
+		fprintf(f, "%sgeometry %s/%u (baseline %s/%u)", n++ ? ", " : "",
+			vt_granule_name(cur->page_shift), cur->va_bits,
+			vt_granule_name(base->page_shift), base->va_bits);
+	if (fclose(f))
+		n = 0;
+	if (n)
+		vt_err("gate: the report was made with other options than the "
+		       "baseline: %s; make both the same way", msg);
+	free(msg);
+	return n ? VT_EC_USAGE : 0;
+}
+
+/* ---- outputs --------------------------------------------------------- */
+
+static int write_file(const char *path, const struct vt_gate *g,
+		      int (*fn)(const struct vt_gate *, FILE *))
+{
+	FILE *f = vt_out_open(path);
+	int wr, rc;
+
+	if (!f)
+		return VT_EC_SYSTEM;
+	wr = fn(g, f);
+	rc = vt_out_close(f, path, wr == 0);
+	if (wr && !rc) {
+		vt_err("cannot write '%s': %s", path, strerror(-wr));
+		rc = VT_EC_SYSTEM;
+	}
+	return rc;
+}
+
+static int write_text(const struct vt_gate *g, FILE *f)
+{
+	return vt_gate_write(g, f, vt_cli.format);
+}
+
+static int write_outputs(const struct vt_gate *g, const struct gate_args *a)
+{
+	int rc = write_file(vt_cli.output, g, write_text);
+
+	if (!rc && a->junit)
+		rc = write_file(a->junit, g, vt_gate_write_junit);
+	if (!rc && a->markdown)
+		rc = write_file(a->markdown, g, vt_gate_write_markdown);
+	return rc;
+}
+
+static int write_baseline(const char *path, const struct vt_report *r)
+{
+	FILE *f = vt_out_open(path);
+	int wr, rc;
+
+	if (!f)
+		return VT_EC_SYSTEM;
+	wr = vt_report_write(r, f, VT_FMT_JSON, 0);
+	rc = vt_out_close(f, path, wr == 0);
+	if (wr && !rc) {
+		vt_err("cannot write '%s': %s", path, strerror(-wr));
+		rc = VT_EC_SYSTEM;
+	}
+	if (!rc)
+		vt_info("baseline '%s' written: %zu trace%s", path,
+			json_array_size(r->traces),
+			json_array_size(r->traces) == 1 ? "" : "s");
+	return rc;
+}
+
+/* The model and strategy list to replay with, from the baseline and the
+ * command line; a usage error when they differ and we are gating. */
+static int choose_model(const struct gate_args *a, struct vt_report *base,
+			struct vt_spec_list *specs)
+{
+	struct vt_model_opts bo, given = vt_cli.model;
+	struct vt_error err;
+	char *list = NULL, *msg = NULL;
+	bool per_op = vt_cli.per_op;
+	size_t len;
+	FILE *f;
+	int n = 0, rc;
+
+	if (base) {
+		vt_error_init(&err);
+		if (vt_report_setup(base, &bo, &list, &per_op, &err)) {
+			snprintf(err.file, sizeof(err.file), "%s", a->baseline);
+			return vt_report_error(&err);
+		}
+		f = open_memstream(&msg, &len);
+		if (!f) {
+			free(list);
+			return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		}
+		n = option_diffs(f, &given, &bo, true);
+		if (!a->update && (vt_cli.granule_set || vt_cli.va_bits_set) &&
+		    (given.page_shift != base->page_shift ||
+		     given.va_bits != base->va_bits))
+			fprintf(f, "%s--granule=%s --va-bits=%u (baseline %s, %u)",
+				n++ ? ", " : "", vt_granule_name(given.page_shift),
+				given.va_bits, vt_granule_name(base->page_shift),
+				base->va_bits);
+		if (fclose(f))
+			n = 0;
+		if (a->update) {
+			/* what the command line gives wins, the rest is kept */
+			for (int i = 0; i < VT_OPT__NR; i++)
+				if (!vt_cli.opt_given[i] &&
+				    !(vt_cli.kernel_given &&
+				      vt_options[i].kernel[given.kernel]))
+					vt_option_set(&given, (enum vt_option_id)i,
+						      vt_option_get(&bo, (enum vt_option_id)i));
+			if (!vt_cli.kernel_given)
+				given.kernel = bo.kernel;
+			if (n)
+				vt_info("gate: new options for the baseline: %s", msg);
+			vt_cli.model = given;
+			per_op |= vt_cli.per_op;
+		} else if (n && !a->rebaseline) {
+			vt_err("gate: the command line differs from the baseline: %s; "
+			       "give the baseline's options, --rebaseline-options to "
+			       "replay with them, or --update-baseline to re-bless",
+			       msg);
+			free(msg);
+			free(list);
+			return VT_EC_USAGE;
+		} else {
+			if (n)
+				vt_info("gate: replaying with the baseline's options, "
+					"not the command line's: %s", msg);
+			bo.page_shift = given.page_shift;
+			bo.va_bits = given.va_bits;
+			vt_cli.model = bo;
+		}
+		free(msg);
+	}
+	vt_cli.per_op = per_op;
+	rc = vt_run_parse_strategies(vt_cli.strategies ? vt_cli.strategies : list,
+				     specs);
 	free(list);
 	if (rc)
-		return rc == VT_EC_USAGE ? VT_EC_INPUT : rc;
-	*cur = vt_report_new(&vt_cli.model, vt_cli.per_op);
-	if (!*cur) {
-		vt_spec_list_release(&specs);
-		vt_err("out of memory");
-		return VT_EC_SYSTEM;
+		return rc;
+	if (base && !a->update && vt_cli.strategies) {
+		rc = keep_strategies(base, specs);
+		if (rc)
+			vt_spec_list_release(specs);
 	}
-	for (int i = 0; i < n && !rc; i++) {
-		unsigned int ps, vb;
-		size_t t;
-
-		/* The geometry this trace had in the baseline, if it is there. */
-		for (t = 0; t < vt_report_nr_traces(base); t++)
-			if (!strcmp(vt_report_trace_path(base, t), inputs[i]))
-				break;
-		vt_report_trace_geometry(base, t, &ps, &vb);
-		vt_cli.model.page_shift = ps;
-		vt_cli.model.va_bits = vb;
-		vt_cli.granule_set = vt_cli.va_bits_set = true;
-		rc = vt_run_traces(inputs + i, 1, &specs, *cur, false, NULL);
-	}
-	vt_spec_list_release(&specs);
 	return rc;
 }
 
 int cmd_gate(int argc, char **argv)
 {
 	static char name[] = "vmaptool gate";
-	struct gate_args a = { .threshold = 2.0 };
+	struct gate_args a = { 0 };
 	struct vt_report *base = NULL, *cur = NULL;
-	unsigned int regressions = 0;
 	struct vt_gate *gate = NULL;
+	struct vt_spec_list specs = { NULL, 0 };
+	char **inputs = NULL, **keys = NULL;
+	struct stat bst;
+	bool have_bst;
 	struct vt_error err;
-	FILE *out;
-	int rc, wr;
+	int rc = 0, n = 0;
 
 	argv[0] = name;
+	vt_gate_opts_init(&a.g);
 	argp_parse(&gate_argp, argc, argv, 0, NULL, &a);
 	if (vt_cli.per_event) {
 		vt_err("gate: --per-event is not supported");
 		return VT_EC_USAGE;
 	}
 	vt_error_init(&err);
-	if (vt_report_load(a.baseline, &base, &err))
-		return vt_report_error(&err);
+	if (vt_report_load(a.baseline, &base, &err)) {
+		if (!(a.update && err.code == -ENOENT))
+			return vt_report_error(&err);
+		base = NULL;
+	}
 
 	/* One argument that is a report; otherwise traces. */
 	vt_error_init(&err);
-	if (a.t.n == 1 && !vt_report_load(a.t.v[0], &cur, &err)) {
+	if (!a.update && a.t.n == 1 && !vt_report_load(a.t.v[0], &cur, &err)) {
 		vt_dbg(1, "comparing report '%s' with '%s'", a.t.v[0], a.baseline);
-	} else if (a.t.n == 1 && err.code != VT_ERR_TRACE_VERSION &&
-		   err.code != VT_ERR_TRACE_SYNTAX) {
-		rc = vt_report_error(&err);
-		goto out;
-	} else {
-		rc = replay_like(base, a.t.v, a.t.n, &cur);
+		rc = check_report_config(base, cur);
 		if (rc)
 			goto out;
+		if (vt_cli.strategies) {
+			rc = vt_run_parse_strategies(vt_cli.strategies, &specs);
+			if (!rc)
+				rc = keep_strategies(base, &specs);
+			if (rc)
+				goto out;
+		}
+		goto compare;
+	} else if (a.t.n == 1 && err.code != VT_ERR_TRACE_VERSION &&
+		   err.code != VT_ERR_TRACE_SYNTAX && err.code != 0 && !a.update) {
+		rc = vt_report_error(&err);
+		goto out;
 	}
-	if (vt_gate_compare(base, cur, a.threshold, &gate)) {
+
+	/* Traces: the baseline itself (a glob of its folder) is not one of them. */
+	have_bst = !stat(a.baseline, &bst);
+	inputs = calloc((size_t)a.t.n + 1, sizeof(*inputs));
+	keys = calloc((size_t)a.t.n + 1, sizeof(*keys));
+	if (!inputs || !keys) {
 		rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
 		goto out;
 	}
-	regressions = vt_gate_regressions(gate);
-
-	out = vt_out_open(vt_cli.output);
-	if (!out) {
-		rc = VT_EC_SYSTEM;
+	for (int i = 0; i < a.t.n; i++) {
+		if (have_bst && same_file(a.t.v[i], &bst)) {
+			vt_dbg(1, "'%s' is the baseline, not a trace", a.t.v[i]);
+			continue;
+		}
+		keys[n] = trace_key(a.baseline, a.t.v[i]);
+		if (!keys[n]) {
+			rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+			goto out;
+		}
+		for (int k = 0; k < n; k++)
+			if (!strcmp(keys[k], keys[n])) {
+				vt_err("gate: '%s' is given twice", a.t.v[i]);
+				rc = VT_EC_USAGE;
+				n++;
+				goto out;
+			}
+		inputs[n++] = a.t.v[i];
+	}
+	if (!n) {
+		vt_err("gate: no trace given (the baseline '%s' is not one)",
+		       a.baseline);
+		rc = VT_EC_USAGE;
 		goto out;
 	}
-	wr = vt_gate_write(gate, out, vt_cli.format);
-	rc = vt_out_close(out, vt_cli.output, wr == 0);
-	if (wr && !rc) {
-		vt_err("cannot write the gate result: %s", strerror(-wr));
-		rc = VT_EC_SYSTEM;
+	rc = choose_model(&a, base, &specs);
+	if (rc)
+		goto out;
+	cur = vt_report_new(&vt_cli.model, vt_cli.per_op);
+	if (!cur) {
+		rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		goto out;
 	}
-	if (!rc && regressions)
+	if (!a.update && base) {
+		/* traces the baseline does not have are not replayed */
+		int m = 0;
+
+		for (int i = 0; i < n; i++)
+			if (vt_gate_key_match(base->traces, keys[i]) >= 0) {
+				char *k = keys[i];
+
+				inputs[m] = inputs[i];
+				keys[i] = keys[m];
+				keys[m++] = k;
+			}
+		rc = replay_traces(base, inputs, keys, m, &specs,
+				   vt_cli.granule_set || vt_cli.va_bits_set, cur);
+		for (int i = m; i < n && !rc; i++) {
+			/* listed by the comparison as "not in the baseline" */
+			json_t *t = json_object();
+
+			if (!t || put(t, "trace", json_string(keys[i])) ||
+			    put(t, "strategies", json_array()) ||
+			    append(cur->traces, t))
+				rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		}
+	} else {
+		rc = replay_traces(base, inputs, keys, n, &specs,
+				   vt_cli.granule_set || vt_cli.va_bits_set, cur);
+	}
+	if (rc)
+		goto out;
+	if (a.update) {
+		rc = write_baseline(a.baseline, cur);
+		goto out;
+	}
+compare:
+	if (vt_gate_compare(base, cur, &a.g, &gate)) {
+		rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		goto out;
+	}
+	rc = write_outputs(gate, &a);
+	if (!rc && vt_gate_regressions(gate))
 		rc = 1;
 out:
+	for (int i = 0; keys && i < n; i++)
+		free(keys[i]);
+	free(keys);
+	free(inputs);
+	vt_spec_list_release(&specs);
 	vt_gate_free(gate);
 	vt_report_free(cur);
 	vt_report_free(base);

@@ -148,7 +148,16 @@ int cmd_ptdump(int argc, char **argv)
 	if (ret < 0) {
 		if (!err.code)
 			err.code = ret;
+		vt_run_explain(a.trace, &err);
 		rc = vt_report_error(&err);
+		goto out;
+	}
+	if (a.at >= 0 && res.events <= a.at) {
+		vt_err("ptdump: --at=%ld is beyond the trace: '%s' has %ld event%s "
+		       "(0..%ld)", a.at, a.trace, res.events,
+		       res.events == 1 ? "" : "s", res.events - 1);
+		vt_replay_result_release(&res);
+		rc = VT_EC_USAGE;
 		goto out;
 	}
 	if (c.nr)	/* no ranges: c.v is NULL, which qsort() must not get */

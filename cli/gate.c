@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The gate's decision (STYLE.md 8): every count of the baseline against
- * the current report, exactly, per trace and strategy; only estimated
- * metrics (cycles, ns) get the threshold.  The result is rendered by
- * vt_gate_write() (cli/render.c).
+ * The gate's decision (STYLE.md 8, docs/vmaptool-gate.md): every count of
+ * the baseline against the current report, per trace (matched by its
+ * key, vt_gate_key_match()) and strategy (by name).  Counts are exact
+ * unless --threshold gives a metric a tolerance; the cost model's
+ * estimates (cycles, ns) default to 2%.  Only what the baseline has is
+ * compared, so a metric or strategy added since it was made is ignored.
+ * The result is rendered by cli/render-gate.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,30 +14,233 @@
 #include "cli/report-doc.h"
 
 struct gate {
-	double threshold;
-	json_t *regressions, *improvements;
+	const struct vt_gate_opts *o;
+	json_t *regressions, *improvements, *missing, *cases;
 	unsigned long compared;
 	const char *trace, *strategy;
 };
 
-static json_t *find_named(json_t *arr, const char *key, const char *name)
+/* ---- trace keys ------------------------------------------------------ */
+
+/* @p without "./" components and repeated slashes, into @buf. */
+static const char *normal_path(const char *p, char *buf, size_t len)
 {
-	json_t *e;
+	size_t n = 0;
+
+	while (*p && n + 1 < len) {
+		if (p[0] == '.' && p[1] == '/' && (n == 0 || buf[n - 1] == '/')) {
+			p += 2;
+			continue;
+		}
+		if (*p == '/' && n && buf[n - 1] == '/') {
+			p++;
+			continue;
+		}
+		buf[n++] = *p++;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* @a ends with "/" + @b. */
+static bool path_suffix(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	return la > lb && a[la - lb - 1] == '/' && !strcmp(a + la - lb, b);
+}
+
+long vt_gate_key_match(json_t *traces, const char *key)
+{
+	char nk[4096], nt[4096];
+	long found = -1;
+	json_t *t;
 	size_t i;
 
-	json_array_foreach(arr, i, e) {
-		const char *n = json_string_value(json_object_get(e, key));
+	normal_path(key, nk, sizeof(nk));
+	json_array_foreach(traces, i, t) {
+		const char *s = json_string_value(json_object_get(t, "trace"));
 
-		if (n && !strcmp(n, name))
-			return e;
+		if (s && !strcmp(normal_path(s, nt, sizeof(nt)), nk))
+			return (long)i;
 	}
+	/*
+	 * One path is the other seen from a directory above ("traces/x.json"
+	 * and "x.json", "/abs/t.json" and "../../abs/t.json"): unique only.
+	 */
+	json_array_foreach(traces, i, t) {
+		const char *s = json_string_value(json_object_get(t, "trace"));
+		const char *a = nk, *b;
+
+		if (!s)
+			continue;
+		b = normal_path(s, nt, sizeof(nt));
+		while (!strncmp(a, "../", 3))
+			a += 3;
+		while (!strncmp(b, "../", 3))
+			b += 3;
+		if (!strcmp(a, b) || path_suffix(b, a) || path_suffix(a, b)) {
+			if (found >= 0)
+				return -2;
+			found = (long)i;
+		}
+	}
+	return found;
+}
+
+/* ---- thresholds ------------------------------------------------------ */
+
+/* A metric name --threshold accepts: a key of "metrics" (or
+ * tlbi_by_kind.X / dsb_by_kind.X), or an estimate of the cost model. */
+static bool metric_known(const char *name)
+{
+	if (!strcmp(name, "cycles") || !strcmp(name, "ns"))
+		return true;
+	for (int i = 0; i < VT_M__NR; i++) {
+		const char *m = vt_metric_names[i];
+
+		switch (vt_metric_kinds[i]) {
+		case VT_MK_TLBI:
+			if (!strncmp(name, "tlbi_by_kind.", 13) &&
+			    !strcmp(name + 13, m + 5))
+				return true;
+			break;
+		case VT_MK_DSB:
+			if (!strncmp(name, "dsb_by_kind.", 12) &&
+			    !strcmp(name + 12, m + 4))
+				return true;
+			break;
+		default:
+			if (!strcmp(name, m))
+				return true;
+		}
+	}
+	return false;
+}
+
+static int add_threshold(struct vt_gate_opts *o, const char *metric,
+			 double v, bool pct)
+{
+	for (unsigned int i = 0; i < o->nr_th; i++)
+		if (!strcmp(o->th[i].metric, metric)) {
+			o->th[i].v = v;
+			o->th[i].pct = pct;
+			return 0;
+		}
+	if (o->nr_th == VT_GATE_MAX_TH)
+		return -1;
+	snprintf(o->th[o->nr_th].metric, sizeof(o->th[0].metric), "%s", metric);
+	o->th[o->nr_th].v = v;
+	o->th[o->nr_th].pct = pct;
+	o->nr_th++;
+	return 0;
+}
+
+void vt_gate_opts_init(struct vt_gate_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	add_threshold(o, "cycles", 2, true);
+	add_threshold(o, "ns", 2, true);
+}
+
+int vt_gate_parse_threshold(struct vt_gate_opts *o, const char *arg,
+			    char *why, size_t len)
+{
+	char *copy = strdup(arg), *save = NULL, *item;
+	int ret = 0;
+
+	if (!copy) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (item = strtok_r(copy, ",", &save); item && !ret;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(item, ':'), *num = colon ? colon + 1 : item;
+		char *end;
+		bool pct;
+		double v;
+
+		if (colon)
+			*colon = '\0';
+		v = strtod(num, &end);
+		pct = *end == '%';
+		if (pct)
+			end++;
+		/* the old form: a bare PCT is the tolerance of the estimates */
+		if (!colon)
+			pct = true;
+		if (!*num || *end || !(v >= 0 && v <= 1e12) || (pct && v > 1000)) {
+			snprintf(why, len, "invalid value '%s' for --threshold "
+				 "(expected METRIC:N, METRIC:N%%, a list of them, or PCT)",
+				 arg);
+			ret = -1;
+		} else if (colon && !metric_known(item)) {
+			snprintf(why, len, "--threshold: unknown metric '%s'", item);
+			ret = -1;
+		} else if (!colon) {
+			if (add_threshold(o, "cycles", v, true) ||
+			    add_threshold(o, "ns", v, true))
+				ret = -1;
+		} else if (add_threshold(o, item, v, pct)) {
+			snprintf(why, len, "--threshold: too many metrics");
+			ret = -1;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+/* The threshold of metric path @path ("tlbi", "per_op.vunmap.tlbi"). */
+static const struct vt_gate_threshold *threshold_of(const struct gate *g,
+						    const char *path)
+{
+	const char *name = path;
+
+	if (!strncmp(name, "per_op.", 7)) {
+		const char *dot = strchr(name + 7, '.');
+
+		name = dot ? dot + 1 : name;
+	}
+	for (unsigned int i = 0; i < g->o->nr_th; i++)
+		if (!strcmp(g->o->th[i].metric, name))
+			return &g->o->th[i];
 	return NULL;
+}
+
+/* ---- findings -------------------------------------------------------- */
+
+/* "16 → 24, 50% more": the change in words, never a bare signed number. */
+static void change_words(char *buf, size_t len, json_int_t x, json_int_t y,
+			 bool estimate)
+{
+	int n = snprintf(buf, len, "%" JSON_INTEGER_FORMAT " \u2192 %"
+			 JSON_INTEGER_FORMAT ", ", x, y);
+	double r;
+
+	if (n < 0 || (size_t)n >= len)
+		return;
+	buf += n;
+	len -= (size_t)n;
+	if (x == y)
+		snprintf(buf, len, "unchanged");
+	else if (x == 0)
+		snprintf(buf, len, "none before");
+	else if (y == 0)
+		snprintf(buf, len, "none now");
+	else if (y > x && (r = (double)y / (double)x) >= 2)
+		snprintf(buf, len, "%.3g times as %s", r, estimate ? "much" : "many");
+	else if (y > x)
+		snprintf(buf, len, "%.3g%% more", 100.0 * (double)(y - x) / (double)x);
+	else
+		snprintf(buf, len, "%.3g%% %s", 100.0 * (double)(x - y) / (double)x,
+			 estimate ? "less" : "fewer");
 }
 
 static int note(struct gate *g, json_t *list, const char *metric, json_t *b,
 		json_t *c, const char *why)
 {
 	json_t *e = json_object();
+	char words[160];
 
 	if (!e || append(list, e) ||
 	    put(e, "trace", json_string(g->trace)) ||
@@ -44,6 +250,18 @@ static int note(struct gate *g, json_t *list, const char *metric, json_t *b,
 	    (c && put(e, "current", json_deep_copy(c))) ||
 	    (why && put(e, "reason", json_string(why))))
 		return -ENOMEM;
+	if (json_is_integer(b) && json_is_integer(c)) {
+		const char *leaf = metric ? strrchr(metric, '.') : NULL;
+		bool est;
+
+		leaf = leaf ? leaf + 1 : metric;
+		est = leaf && (!strcmp(leaf, "cycles") || !strcmp(leaf, "ns"));
+
+		change_words(words, sizeof(words), json_integer_value(b),
+			     json_integer_value(c), est);
+		if (put(e, "change", json_string(words)))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -70,7 +288,9 @@ static int gate_obj(struct gate *g, const char *prefix, json_t *b, json_t *c)
 	for (i = 0; i < n && !ret; i++) {
 		json_t *bv = json_object_get(b, keys[i]);
 		json_t *cv = json_object_get(c, keys[i]);
+		const struct vt_gate_threshold *th;
 		char path[256];
+		double x, y, allow;
 
 		snprintf(path, sizeof(path), "%s%s", prefix, keys[i]);
 		if (json_is_object(bv)) {
@@ -83,72 +303,109 @@ static int gate_obj(struct gate *g, const char *prefix, json_t *b, json_t *c)
 			}
 			snprintf(sub, sizeof(sub), "%s.", path);
 			ret = gate_obj(g, sub, bv, cv);
-		} else if (json_is_integer(bv)) {
-			json_int_t x = json_integer_value(bv);
-			json_int_t y = json_integer_value(cv);
-
-			if (!strcmp(keys[i], "cycles") || !strcmp(keys[i], "ns")) {
-				if (!json_is_integer(cv))
-					ret = note(g, g->regressions, path, bv, NULL,
-						   "missing from the current report");
-				else if ((double)y > (double)x * (1 + g->threshold / 100))
-					ret = note(g, g->regressions, path, bv, cv, NULL);
-				else if ((double)y < (double)x * (1 - g->threshold / 100))
-					ret = note(g, g->improvements, path, bv, cv, NULL);
-				g->compared++;
-				continue;
-			}
-			g->compared++;
-			if (!json_is_integer(cv))
-				ret = note(g, g->regressions, path, bv, NULL,
-					   "missing from the current report");
-			else if (y > x)
-				ret = note(g, g->regressions, path, bv, cv, NULL);
-			else if (y < x)
-				ret = note(g, g->improvements, path, bv, cv, NULL);
+			continue;
 		}
 		/* Reals (ratios) and strings derive from the counts. */
+		if (!json_is_integer(bv))
+			continue;
+		g->compared++;
+		if (!json_is_integer(cv)) {
+			ret = note(g, g->regressions, path, bv, NULL,
+				   "missing from the current report");
+			continue;
+		}
+		x = (double)json_integer_value(bv);
+		y = (double)json_integer_value(cv);
+		th = threshold_of(g, path);
+		allow = !th ? 0 : th->pct ? x * th->v / 100 : th->v;
+		if (y > x + allow)
+			ret = note(g, g->regressions, path, bv, cv, NULL);
+		else if (y < x - allow || (!th && y < x))
+			ret = note(g, g->improvements, path, bv, cv, NULL);
 	}
 	free(keys);
 	return ret;
 }
 
-int vt_gate_compare(const struct vt_report *base, const struct vt_report *cur,
-		    double threshold, struct vt_gate **out)
+static int add_case(struct gate *g)
 {
-	struct gate g = { .threshold = threshold };
+	json_t *e = json_object();
+
+	if (!e || append(g->cases, e) || put(e, "trace", json_string(g->trace)) ||
+	    (g->strategy && put(e, "strategy", json_string(g->strategy))))
+		return -ENOMEM;
+	return 0;
+}
+
+static json_t *find_named(json_t *arr, const char *key, const char *name)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(arr, i, e) {
+		const char *n = json_string_value(json_object_get(e, key));
+
+		if (n && !strcmp(n, name))
+			return e;
+	}
+	return NULL;
+}
+
+/* A trace on one side only: a regression unless --allow-missing. */
+static int missing(struct gate *g, const char *why)
+{
+	g->strategy = NULL;
+	if (add_case(g))
+		return -ENOMEM;
+	return note(g, g->o->allow_missing ? g->missing : g->regressions, NULL,
+		    NULL, NULL, why);
+}
+
+int vt_gate_compare(const struct vt_report *base, const struct vt_report *cur,
+		    const struct vt_gate_opts *o, struct vt_gate **out)
+{
+	struct gate g = { .o = o };
 	struct vt_gate *res;
-	json_t *tb;
+	bool *seen = NULL;
+	json_t *tb, *tc;
 	size_t i;
 	int ret = -ENOMEM;
 
 	*out = NULL;
 	g.regressions = json_array();
 	g.improvements = json_array();
-	if (!g.regressions || !g.improvements)
+	g.missing = json_array();
+	g.cases = json_array();
+	seen = calloc(json_array_size(cur->traces) + 1, sizeof(*seen));
+	if (!g.regressions || !g.improvements || !g.missing || !g.cases || !seen)
 		goto out;
 	json_array_foreach(base->traces, i, tb) {
-		json_t *tc, *sb;
+		json_t *sb;
+		long at;
 		size_t k;
 
 		g.trace = json_string_value(json_object_get(tb, "trace"));
 		g.strategy = NULL;
-		tc = find_named(cur->traces, "trace", g.trace);
-		if (!tc) {
-			if (note(&g, g.regressions, NULL, NULL, NULL,
-				 "missing from the current report"))
+		at = vt_gate_key_match(cur->traces, g.trace);
+		if (at < 0 || seen[at]) {
+			if (missing(&g, "in the baseline but not in the current run"))
 				goto out;
 			continue;
 		}
+		seen[at] = true;
+		tc = json_array_get(cur->traces, (size_t)at);
 		if (!json_equal(json_object_get(tb, "events"),
 				json_object_get(tc, "events")) &&
-		    note(&g, g.regressions, "events", json_object_get(tb, "events"),
-			 json_object_get(tc, "events"), "the trace changed"))
+		    (add_case(&g) ||
+		     note(&g, g.regressions, "events", json_object_get(tb, "events"),
+			  json_object_get(tc, "events"), "the trace changed")))
 			goto out;
 		json_array_foreach(json_object_get(tb, "strategies"), k, sb) {
 			json_t *sc;
 
 			g.strategy = json_string_value(json_object_get(sb, "name"));
+			if (add_case(&g))
+				goto out;
 			sc = find_named(json_object_get(tc, "strategies"), "name",
 					g.strategy);
 			if (!sc) {
@@ -166,19 +423,31 @@ int vt_gate_compare(const struct vt_report *base, const struct vt_report *cur,
 				goto out;
 		}
 	}
+	json_array_foreach(cur->traces, i, tc) {
+		if (seen[i])
+			continue;
+		g.trace = json_string_value(json_object_get(tc, "trace"));
+		if (missing(&g, "not in the baseline"))
+			goto out;
+	}
 	res = calloc(1, sizeof(*res));
 	if (!res)
 		goto out;
-	res->threshold = threshold;
+	res->opts = *o;
 	res->compared = g.compared;
 	res->regressions = g.regressions;
 	res->improvements = g.improvements;
-	g.regressions = g.improvements = NULL;
+	res->missing = g.missing;
+	res->cases = g.cases;
+	g.regressions = g.improvements = g.missing = g.cases = NULL;
 	*out = res;
 	ret = 0;
 out:
+	free(seen);
 	json_decref(g.regressions);
 	json_decref(g.improvements);
+	json_decref(g.missing);
+	json_decref(g.cases);
 	return ret;
 }
 
@@ -193,5 +462,7 @@ void vt_gate_free(struct vt_gate *g)
 		return;
 	json_decref(g->regressions);
 	json_decref(g->improvements);
+	json_decref(g->missing);
+	json_decref(g->cases);
 	free(g);
 }

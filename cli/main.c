@@ -32,18 +32,52 @@ struct vt_cli vt_cli;
  * end of the subcommand's parse, when both sides have been seen. */
 static bool parsing_subcommand;
 
-static const struct vt_cmd cmds[] = {
-	{ "replay", cmd_replay, "replay traces under one or more strategies" },
-	{ "compare", cmd_compare, "strategies side by side, ratios against the first" },
-	{ "gate", cmd_gate, "exit 1 if a report regressed against a baseline" },
-	{ "gen", cmd_gen, "synthesise a trace (systemheap, test_vmalloc, ioremap, ...)" },
-	{ "import", cmd_import, "trace-cmd trace.dat or ftrace text -> trace" },
-	{ "ptdump", cmd_ptdump, "page tables after a replay, arm64 ptdump style" },
-	{ "inspect", cmd_inspect, "geometry, config and symbols of a kernel image" },
-	{ "strategies", cmd_strategies, "list the built-in strategies" },
-	{ "profiles", cmd_profiles, "list the built-in cost profiles" },
-	{ NULL, NULL, NULL }
+static int cmd_help(int argc, char **argv);
+
+/*
+ * Which common options each command takes (VT_APPLIES_*): the others are
+ * hidden from its --help and are a usage error when given to it.  -o, -q,
+ * -v and -h go with every command.
+ */
+enum {
+	VT_APPLIES_FORMAT = 1 << 0,	/* --format, -j */
+	VT_APPLIES_STRATEGY = 1 << 1,	/* --strategy */
+	VT_APPLIES_PROFILE = 1 << 2,	/* --profile */
+	VT_APPLIES_GEOMETRY = 1 << 3,	/* --granule, --va-bits */
+	VT_APPLIES_REPORT = 1 << 4,	/* --per-op, --per-event, --jobs */
+	VT_APPLIES_MODEL = 1 << 5,	/* --kernel and the option table */
+	VT_APPLIES_CPUS = 1 << 6,	/* --cpus alone (gen) */
+	VT_APPLIES_REPLAY = VT_APPLIES_FORMAT | VT_APPLIES_STRATEGY |
+			    VT_APPLIES_PROFILE | VT_APPLIES_GEOMETRY |
+			    VT_APPLIES_REPORT | VT_APPLIES_MODEL,
 };
+
+static const struct vt_cmd cmds[] = {
+	{ "replay", cmd_replay, "replay traces under one or more strategies",
+	  VT_APPLIES_REPLAY },
+	{ "compare", cmd_compare, "strategies side by side, ratios against the first",
+	  VT_APPLIES_REPLAY },
+	{ "gate", cmd_gate, "exit 1 if a report regressed against a baseline",
+	  VT_APPLIES_REPLAY },
+	{ "gen", cmd_gen, "synthesise a trace (systemheap, test_vmalloc, ioremap, ...)",
+	  VT_APPLIES_GEOMETRY | VT_APPLIES_CPUS },
+	{ "import", cmd_import, "trace-cmd trace.dat or ftrace text -> trace",
+	  VT_APPLIES_GEOMETRY },
+	{ "ptdump", cmd_ptdump, "page tables after a replay, arm64 ptdump style",
+	  VT_APPLIES_FORMAT | VT_APPLIES_STRATEGY | VT_APPLIES_GEOMETRY |
+	  VT_APPLIES_MODEL },
+	{ "inspect", cmd_inspect, "geometry, config and symbols of a kernel image",
+	  VT_APPLIES_FORMAT },
+	{ "strategies", cmd_strategies, "list the built-in strategies",
+	  VT_APPLIES_FORMAT },
+	{ "profiles", cmd_profiles, "list the built-in cost profiles",
+	  VT_APPLIES_FORMAT },
+	{ "help", cmd_help, "this text, or a command's: vmaptool help [COMMAND]", 0 },
+	{ NULL, NULL, NULL, 0 }
+};
+
+/* The command being parsed (NULL before the command word). */
+static const struct vt_cmd *cur_cmd;
 
 /* ---- common options (interfaces.md 1.1 and 1.3) ----------------------- */
 
@@ -83,6 +117,7 @@ static const struct argp_option common_head[] = {
 	{ "jobs", OPT_JOBS, "N", 0, "replay up to N traces in parallel", 0 },
 	{ "quiet", 'q', NULL, 0, "no warnings or informational messages", 0 },
 	{ "verbose", 'v', NULL, 0, "more detail; repeat for debug output", 0 },
+	{ NULL, 'h', NULL, 0, "same as --help", 0 },
 	{ NULL, 0, NULL, 0, "What-if options of the modelled kernel:", 110 },
 	{ "kernel", OPT_KERNEL, "GEN", 0, NULL, 0 },
 };
@@ -94,7 +129,8 @@ static const struct argp_option common_head[] = {
  * valid geometry filled in from the tables.  Built once by
  * build_common_options(); the strings live as long as the program.
  */
-static struct argp_option common_options[NR_HEAD + VT_OPT__NR + 1];
+#define NR_COMMON (NR_HEAD + VT_OPT__NR)
+static struct argp_option common_options[NR_COMMON + 1];
 
 /* Text of the strings built at start-up. */
 static char granules[32];		/* "4k|16k|64k" */
@@ -103,6 +139,107 @@ static char va_help[160];
 static char kernel_help[320];
 static char kernel_words[64];		/* "v6.12|v6.16|mainline" */
 static char option_help[VT_OPT__NR][256];
+
+/* The VT_APPLIES_* bit of a common option; 0 for those of every command. */
+static unsigned int applies_bit(int key)
+{
+	if (key >= OPT_MODEL && key < OPT_MODEL + VT_OPT__NR)
+		return key - OPT_MODEL == VT_OPT_cpus ?
+		       VT_APPLIES_MODEL | VT_APPLIES_CPUS : VT_APPLIES_MODEL;
+	switch (key) {
+	case OPT_FORMAT:
+	case 'j':
+		return VT_APPLIES_FORMAT;
+	case OPT_STRATEGY:
+		return VT_APPLIES_STRATEGY;
+	case OPT_PROFILE:
+		return VT_APPLIES_PROFILE;
+	case OPT_GRANULE:
+	case OPT_VA_BITS:
+		return VT_APPLIES_GEOMETRY;
+	case OPT_PER_OP:
+	case OPT_PER_EVENT:
+	case OPT_JOBS:
+		return VT_APPLIES_REPORT;
+	case OPT_KERNEL:
+		return VT_APPLIES_MODEL;
+	}
+	return 0;
+}
+
+static bool applies(const struct vt_cmd *c, int key)
+{
+	unsigned int bit = applies_bit(key);
+
+	return !bit || (c->applies & bit);
+}
+
+/* "--name" or "-c" of common option @key. */
+static const char *option_name(int key, char *buf, size_t len)
+{
+	for (size_t i = 0; i < NR_COMMON; i++)
+		if (common_options[i].key == key && common_options[i].name) {
+			snprintf(buf, len, "--%s", common_options[i].name);
+			return buf;
+		}
+	snprintf(buf, len, "-%c", key);
+	return buf;
+}
+
+/*
+ * The --help of command @c shows only the common options it takes, and
+ * instead of those of every command (-o, -q, -v, -h, --format/-j) one
+ * line that points at 'vmaptool help'.  Starts from the flags the table
+ * was built with, so that it can run twice ('vmaptool help CMD').
+ */
+static unsigned char flags0[NR_COMMON];
+static const char *doc0[NR_COMMON];
+static bool saved;
+
+/* Every common option as the table was built (the top-level --help). */
+static void show_all(void)
+{
+	for (size_t i = 0; saved && i < NR_COMMON; i++) {
+		common_options[i].flags = flags0[i];
+		common_options[i].doc = doc0[i];
+	}
+}
+
+static void hide_for(const struct vt_cmd *c)
+{
+	static char head[200];
+
+	if (!saved) {
+		for (size_t i = 0; i < NR_COMMON; i++) {
+			flags0[i] = (unsigned char)common_options[i].flags;
+			doc0[i] = common_options[i].doc;
+		}
+		saved = true;
+	}
+	snprintf(head, sizeof(head), "Options of %s (-o FILE, -q, -v%s are those "
+		 "of every command: 'vmaptool help'):", c->name,
+		 c->applies & VT_APPLIES_FORMAT ? ", --format, -j" : "");
+	for (size_t i = 0; i < NR_COMMON; i++) {
+		struct argp_option *o = &common_options[i];
+		unsigned int bit = applies_bit(o->key);
+
+		o->flags = flags0[i];
+		o->doc = doc0[i];
+		if (!o->name && !o->key) {	/* a group header */
+			if (o->group == 100)
+				o->doc = head;
+			else if (!(c->applies & (VT_APPLIES_MODEL | VT_APPLIES_CPUS)))
+				o->doc = NULL;	/* no header, the group is empty */
+			continue;
+		}
+		if (!applies(c, o->key) || !bit || bit == VT_APPLIES_FORMAT)
+			o->flags |= OPTION_HIDDEN;
+	}
+}
+
+/* Common options given before the command word, checked once it is known. */
+static int top_keys[64];
+static unsigned int nr_top_keys;
 
 /* Append to @buf (size @len) what printf would print. */
 static void __attribute__((format(printf, 3, 4)))
@@ -283,6 +420,7 @@ static void model_option(struct argp_state *state, enum vt_option_id id,
 		break;
 	}
 	vt_option_set(&vt_cli.model, id, v);
+	vt_cli.opt_given[id] = true;
 }
 
 static error_t common_parse(int key, char *arg, struct argp_state *state)
@@ -292,6 +430,19 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	char gran[8];
 	int i;
 
+	if (key > 0 && key < 0x1000000) {	/* an option, not an ARGP_KEY_* */
+		char name[64];
+
+		if (cur_cmd && !applies(cur_cmd, key))
+			argp_error(state, "%s does not apply to '%s'",
+				   option_name(key, name, sizeof(name)), cur_cmd->name);
+		if (!cur_cmd && nr_top_keys < 64)
+			top_keys[nr_top_keys++] = key;
+	}
+	if (key == 'h') {
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		return 0;
+	}
 	if (key >= OPT_MODEL && key < OPT_MODEL + VT_OPT__NR) {
 		model_option(state, (enum vt_option_id)(key - OPT_MODEL), arg);
 		return 0;
@@ -359,6 +510,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 				   arg, "kernel", kernel_words);
 		else
 			vt_model_opts_kernel(m, (enum vt_kernel_gen)i);
+		vt_cli.kernel_given = true;
 		break;
 	case ARGP_KEY_END:
 		if (parsing_subcommand &&
@@ -493,6 +645,62 @@ static const struct vt_cmd *cmd_find(const char *name)
 	return NULL;
 }
 
+static void unknown_command(const char *word)
+{
+	const char *names[sizeof(cmds) / sizeof(cmds[0])];
+	const char *hint;
+	size_t n = 0;
+
+	for (const struct vt_cmd *c = cmds; c->name; c++)
+		names[n++] = c->name;
+	hint = vt_suggest(word, names, n);
+	if (hint)
+		vt_err("'%s' is not a vmaptool command; did you mean '%s'? "
+		       "(see 'vmaptool help')", word, hint);
+	else
+		vt_err("'%s' is not a vmaptool command; see 'vmaptool help'", word);
+}
+
+/* The top-level --help, with argp's own options: argp prints it and exits 0. */
+static int top_help(void)
+{
+	static char prog[] = "vmaptool", help_opt[] = "--help";
+	char *av[] = { prog, help_opt, NULL };
+
+	show_all();
+	cur_cmd = NULL;
+	argp_parse(&top_argp, 2, av, ARGP_IN_ORDER, NULL, NULL);
+	return 0;
+}
+
+/* vmaptool help [COMMAND]: the top-level help, or COMMAND --help. */
+static int cmd_help(int argc, char **argv)
+{
+	static char help_opt[] = "--help";
+	const struct vt_cmd *c;
+	char *av[3];
+
+	if (argc > 2) {
+		vt_err("help: one command at most; see 'vmaptool help'");
+		return VT_EC_USAGE;
+	}
+	if (argc < 2)
+		return top_help();
+	c = cmd_find(argv[1]);
+	if (!c) {
+		unknown_command(argv[1]);
+		return VT_EC_USAGE;
+	}
+	if (c->fn == cmd_help)
+		return top_help();
+	cur_cmd = c;
+	hide_for(c);
+	av[0] = argv[1];
+	av[1] = help_opt;
+	av[2] = NULL;
+	return c->fn(2, av);	/* argp prints the help and exits 0 */
+}
+
 /*
  * stdout is checked before exiting, as perf's and git's run_builtin() do:
  * a report lost to a full disk must not look like success.
@@ -526,10 +734,20 @@ int main(int argc, char **argv)
 	argp_parse(&top_argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	cmd = cmd_find(argv[cmd_index]);
 	if (!cmd) {
-		vt_err("'%s' is not a vmaptool command; see 'vmaptool --help'",
-		       argv[cmd_index]);
+		unknown_command(argv[cmd_index]);
 		return check_stdout(VT_EC_USAGE);
 	}
+	for (unsigned int i = 0; i < nr_top_keys; i++)
+		if (!applies(cmd, top_keys[i])) {
+			char name[64];
+
+			vt_err("%s does not apply to '%s'; see 'vmaptool help %s'",
+			       option_name(top_keys[i], name, sizeof(name)),
+			       cmd->name, cmd->name);
+			return check_stdout(VT_EC_USAGE);
+		}
+	cur_cmd = cmd;
+	hide_for(cmd);
 	parsing_subcommand = true;
 	rc = cmd->fn(argc - cmd_index, argv + cmd_index);
 	return check_stdout(rc);

@@ -330,68 +330,6 @@ int vt_report_write(const struct vt_report *r, FILE *f, enum vt_format fmt,
 }
 
 
-/* ---- the gate's decision -------------------------------------------- */
-
-static void gate_line(FILE *f, const char *what, json_t *e)
-{
-	json_t *b = json_object_get(e, "baseline"), *c = json_object_get(e, "current");
-	const char *s = json_string_value(json_object_get(e, "strategy"));
-	const char *m = json_string_value(json_object_get(e, "metric"));
-	const char *why = json_string_value(json_object_get(e, "reason"));
-
-	fprintf(f, "%s: %s", what, json_string_value(json_object_get(e, "trace")));
-	if (s)
-		fprintf(f, ": %s", s);
-	if (m)
-		fprintf(f, ": %s", m);
-	if (b && c) {
-		json_int_t x = json_integer_value(b), y = json_integer_value(c);
-
-		fprintf(f, " %" JSON_INTEGER_FORMAT " -> %" JSON_INTEGER_FORMAT
-			" (%+" JSON_INTEGER_FORMAT, x, y, y - x);
-		if (x)
-			fprintf(f, ", %+.1f%%", 100.0 * (double)(y - x) / (double)x);
-		fputc(')', f);
-	}
-	if (why)
-		fprintf(f, " %s", why);
-	fputc('\n', f);
-}
-
-
-int vt_gate_write(const struct vt_gate *g, FILE *f, enum vt_format fmt)
-{
-	unsigned int regressions = (unsigned int)json_array_size(g->regressions);
-	unsigned int improvements = (unsigned int)json_array_size(g->improvements);
-	json_t *doc, *e;
-	size_t i;
-	int ret = -ENOMEM;
-
-	if (fmt == VT_FMT_JSON) {
-		doc = json_object();
-		if (!doc || put(doc, "format", json_string("vmaptool-gate")) ||
-		    put(doc, "version", json_integer(1)) ||
-		    put(doc, "compared", json_integer((json_int_t)g->compared)) ||
-		    put(doc, "threshold_pct", json_real(g->threshold)) ||
-		    put(doc, "regressions", json_incref(g->regressions)) ||
-		    put(doc, "improvements", json_incref(g->improvements)))
-			goto out;
-		ret = dump_json(doc, f, JSON_INDENT(2));
-out:
-		json_decref(doc);
-		return ret;
-	}
-	json_array_foreach(g->regressions, i, e)
-		gate_line(f, "regression", e);
-	json_array_foreach(g->improvements, i, e)
-		gate_line(f, "improvement", e);
-	fprintf(f, "gate: %s: %u regression%s, %u improvement%s in %lu counts compared\n",
-		regressions ? "FAIL" : "ok", regressions,
-		regressions == 1 ? "" : "s", improvements,
-		improvements == 1 ? "" : "s", g->compared);
-	return ferror(f) ? -EIO : 0;
-}
-
 /* ---- error document, per-event lines -------------------------------- */
 
 #define VT_E(code, str) #code

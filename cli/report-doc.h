@@ -29,10 +29,17 @@ struct vt_report {
 /* The gate's decision: entries {trace, strategy, metric, baseline,
  * current, reason} of what regressed and what improved. */
 struct vt_gate {
-	double threshold;
+	struct vt_gate_opts opts;
 	json_t *regressions, *improvements;
+	json_t *missing;	/* traces on one side only, --allow-missing */
+	json_t *cases;		/* {trace, strategy} compared (JUnit) */
 	unsigned long compared;
 };
+
+/* Index in @traces (a report's "traces") of the trace with key @key:
+ * equal paths once "./" and "//" are dropped, else the one path that is
+ * the other seen from a directory above; -1 none, -2 ambiguous. */
+long vt_gate_key_match(json_t *traces, const char *key);
 
 /* Set @key of @o to @v, stealing @v; returns nonzero on failure. */
 static inline int put(json_t *o, const char *key, json_t *v)

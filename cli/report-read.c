@@ -130,13 +130,23 @@ void vt_report_trace_geometry(const struct vt_report *r, size_t i,
  * report writes it (vt_option_value_word()): returns 0 and sets @v, or -1.
  */
 static int read_option(json_t *opts, const struct vt_option *opt,
-		       unsigned int *v)
+			enum vt_kernel_gen gen, unsigned int *v)
 {
 	json_t *j = json_object_get(opts, opt->json);
 	const char *word = json_string_value(j);
 	char buf[64];
 	int i;
 
+	/*
+	 * An option the baseline does not name was added after it was made:
+	 * it then ran as the option's default (or what its generation sets)
+	 * does, which is what a new option must default to
+	 * (docs/options.md), so new options do not break stored baselines.
+	 */
+	if (!j) {
+		*v = opt->kernel[gen] ? opt->kernel[gen] - 1 : opt->def;
+		return 0;
+	}
 	if (opt->kind == VT_OK_NUMBER) {
 		if (!json_is_integer(j))
 			return -1;
@@ -164,16 +174,21 @@ int vt_report_setup(const struct vt_report *r, struct vt_model_opts *o,
 	char *list;
 
 	vt_model_opts_init(o);
-	for (int g = 0; km && g < VT_KERNEL__NR; g++)
-		if (!strncmp(km, vt_kernels[g].name, strlen(vt_kernels[g].name)))
+	/* "v6.12" or "v6.12 with overrides" */
+	for (int g = 0; km && g < VT_KERNEL__NR; g++) {
+		size_t n = strlen(vt_kernels[g].name);
+
+		if (!strncmp(km, vt_kernels[g].name, n) &&
+		    (km[n] == '\0' || km[n] == ' '))
 			o->kernel = (enum vt_kernel_gen)g;
+	}
 	if (!json_is_object(opts))
 		return vt_error_set(err, VT_ERR_TRACE_SCHEMA,
 				    "baseline has no config.options object");
 	for (int i = 0; i < VT_OPT__NR; i++) {
 		unsigned int v;
 
-		if (read_option(opts, &vt_options[i], &v))
+		if (read_option(opts, &vt_options[i], o->kernel, &v))
 			return vt_error_set(err, VT_ERR_TRACE_SCHEMA,
 					    "baseline option '%s' missing or invalid",
 					    vt_options[i].json);

@@ -67,23 +67,49 @@ void vt_report_trace_geometry(const struct vt_report *r, size_t i,
 
 struct vt_gate;
 
+/* --threshold=METRIC:N (absolute) or METRIC:N% (relative to the baseline) */
+struct vt_gate_threshold {
+	char metric[48];	/* "tlbi", "tlbi_by_kind.vale1is", "cycles" */
+	double v;
+	bool pct;
+};
+#define VT_GATE_MAX_TH 64
+
+struct vt_gate_opts {
+	struct vt_gate_threshold th[VT_GATE_MAX_TH];
+	unsigned int nr_th;
+	bool allow_missing;	/* a trace on one side only does not fail */
+};
+
+/* Counts exact; cycles and ns within 2%. */
+void vt_gate_opts_init(struct vt_gate_opts *o);
+/* Add "METRIC:N[%][,...]" or the old bare "PCT" (cycles and ns) to @o;
+ * -1 with the reason in @why. */
+int vt_gate_parse_threshold(struct vt_gate_opts *o, const char *arg,
+			    char *why, size_t len);
+
 /**
  * vt_gate_compare() - compare @cur against @base
  * @base: the baseline report
- * @cur: the current report
- * @threshold: tolerance in percent for estimated metrics (cycles, ns)
+ * @cur: the current report (traces matched by key, strategies by name)
+ * @o: thresholds, --allow-missing
  * @out: the decision: counts that increased or disappeared (regressions)
- *       and that decreased (improvements); free with vt_gate_free()
+ *       and that decreased (improvements), traces on one side only;
+ *       free with vt_gate_free()
  *
  * Return: 0 or -ENOMEM.
  */
 int vt_gate_compare(const struct vt_report *base, const struct vt_report *cur,
-		    double threshold, struct vt_gate **out);
+		    const struct vt_gate_opts *o, struct vt_gate **out);
 unsigned int vt_gate_regressions(const struct vt_gate *g);
 void vt_gate_free(struct vt_gate *g);
 /* The list of differences and a summary line, or the vmaptool-gate JSON
  * document.  Return: 0 or -errno. */
 int vt_gate_write(const struct vt_gate *g, FILE *f, enum vt_format fmt);
+/* A JUnit XML document (one testcase per trace and strategy) and a
+ * Markdown table fit for a merge-request comment.  Return: 0 or -errno. */
+int vt_gate_write_junit(const struct vt_gate *g, FILE *f);
+int vt_gate_write_markdown(const struct vt_gate *g, FILE *f);
 
 /* ---- other documents ------------------------------------------------ */
 

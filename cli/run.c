@@ -12,6 +12,24 @@
 #include "cli/run.h"
 #include "core/strategy/registry.h"
 
+/* The strategy whose name @name (before any '@', ':' or '+') is likely a
+ * typo of, or NULL. */
+static const char *suggest_strategy(const char *name)
+{
+	const struct vt_strategy_info *in = vt_strategy_infos();
+	const char *names[64];
+	char base[96];
+	size_t n = 0;
+
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(name, "@:+"), name);
+	for (; in->name && n < 64; in++) {
+		if (!strcmp(in->name, base))
+			return NULL;	/* the name is right, its suffix is not */
+		names[n++] = in->name;
+	}
+	return vt_suggest(base, names, n);
+}
+
 int vt_run_parse_strategies(const char *list, struct vt_spec_list *out)
 {
 	const char *p = list ? list : vt_strategy_default_list();
@@ -43,9 +61,13 @@ int vt_run_parse_strategies(const char *list, struct vt_spec_list *out)
 		name[len] = '\0';
 		vt_error_init(&err);
 		if (vt_strategy_parse(name, &out->v[out->nr], &err) < 0) {
-			vt_err("invalid strategy '%s': %s; see 'vmaptool strategies'",
+			const char *hint = suggest_strategy(name);
+
+			vt_err("invalid strategy '%s': %s; %s%s%ssee 'vmaptool strategies'",
 			       name, err.msg[0] ? err.msg :
-			       vt_strerror(err.code, err.msg, sizeof(err.msg)));
+			       vt_strerror(err.code, err.msg, sizeof(err.msg)),
+			       hint ? "did you mean '" : "", hint ? hint : "",
+			       hint ? "'? " : "");
 			goto usage;
 		}
 		for (unsigned int i = 0; i < out->nr; i++)
@@ -148,6 +170,29 @@ static void on_warn(void *ctx, const char *msg)
 	vt_warn("%s: %s", c->trace, msg);
 }
 
+void vt_run_explain(const char *path, struct vt_error *err)
+{
+	static const char magic[] = "\027\010\104tracing";	/* trace-cmd */
+	char head[sizeof(magic) - 1];
+	FILE *f;
+
+	if (err->code != VT_ERR_TRACE_SYNTAX && err->code != VT_ERR_TRACE_VERSION &&
+	    err->code != VT_ERR_TRACE_SCHEMA)
+		return;
+	f = fopen(path, "rb");
+	if (!f)
+		return;
+	if (fread(head, 1, sizeof(head), f) == sizeof(head) &&
+	    !memcmp(head, magic, sizeof(head))) {
+		snprintf(err->file, sizeof(err->file), "%s", path);
+		err->line = err->column = 0;
+		vt_error_set(err, VT_ERR_TRACE_SYNTAX, "this is a trace-cmd "
+			     "recording, not a trace: run 'vmaptool import %s "
+			     "-o trace.json' and replay trace.json", path);
+	}
+	fclose(f);
+}
+
 /* ---- one trace, and the --jobs workers ------------------------------ */
 
 struct job {
@@ -181,6 +226,8 @@ static int run_one(struct job *j, const struct vt_spec_list *specs,
 	j->ran = true;
 	if (j->ret < 0 && !j->err.code)
 		j->err.code = j->ret;
+	if (j->ret < 0)
+		vt_run_explain(j->path, &j->err);
 	if (j->ret >= 0 && ctx.write_err) {
 		j->ret = ctx.write_err;
 		vt_error_set(&j->err, ctx.write_err, "cannot write --per-event lines: %s",

@@ -22,6 +22,10 @@ struct vt_spec_list {
 int vt_run_parse_strategies(const char *list, struct vt_spec_list *out);
 void vt_spec_list_release(struct vt_spec_list *l);
 
+/* A trace that failed to read because it is a trace-cmd recording:
+ * @err says to run 'vmaptool import' first. */
+void vt_run_explain(const char *path, struct vt_error *err);
+
 /* The replay request's model options under the common options: the
  * geometry is forced only when --granule or --va-bits was given. */
 void vt_run_req_init(struct vt_replay_req *req, struct vt_model_opts *opts,

@@ -63,6 +63,7 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 	const struct vt_trace_config *tc;
 	struct vt_event ev;
 	long index = 0;
+	bool stopped = false;	/* at req->stop_after */
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -114,8 +115,10 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 			}
 			account(e, &res->s[i], cb, i, index, &ev, va, peak);
 		}
-		if (req->stop_after >= 0 && index >= req->stop_after)
+		if (req->stop_after >= 0 && index >= req->stop_after) {
+			stopped = true;
 			break;
+		}
 		index++;
 		if (cb && cb->progress && !(index % VT_PROGRESS_EVENTS))
 			cb->progress(cb->ctx, index, false);
@@ -124,9 +127,8 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 		cb->progress(cb->ctx, index, true);
 	if (ret < 0)
 		goto out;
-	res->events = req->stop_after >= 0 && index <= req->stop_after ? index + 1 : index;
-	if (req->stop_after >= 0 && index > req->stop_after)
-		res->events = index;
+	/* events read: a --at beyond the trace reads them all (ptdump) */
+	res->events = stopped ? index + 1 : index;
 	for (unsigned int i = 0; i < req->nr_specs; i++) {
 		struct vt_engine *e = eng[i];
 		uint64_t peak = tlb_peak_entries(e);

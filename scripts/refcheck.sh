@@ -33,6 +33,6 @@ one() {
 	done
 }
 export -f one
-{ find "$src/traces" -type f \( -name '*.json' -o -name '*.jsonl' \)
+{ find "$src/traces" -type f \( -name '*.json' -o -name '*.jsonl' \) ! -name baseline.json
   find "$shared/spec/scenarios" -type f -name '*.json'; } | sort |
 	xargs -P2 -I{} bash -c 'one "$@"' _ {}

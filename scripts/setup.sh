@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what vmaptool needs on a fresh Debian 12 machine (run as root).
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libjansson-dev libelf-dev
+pkgs=(build-essential cmake pkg-config libjansson-dev python3-yaml python3-jsonschema
       libtraceevent-dev libtracecmd-dev libtracefs-dev liblzma-dev
       xz-utils python3
       clang libclang-rt-14-dev)	# the 'fuzz' preset: libFuzzer harnesses

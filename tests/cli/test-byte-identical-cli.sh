@@ -50,6 +50,10 @@ have_shared=0
 if [ -d "$VT_SHARED/spec/scenarios" ]; then
 	ln -s "$VT_SHARED/spec/scenarios" "$W/scen"
 	have_shared=1
+elif [ "${CI:-}" = true ]; then
+	# CI always has ../shared: there its absence is a failure
+	echo "FAIL: no $VT_SHARED/spec/scenarios (CI=true)"
+	exit 1
 fi
 cd "$W" || exit 2
 
@@ -72,7 +76,7 @@ run() {
 
 # ---- every trace ------------------------------------------------------
 
-traces=$(cd "$W" && find -L traces -type f \( -name '*.json' -o -name '*.jsonl' \) | LC_ALL=C sort)
+traces=$(cd "$W" && find -L traces -type f \( -name '*.json' -o -name '*.jsonl' \) ! -name baseline.json | LC_ALL=C sort)
 if [ "$have_shared" = 1 ]; then
 	traces="$traces
 $(cd "$W" && find -L scen -type f -name '*.trace.json' | LC_ALL=C sort)"

@@ -1,0 +1,85 @@
+# bash completion for vmaptool (installed as
+# share/bash-completion/completions/vmaptool).  Subcommands, their options
+# and option values come from the binary itself (vmaptool help, COMMAND
+# --help, strategies), so they follow the argp tables; batched@ takes the
+# patch digits 1-8 in increasing order.
+_vmaptool_words() {	# the words of "vmaptool ARGS --help" that are options
+	"${COMP_WORDS[0]}" "$@" --help 2>/dev/null |
+		grep -oE -- '--[a-z0-9][a-z0-9-]*(\[?=)?' | sed 's/\[=$/=/' | sort -u
+}
+
+_vmaptool() {
+	local cur=${COMP_WORDS[COMP_CWORD]} cmd="" i w
+	COMPREPLY=()
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		[[ $w == -* ]] && continue
+		cmd=$w
+		break
+	done
+	# --opt=VALUE: split by bash at '=' (COMP_WORDBREAKS) or not
+	local opt="" val=""
+	if [[ $cur == --*=* ]]; then
+		opt=${cur%%=*} val=${cur#*=}
+	elif [[ $cur == = || ( $COMP_CWORD -ge 2 && ${COMP_WORDS[COMP_CWORD-1]} == = ) ]]; then
+		[[ $cur == = ]] && { opt=${COMP_WORDS[COMP_CWORD-1]}; val=""; } ||
+			{ opt=${COMP_WORDS[COMP_CWORD-2]}; val=$cur; }
+	fi
+	if [[ -n $opt ]]; then
+		local words=""
+		case $opt in
+		--strategy)
+			local head=${val%,*} last=${val##*,} names
+			[[ $val == *,* ]] && head="$head," || head=""
+			names=$("${COMP_WORDS[0]}" strategies 2>/dev/null | awk '/^[a-z]/ {print $1}')
+			if [[ $last == batched@* ]]; then
+				local d=${last#batched@} n=0 k
+				[[ -n $d ]] && n=${d: -1}
+				for ((k = n + 1; k <= 8; k++)); do words="$words batched@$d$k"; done
+				[[ -n $d ]] && words="$words batched@$d"
+			else
+				words="$names batched@"
+			fi
+			local c
+			for c in $words; do
+				[[ $c == "$last"* ]] && COMPREPLY+=("$head$c")
+			done
+			[[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == *@* ]] && compopt -o nospace 2>/dev/null
+			[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
+			return 0 ;;
+		--format) words="table json csv" ;;
+		--granule) words="4k 16k 64k" ;;
+		--output|--junit|--markdown|--baseline|--per-event|--vmlinux|--buddyinfo|--profile)
+			COMPREPLY=($(compgen -f -- "$val"))
+			[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
+			return 0 ;;
+		*)	# WORD|WORD of the option's --help line
+			words=$("${COMP_WORDS[0]}" ${cmd:+$cmd} --help 2>/dev/null |
+				grep -oE -- "$opt=[a-z0-9.|-]+" | head -1 | cut -d= -f2 | tr '|' ' ') ;;
+		esac
+		COMPREPLY=($(compgen -W "$words" -- "$val"))
+		[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
+		return 0
+	fi
+	if [[ -z $cmd ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$(_vmaptool_words) -h" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" help 2>/dev/null |
+				awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1} on && !/^  / {on=0}')" -- "$cur"))
+		fi
+		return 0
+	fi
+	if [[ $cmd == help ]]; then
+		COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" help 2>/dev/null |
+			awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1} on && !/^  / {on=0}')" -- "$cur"))
+		return 0
+	fi
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_vmaptool_words "$cmd")" -- "$cur"))
+		[[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
+		return 0
+	fi
+	COMPREPLY=($(compgen -f -- "$cur"))
+}
+complete -F _vmaptool vmaptool

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# docs/ci-gate.md as written: its GitHub Actions and GitLab CI jobs (every
+# step but scripts/setup.sh and the build, which the vmaptool under test
+# replaces) run in a copy of the traces, from another working directory,
+# with the variables the CI systems set.  They pass against a fresh
+# baseline; then a strategy issues one more TLBI per vmap (vmaptool-toy
+# with VT_TOY_EXTRA_TLBI=1, tests/strategy/toy.c) and they must fail (exit
+# 1) naming the trace, the strategy and the metric in words in the text,
+# JUnit and Markdown outputs.  Also: options that differ from the
+# baseline's, missing traces, --threshold, --update-baseline.
+set -euo pipefail
+: "${VT_SRC:?}" "${VT_BIN:?}"
+VT_TOY_BIN=${VT_TOY_BIN:-$(dirname "$VT_BIN")/vmaptool-toy}
+[ -x "$VT_TOY_BIN" ] || { echo "FAIL: no vmaptool-toy at $VT_TOY_BIN" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "FAIL: python3 missing" >&2; exit 1; }
+python3 -c 'import yaml' || { echo "FAIL: python3-yaml missing (scripts/setup.sh)" >&2; exit 1; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+repo=$TMP/repo
+mkdir -p "$repo/traces/test_vmalloc" "$repo/build/ci" "$TMP/elsewhere"
+cp "$VT_SRC"/traces/default.json "$VT_SRC"/traces/vmap-order8.json \
+   "$VT_SRC"/traces/ioremap-1m.json "$repo/traces/"
+cp "$VT_SRC"/traces/test_vmalloc/vm_map_ram_test-p1-h0.json "$repo/traces/test_vmalloc/"
+# the checkout's build: the toy build, so that a strategy can regress
+ln -s "$VT_TOY_BIN" "$repo/build/ci/vmaptool"
+V=$repo/build/ci/vmaptool
+
+# ---- 1. the baseline, made from the repository root as the page says ----
+(cd "$repo" && "$V" gate --update-baseline --baseline=traces/baseline.json \
+	--strategy=zigzag,toy traces/*.json) 2>"$TMP/err" || fail "--update-baseline: $(cat "$TMP/err")"
+python3 - "$repo/traces/baseline.json" <<'EOF' || fail "baseline content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = sorted(t["trace"] for t in d["traces"])
+assert keys == ["default.json", "ioremap-1m.json", "vmap-order8.json"], keys
+assert [s["name"] for s in d["traces"][0]["strategies"]] == ["zigzag", "toy"]
+c = d["config"]
+assert c["granule"] == "4k" and c["va_bits"] == 48 and c["kernel_model"] == "mainline", c
+assert "purge_at_end" in c["options"] and "vmap_cont" in c["options"], c
+EOF
+# no temporary file left beside it
+[ "$(ls -A "$repo/traces" | grep -c '^\.')" = 0 ] || fail "a temporary file is left in traces/"
+
+# ---- the CI jobs of docs/ci-gate.md -------------------------------------
+cat >"$TMP/jobs.py" <<'EOF'
+import os, re, subprocess, sys, yaml
+doc, which, repo, tmp = sys.argv[1:5]
+blocks = re.findall(r"```yaml\n(.*?)```", open(doc).read(), re.S)
+assert len(blocks) == 2, "docs/ci-gate.md must hold two yaml blocks"
+skip = lambda cmd: "scripts/setup.sh" in cmd or "cmake " in cmd
+env = dict(os.environ)
+rc = 0
+if which == "github":
+    wf = yaml.safe_load(blocks[0])
+    steps = wf["jobs"]["gate"]["steps"]
+    env["GITHUB_WORKSPACE"] = repo
+    env["GITHUB_STEP_SUMMARY"] = os.path.join(tmp, "summary.md")
+    failed = False
+    for st in steps:
+        if "run" not in st or skip(st["run"]):
+            continue
+        if failed and "always()" not in str(st.get("if", "")):
+            continue
+        cmd = st["run"].replace("${{ runner.temp }}", os.path.join(tmp, "elsewhere"))
+        cwd = st.get("working-directory", repo).replace("${{ runner.temp }}",
+                                                      os.path.join(tmp, "elsewhere"))
+        r = subprocess.run(["bash", "-e", "-c", cmd], cwd=cwd, env=env)
+        if r.returncode and not failed:
+            failed, rc = True, r.returncode
+    # the artifact path exists
+    art = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert art and art[0]["with"]["path"].endswith("gate*")
+else:
+    job = yaml.safe_load(blocks[1])["vmaptool-gate"]
+    env["CI_PROJECT_DIR"] = repo
+    lines = [l for l in job["script"] if not skip(l)]
+    # /tmp of a CI container: our own scratch folder instead
+    lines = [os.path.join(tmp, "elsewhere").join(l.split("/tmp", 1)) if l.startswith("cd /tmp") else l
+             for l in lines]
+    r = subprocess.run(["bash", "-e", "-c", "\n".join(lines)], cwd=repo, env=env)
+    rc = r.returncode
+    assert job["artifacts"]["reports"]["junit"] == "gate-junit.xml"
+sys.exit(rc)
+EOF
+run_job() {	# github|gitlab: exit status of the job's gate step
+	python3 "$TMP/jobs.py" "$VT_SRC/docs/ci-gate.md" "$1" "$repo" "$TMP" \
+		>"$TMP/out.$1" 2>"$TMP/err.$1"
+}
+outputs() {	# the folder where the job left gate.md and gate-junit.xml
+	[ "$1" = github ] && echo "$TMP/elsewhere" || echo "$repo"
+}
+
+for job in github gitlab; do
+	rm -f "$TMP/elsewhere"/gate* "$repo"/gate* "$TMP/summary.md"
+	run_job $job || fail "$job job fails on an unchanged tree: $(cat "$TMP/err.$job" "$TMP/out.$job")"
+	grep -q '^gate: ok: 0 regressions' "$TMP/out.$job" || fail "$job: no ok line"
+	d=$(outputs $job)
+	[ -s "$d/gate.md" ] && [ -s "$d/gate-junit.xml" ] || fail "$job: no gate.md or gate-junit.xml"
+	python3 -c 'import sys, xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); assert r.get("failures") == "0" and int(r.get("tests")) == 6, r.attrib' \
+		"$d/gate-junit.xml" || fail "$job: JUnit of a passing gate"
+
+	# the deliberate regression
+	VT_TOY_EXTRA_TLBI=1 run_job $job && fail "$job job passes with one more TLBI per vmap"
+	grep -q '^default.json: toy: tlbi: 0 → 6, none before (regression)$' "$TMP/out.$job" ||
+		fail "$job: text does not name trace, strategy, metric: $(cat "$TMP/out.$job")"
+	grep -q '^vmap-order8.json: toy: tlbi: 0 → 1' "$TMP/out.$job" || fail "$job: vmap-order8 tlbi"
+	grep -q '^gate: FAIL: ' "$TMP/out.$job" || fail "$job: no FAIL line"
+	grep -q ': zigzag: ' "$TMP/out.$job" && fail "$job: zigzag did not change but is listed"
+	grep -q '^| regression | default.json | toy | tlbi | 0 | 6 | none before |$' "$d/gate.md" ||
+		fail "$job: Markdown: $(cat "$d/gate.md")"
+	python3 - "$d/gate-junit.xml" <<'EOF' || fail "$job: JUnit of the regression"
+import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+cases = {(c.get("classname"), c.get("name")): c for c in r.iter("testcase")}
+bad = cases[("default.json", "toy")].find("failure")
+assert bad is not None and "tlbi: 0 → 6, none before (regression)" in bad.get("message"), bad
+assert cases[("default.json", "zigzag")].find("failure") is None
+assert int(r.get("failures")) == 2, r.attrib   # toy on the two traces with a vmap
+EOF
+	[ $job = gitlab ] || grep -q 'tlbi' "$TMP/summary.md" || fail "github: job summary"
+done
+
+# ---- the project's own gate command, from another folder ------------------
+cd "$TMP/elsewhere"
+G=("$V" gate --baseline="$repo/traces/baseline.json")
+"${G[@]}" "$repo"/traces/*.json "$repo"/traces/../traces/vmap-order8.json >/dev/null 2>&1 &&
+	fail "a trace given twice is accepted"
+"${G[@]}" "$repo/traces/default.json" >out 2>err && fail "missing traces pass"
+grep -q '^vmap-order8.json: in the baseline but not in the current run (regression)$' out ||
+	fail "missing trace not named: $(cat out)"
+"${G[@]}" --allow-missing "$repo/traces/default.json" "$repo/traces/test_vmalloc/vm_map_ram_test-p1-h0.json" >out 2>err ||
+	fail "--allow-missing: $(cat out err)"
+grep -q '^test_vmalloc/vm_map_ram_test-p1-h0.json: not in the baseline (allowed by --allow-missing)$' out ||
+	fail "extra trace not named: $(cat out)"
+set +e
+"${G[@]}" --kernel=v6.12 --purge-at-end "$repo"/traces/*.json >out 2>err; rc=$?
+set -e
+[ $rc = 2 ] || fail "other options: exit $rc, expected 2"
+grep -q -- '--kernel=v6.12 (baseline mainline)' err && grep -q -- '--purge-at-end=on (baseline off)' err ||
+	fail "the differences are not named: $(cat err)"
+"${G[@]}" --rebaseline-options --purge-at-end "$repo"/traces/*.json >out 2>err ||
+	fail "--rebaseline-options: $(cat err)"
+grep -q "replaying with the baseline's options" err || fail "--rebaseline-options does not say so"
+VT_TOY_EXTRA_TLBI=1 "${G[@]}" --threshold=tlbi:6,tlbi_by_kind.vaale1is:6,dsb:100%,dsb_by_kind.ish:6,dsb_by_kind.ishst:50%,isb:50% \
+	"$repo"/traces/*.json >out 2>err || fail "thresholds: $(cat out err)"
+VT_TOY_EXTRA_TLBI=1 "${G[@]}" --threshold=tlbi:5 "$repo"/traces/*.json >out 2>err && fail "tlbi:5 allows 6"
+grep -q '^default.json: toy: tlbi: ' out && ! grep -q '^vmap-order8.json: toy: tlbi: ' out ||
+	fail "tlbi:5: $(cat out)"
+set +e
+"${G[@]}" --threshold=tlbix:1 "$repo"/traces/*.json 2>err; rc=$?
+set -e
+[ $rc = 2 ] && grep -q "unknown metric 'tlbix'" err || fail "--threshold=tlbix: exit $rc $(cat err)"
+"${G[@]}" --threshold=5 "$repo"/traces/*.json >/dev/null || fail "the old --threshold=PCT form"
+"${G[@]}" -j "$repo"/traces/*.json >g.json || fail "gate -j"
+python3 -c 'import json,sys; d=json.load(open("g.json")); assert d["format"]=="vmaptool-gate" and d["result"]=="ok" and d["thresholds"]["cycles"]=="2%", d' ||
+	fail "gate -j document"
+
+# --update-baseline keeps the strategies and options of the old baseline
+cp "$repo/traces/baseline.json" before.json
+"$V" gate --update-baseline --baseline="$repo/traces/baseline.json" "$repo"/traces/*.json 2>err ||
+	fail "re-bless: $(cat err)"
+cmp -s before.json "$repo/traces/baseline.json" || fail "re-blessing an unchanged tree changed the baseline"
+# a failed update leaves the old baseline as it was
+set +e
+"$V" gate --update-baseline --baseline="$repo/traces/baseline.json" "$repo/traces/default.json" \
+	"$VT_SRC/tests/data/bad/truncated.json" >/dev/null 2>&1; rc=$?
+set -e
+[ $rc = 3 ] || fail "update with a bad trace: exit $rc"
+cmp -s before.json "$repo/traces/baseline.json" || fail "a failed update changed the baseline"
+echo ok

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The examples of README.md and docs/*.md run: every line of a code block
+# that is a complete `vmaptool ...` command (no placeholder such as TRACE
+# or FILE, no [optional] part, no pipe) runs in a scratch folder holding
+# the bundled traces (traces/), ../shared (when present) and the stand-in
+# trace.json / t.json (copies of traces/default.json); it must exit 0, or
+# 1 for a gate.  A command naming a bundled trace (traces/...) that does
+# not exist fails the test; one naming the user's own file (imported.json,
+# trace.dat) is skipped by name.
+set -uo pipefail
+: "${VT_SRC:?}" "${VT_BIN:?}"
+VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+W=$TMP/w
+mkdir -p "$W"
+cp -r "$VT_SRC/traces" "$W/traces"
+[ -d "$VT_SHARED" ] && ln -s "$VT_SHARED" "$TMP/shared"
+cp "$VT_SRC/traces/default.json" "$W/trace.json"
+cp "$VT_SRC/traces/default.json" "$W/t.json"
+mkdir -p "$TMP/bin"
+ln -s "$VT_BIN" "$TMP/bin/vmaptool"
+export PATH=$TMP/bin:$PATH
+cd "$W" || exit 1
+ran=0 failed=0 skipped=0
+while IFS=$'\t' read -r doc cmd; do
+	# placeholders, optional parts, alternatives, pipes: a synopsis, not an example
+	if [[ $cmd =~ [A-Z]{3,} || $cmd == *'['* || $cmd == *'|'* || $cmd == *'...'* ||
+	      $cmd == *'<'* || $cmd == *'#'* || $cmd =~ ^vmaptool\ [a-z-]+: ]]; then
+		continue
+	fi
+	missing=
+	for w in $cmd; do
+		w=${w#*=}
+		case $w in
+		*.json|*.jsonl|*.dat|*.txt|*.xz|*/*)
+			[[ $w == -* ]] && continue
+			# outputs are made by the command
+			[[ $cmd == *"-o $w"* || $cmd == *"--output=$w"* || $cmd == *"=$w"*" --update-baseline"* ]] && continue
+			[ -e "$w" ] || missing="$missing $w" ;;
+		esac
+	done
+	if [ -n "$missing" ]; then
+		if [[ $missing == *../shared/* && ! -d $VT_SHARED ]]; then
+			skipped=$((skipped + 1)); continue
+		fi
+		if [[ " $missing" == *" traces/"* ]]; then
+			echo "FAIL ($doc): '$cmd' names a bundled trace that does not exist:$missing"
+			failed=$((failed + 1)); continue
+		fi
+		echo "SKIP ($doc): '$cmd': no$missing (the user's own file)"
+		skipped=$((skipped + 1))
+		continue
+	fi
+	ran=$((ran + 1))
+	eval "$cmd" >"$TMP/out" 2>"$TMP/err" </dev/null
+	rc=$?
+	if [ $rc = 2 ] && grep -q 'not available in this version' "$TMP/err"; then
+		echo "SKIP ($doc): '$cmd': $(head -1 "$TMP/err")"
+		skipped=$((skipped + 1))
+	elif [ $rc != 0 ] && ! [[ $rc == 1 && $cmd == "vmaptool gate"* ]]; then
+		echo "FAIL ($doc): '$cmd' exited $rc: $(head -3 "$TMP/err")"
+		failed=$((failed + 1))
+	fi
+done < <(cd "$VT_SRC" && awk '
+	FNR == 1 { inblock = 0 }
+	/^```/ { inblock = !inblock; next }
+	(inblock && /^vmaptool /) || /^    vmaptool / {
+		line = $0; sub(/^ +/, "", line); print FILENAME "\t" line
+	}' README.md docs/*.md)
+echo "$ran examples ran, $failed failed, $skipped skipped"
+[ "$ran" -ge 12 ] || { echo "FAIL: only $ran examples ran"; exit 1; }
+[ "$failed" = 0 ]

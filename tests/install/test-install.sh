@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `cmake --install` into a temporary prefix, then use vmaptool as a user
+# would: every example of README.md's "Examples" block runs with the
+# installed binary (on the installed traces), `man -l` renders every page
+# and `man vmaptool` finds it, each page lists every option its command's
+# --help lists, and the bash completion completes subcommands, options,
+# strategy names and batched@ digits.  ../shared is needed by two examples:
+# without it they are skipped, except under CI=true where it must exist.
+set -euo pipefail
+: "${VT_SRC:?}" "${VT_BUILD:?}"
+VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+P=$TMP/prefix
+cmake --install "$VT_BUILD" --prefix "$P" >"$TMP/install.log" 2>&1 ||
+	fail "cmake --install: $(cat "$TMP/install.log")"
+export PATH=$P/bin:$PATH ASAN_OPTIONS=detect_leaks=0
+[ "$(command -v vmaptool)" = "$P/bin/vmaptool" ] || fail "vmaptool not installed in bin/"
+S=$P/share
+[ -f "$S/vmaptool/traces/default.json" ] && [ -f "$S/vmaptool/traces/baseline.json" ] ||
+	fail "traces not installed under share/vmaptool/traces"
+if [ -d "$VT_SRC/profiles" ]; then
+	[ -d "$S/vmaptool/profiles" ] || fail "profiles/ not installed"
+fi
+
+# ---- man pages -------------------------------------------------------------
+cmds=$(vmaptool help | awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1} on && !/^  / {on=0}')
+[ "$(echo "$cmds" | wc -w)" -ge 8 ] || fail "vmaptool help lists only: $cmds"
+pages=$S/man/man1
+for page in vmaptool $(for c in $cmds; do [ "$c" = help ] || echo "vmaptool-$c"; done); do
+	f=$pages/$page.1
+	[ -f "$f" ] || fail "no man page $page.1"
+	MANWIDTH=80 man -l "$f" >"$TMP/man.txt" 2>"$TMP/man.err" || fail "man -l $page.1: $(cat "$TMP/man.err")"
+	[ -s "$TMP/man.txt" ] && ! grep -q 'warning' "$TMP/man.err" || fail "man -l $page.1 warns: $(cat "$TMP/man.err")"
+	c=${page#vmaptool}; c=${c#-}
+	# every option --help lists is in the page (they come from the same table)
+	for o in $(vmaptool $c --help | grep -oE -- '^ +(-[a-zA-Z?], )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+'); do
+		grep -q -- "$o" "$TMP/man.txt" || fail "$page(1) lacks $o"
+	done
+done
+MANPATH=$S/man man -w vmaptool >/dev/null 2>&1 || fail "man vmaptool does not find the page in the prefix"
+MANPATH=$S/man MANWIDTH=80 man vmaptool-gate 2>/dev/null | grep -q -- '--update-baseline' ||
+	fail "man vmaptool-gate"
+
+# ---- the README's examples, with the installed binary ----------------------------
+W=$TMP/w
+mkdir -p "$W"
+ln -s "$S/vmaptool/traces" "$W/traces"
+have_shared=0
+if [ -d "$VT_SHARED/spec" ]; then
+	ln -s "$VT_SHARED" "$TMP/shared"
+	have_shared=1
+elif [ "${CI:-}" = true ]; then
+	fail "../shared ($VT_SHARED) is missing under CI=true"
+fi
+cd "$W"
+cp traces/default.json trace.json
+vmaptool import "$VT_SRC/tests/data/import/vmap.txt" -o imported.json 2>/dev/null ||
+	fail "import for imported.json"
+n=0
+while IFS= read -r ex; do
+	if [[ $ex == *../shared/* && $have_shared = 0 ]]; then
+		echo "skip (no ../shared): $ex"
+		continue
+	fi
+	n=$((n + 1))
+	# shellcheck disable=SC2086	# the README's words, split as a shell would
+	eval "$ex" >"$TMP/ex.out" 2>"$TMP/ex.err" || fail "README example '$ex' exited $?: $(head -5 "$TMP/ex.err")"
+	[ -s "$TMP/ex.out" ] || [[ $ex == *" -o "* ]] || fail "README example '$ex' printed nothing"
+done < <(sed -n '/^## Examples/,/^## /s/^    \(vmaptool .*\)$/\1/p' "$VT_SRC/README.md")
+[ "$n" -ge 6 ] || fail "only $n README examples found"
+
+# ---- bash completion --------------------------------------------------------------
+comp=$S/bash-completion/completions/vmaptool
+[ -f "$comp" ] || fail "no bash completion installed"
+out=$(bash -c '
+	source "$1"
+	t() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _vmaptool; echo "${COMPREPLY[*]}"; }
+	t vmaptool rep
+	t vmaptool replay --strat
+	t vmaptool replay --strategy=zig
+	t vmaptool replay --strategy=pagewise,batched@12
+	t vmaptool gate --update
+	t vmaptool help ga
+	t vmaptool replay --barriers=ea
+' _ "$comp")
+expect=$(printf '%s\n' "replay" "--strategy=" "--strategy=zigzag" \
+	"--strategy=pagewise,batched@123 --strategy=pagewise,batched@124 --strategy=pagewise,batched@125 --strategy=pagewise,batched@126 --strategy=pagewise,batched@127 --strategy=pagewise,batched@128 --strategy=pagewise,batched@12" \
+	"--update-baseline" "gate" "--barriers=eager")
+[ "$out" = "$expect" ] || fail "completion:
+$out
+expected:
+$expect"
+echo ok
