@@ -472,7 +472,7 @@ static int alloc_init_p4d(struct lm *s, struct ent pgd, uint64_t addr,
 	return 0;
 }
 
-int arm64_create_pgd_mapping(struct arm64_mm *mm, enum arm64_linear_variant v,
+int arm64___create_pgd_mapping(struct arm64_mm *mm, enum arm64_linear_variant v,
 			     uint64_t phys, uint64_t virt, uint64_t size,
 			     uint64_t prot, unsigned int flags)
 {

@@ -76,7 +76,7 @@ uint64_t arm64_linear_size(const struct arm64_geom *g);
  * ARM64_LINEAR_EMISALIGNED or ARM64_LINEAR_EBUG (tables may then be
  * partly written, as the kernel would have stopped there).
  */
-int arm64_create_pgd_mapping(struct arm64_mm *mm, enum arm64_linear_variant v,
+int arm64___create_pgd_mapping(struct arm64_mm *mm, enum arm64_linear_variant v,
 			     uint64_t phys, uint64_t virt, uint64_t size,
 			     uint64_t prot, unsigned int flags);
 

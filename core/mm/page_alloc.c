@@ -238,7 +238,7 @@ static void free_pcppages_bulk(struct vt_page_alloc *pa, int64_t count, int pind
 	}
 }
 
-int vt_free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn, unsigned int order)
+int vt___free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn, unsigned int order)
 {
 	pa->st.free_calls++;
 	pa->st.pages_freed += 1ull << order;
@@ -259,12 +259,12 @@ int vt_free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn, unsigned int or
 	return 0;
 }
 
-int vt_free_page(struct vt_page_alloc *pa, uint64_t pfn)
+int vt___free_page(struct vt_page_alloc *pa, uint64_t pfn)
 {
 	/* __free_page() -> ___free_pages(): put_page_testzero() drops the
 	 * last reference; __free_frozen_pages() -> __free_pages_prepare() */
 	pa->st.pages_prepared++;
-	return vt_free_frozen_pages(pa, pfn, 0);
+	return vt___free_frozen_pages(pa, pfn, 0);
 }
 
 /*
@@ -284,7 +284,7 @@ static int free_prepared_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
 			order = lg;
 		if (order > pa->max_order)
 			order = pa->max_order;
-		err = vt_free_frozen_pages(pa, pfn, order);
+		err = vt___free_frozen_pages(pa, pfn, order);
 		if (err)
 			return err;
 		pfn += 1ull << order;
@@ -293,7 +293,7 @@ static int free_prepared_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
 	return 0;
 }
 
-int vt_free_contig_range(struct vt_page_alloc *pa, uint64_t pfn, uint64_t nr)
+int vt___free_contig_range(struct vt_page_alloc *pa, uint64_t pfn, uint64_t nr)
 {
 	/* __free_contig_range_common(): every page's reference dropped and
 	 * free_pages_prepare(page, 0) passes (vmalloc holds the only
@@ -315,7 +315,7 @@ int vt_free_pages_bulk(struct vt_page_alloc *pa, const uint64_t *pfns,
 
 		while (n < nr && pfns[n] == pfns[0] + n)
 			n++;
-		err = vt_free_contig_range(pa, pfns[0], n);
+		err = vt___free_contig_range(pa, pfns[0], n);
 		if (err)
 			return err;
 		pfns += n;

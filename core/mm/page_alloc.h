@@ -80,14 +80,14 @@ int vt_alloc_pages(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn);
 int vt_alloc_pages_bulk(struct vt_page_alloc *pa, uint64_t nr, uint64_t *pfns);
 
 /* __free_frozen_pages(page, order, fpi): one block; 0 or -ENOMEM. */
-int vt_free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn, unsigned int order);
+int vt___free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn, unsigned int order);
 /* __free_page(page) of a refcounted order-0 page: put_page_testzero(),
  * __free_frozen_pages(page, 0) which prepares it (free_pages_prepare()). */
-int vt_free_page(struct vt_page_alloc *pa, uint64_t pfn);
+int vt___free_page(struct vt_page_alloc *pa, uint64_t pfn);
 /* __free_contig_range(pfn, nr): prepare every page as order 0, then
  * free_prepared_contig_range(): the largest naturally aligned blocks,
  * left to right. */
-int vt_free_contig_range(struct vt_page_alloc *pa, uint64_t pfn, uint64_t nr);
+int vt___free_contig_range(struct vt_page_alloc *pa, uint64_t pfn, uint64_t nr);
 /*
  * free_pages_bulk(pages, nr) (seed 002): one __free_contig_range() per run
  * of array entries with consecutive pfns (num_pages_contiguous()); returns

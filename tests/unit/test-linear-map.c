@@ -31,7 +31,7 @@ static int map(struct arm64_mm *mm, struct arm64_counters *st, unsigned int ps,
 	memset(st, 0, sizeof(*st));
 	mm->st = st;
 	memstart = phys & ~(arm64_memstart_align(&mm->g) - 1);
-	err = arm64_create_pgd_mapping(mm, v, phys,
+	err = arm64___create_pgd_mapping(mm, v, phys,
 				       arm64_linear_virt(&mm->g, memstart, phys),
 				       size, arm64_linear_prot(&mm->g), flags);
 	return err;
@@ -121,7 +121,7 @@ static void test_per_table(void)
 		memstart = phys & ~(arm64_memstart_align(&mm.g) - 1);
 		phys += 2ull << 20;
 		TEST_ASSERT_EQ("second",
-			       arm64_create_pgd_mapping(&mm, v, phys,
+			       arm64___create_pgd_mapping(&mm, v, phys,
 							arm64_linear_virt(&mm.g, memstart, phys),
 							2ull << 20, arm64_linear_prot(&mm.g), fl), 0);
 		/* the new PTE table: 1 pair at allocation; population: 32
@@ -330,16 +330,16 @@ static void test_remap(void)
 				  ARM64_NO_EXEC_MAPPINGS | ARM64_NO_BLOCK_MAPPINGS |
 				  ARM64_NO_CONT_MAPPINGS), 0);
 	virt = arm64_linear_virt(&mm.g, phys, phys);
-	TEST_ASSERT_EQ("same again", arm64_create_pgd_mapping(&mm, ARM64_LINEAR_P1, phys, virt,
+	TEST_ASSERT_EQ("same again", arm64___create_pgd_mapping(&mm, ARM64_LINEAR_P1, phys, virt,
 							      4ull << 20, arm64_linear_prot(&mm.g),
 							      ARM64_NO_BLOCK_MAPPINGS |
 							      ARM64_NO_CONT_MAPPINGS), 0);
-	TEST_ASSERT_EQ("other PA", arm64_create_pgd_mapping(&mm, ARM64_LINEAR_P1, phys + (4 << 20),
+	TEST_ASSERT_EQ("other PA", arm64___create_pgd_mapping(&mm, ARM64_LINEAR_P1, phys + (4 << 20),
 							    virt, 4ull << 20, arm64_linear_prot(&mm.g),
 							    ARM64_NO_BLOCK_MAPPINGS |
 							    ARM64_NO_CONT_MAPPINGS),
 		       (uint64_t)(int64_t)ARM64_LINEAR_EBUG);
-	TEST_ASSERT_EQ("misaligned", arm64_create_pgd_mapping(&mm, ARM64_LINEAR_P1, phys + 1,
+	TEST_ASSERT_EQ("misaligned", arm64___create_pgd_mapping(&mm, ARM64_LINEAR_P1, phys + 1,
 							      virt, 4096, arm64_linear_prot(&mm.g), 0),
 		       (uint64_t)(int64_t)ARM64_LINEAR_EMISALIGNED);
 	arm64_mm_release(&mm);

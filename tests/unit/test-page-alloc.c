@@ -55,7 +55,7 @@ static void s8_case(const char *name, const uint64_t *pfns, uint64_t runs_want,
 	/* vfree-perpage: 256 __free_page(), all order 0 to the pcp list */
 	init(&pa);
 	for (int i = 0; i < 256; i++)
-		TEST_ASSERT_EQ("free_page", vt_free_page(&pa, pfns[i]), 0);
+		TEST_ASSERT_EQ("free_page", vt___free_page(&pa, pfns[i]), 0);
 	TEST_ASSERT_EQ("perpage free_calls", pa.st.free_calls, 256);
 	TEST_ASSERT_EQ("perpage to pcp", pa.st.free_pcp, 256);
 	TEST_ASSERT_EQ("perpage prepared", pa.st.pages_prepared, 256);
@@ -144,7 +144,7 @@ static void test_regression(void)
 				TEST_ASSERT_EQ("bulk", vt_free_pages_bulk(&pa, p, 4, &runs), 0);
 			} else {
 				for (int i = 0; i < 4; i++)
-					TEST_ASSERT_EQ("page", vt_free_page(&pa, p[i]), 0);
+					TEST_ASSERT_EQ("page", vt___free_page(&pa, p[i]), 0);
 			}
 		}
 		TEST_ASSERT_EQ(bulk ? "bulk: one refill" : "perpage: a refill per 15 loops",
@@ -167,7 +167,7 @@ static void test_lifo(void)
 	for (int i = 1; i < 16; i++)
 		TEST_ASSERT_EQ("ascending", p[i], p[0] + i);
 	for (int i = 0; i < 16; i++)
-		TEST_ASSERT_EQ("free", vt_free_page(&pa, p[i]), 0);
+		TEST_ASSERT_EQ("free", vt___free_page(&pa, p[i]), 0);
 	TEST_ASSERT_EQ("bulk alloc again", vt_alloc_pages_bulk(&pa, 16, q), 0);
 	for (int i = 0; i < 16; i++)
 		TEST_ASSERT_EQ("LIFO", q[i], p[15 - i]);
@@ -186,7 +186,7 @@ static void test_high(void)
 	init(&pa);
 	n = pa.high;
 	for (uint64_t i = 0; i < n; i++)
-		TEST_ASSERT_EQ("free", vt_free_page(&pa, 0x400000 + 2 * i), 0);
+		TEST_ASSERT_EQ("free", vt___free_page(&pa, 0x400000 + 2 * i), 0);
 	TEST_ASSERT_EQ("drained one batch", pa.st.pcp_drained, pa.batch);
 	TEST_ASSERT_EQ("count", pa.count, n - pa.batch);
 	TEST_ASSERT_EQ("oldest went first", pa.list[0].pfn[(pa.list[0].head + pa.list[0].nr - 1) &
