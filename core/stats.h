@@ -47,6 +47,15 @@
 	X(dmb, VT_MK_TOP)                              \
 	X(fixmap_maps, VT_MK_TOP)                      \
 	X(fixmap_stores, VT_MK_TOP)                    \
+	X(pages_allocated, VT_MK_TOP)                  \
+	X(buddy_blocks, VT_MK_TOP)                     \
+	X(free_calls, VT_MK_TOP)                       \
+	X(pages_freed, VT_MK_TOP)                      \
+	X(free_pcp, VT_MK_TOP)                         \
+	X(free_buddy, VT_MK_TOP)                       \
+	X(contig_range_calls, VT_MK_TOP)               \
+	X(pages_prepared, VT_MK_TOP)                   \
+	X(cond_resched, VT_MK_TOP)                     \
 	X(lazy_pages_pending, VT_MK_TOP)               \
 	X(purges, VT_MK_TOP)                           \
 	X(purged_pages, VT_MK_TOP)                     \

@@ -971,3 +971,39 @@ int vt_gen_ioremap(const struct vt_gen_ioremap *o, const struct vt_gen_out *out,
 	free(live);
 	return ret;
 }
+
+int vt_gen_map_mem(const struct vt_gen_map_mem *o, const struct vt_gen_out *out,
+		   struct vt_error *err)
+{
+	uint64_t page_size = 1ull << out->page_shift;
+	uint64_t phys = o->phys_base ? o->phys_base : 0x80000000ull;
+	int ret = check_out(out, err);
+
+	if (ret)
+		return ret;
+	if (!o->nr_sizes)
+		return vt_error_set(err, -EINVAL, "map_mem needs the memory size");
+	if ((phys | o->hole) & (page_size - 1))
+		return vt_error_set(err, -EINVAL,
+				    "the DRAM base and the holes must be page-aligned");
+	for (unsigned int i = 0; !ret && i < o->nr_sizes; i++) {
+		struct vt_event ev;
+
+		if (!o->sizes[i] || (o->sizes[i] & (page_size - 1)) ||
+		    o->sizes[i] > (1ull << 47) || phys + o->sizes[i] > (1ull << 48))
+			return vt_error_set(err, -EINVAL,
+					    "memory range %u (%llu bytes at 0x%llx) is not page-sized within the 48-bit physical address size",
+					    i, (unsigned long long)o->sizes[i],
+					    (unsigned long long)phys);
+		ev_init(&ev, VT_OP_LINEAR_MAP, 0, NULL);
+		ev.id.present = false;
+		ev.phys = phys;
+		ev.size = o->sizes[i];
+		ev.flags = VT_FLAG(NO_EXEC_MAPPINGS);
+		if (!o->blocks)
+			ev.flags |= VT_FLAG(NO_BLOCK_MAPPINGS) | VT_FLAG(NO_CONT_MAPPINGS);
+		ret = out->emit(out->ctx, &ev, err);
+		phys += o->sizes[i] + o->hole;
+	}
+	return ret;
+}

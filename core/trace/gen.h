@@ -130,4 +130,26 @@ struct vt_gen_ioremap {
 int vt_gen_ioremap(const struct vt_gen_ioremap *o,
 		   const struct vt_gen_out *out, struct vt_error *err);
 
+/* ---- map_mem -------------------------------------------------------- */
+
+struct vt_gen_map_mem {
+	const uint64_t *sizes;		/* memblock ranges (bytes), in order */
+	unsigned int nr_sizes;
+	uint64_t phys_base;		/* start of DRAM; 0: 2 GiB (0x80000000) */
+	uint64_t hole;			/* bytes between ranges */
+	bool blocks;			/* false: rodata=full, PTEs only */
+};
+
+/*
+ * vt_gen_map_mem() - arch/arm64/mm/mmu.c map_mem() at boot: one
+ * linear_map event per memblock range, with NO_EXEC_MAPPINGS and, unless
+ * @blocks, NO_BLOCK_MAPPINGS | NO_CONT_MAPPINGS (rodata=full,
+ * debug_pagealloc, KFENCE or a realm; the newest kernels without
+ * BBML2_NOABORT).
+ *
+ * Return: 0, -EINVAL or what @emit returned.
+ */
+int vt_gen_map_mem(const struct vt_gen_map_mem *o, const struct vt_gen_out *out,
+		   struct vt_error *err);
+
 #endif

@@ -83,6 +83,10 @@ $(cd "$W" && find -L scen -type f -name '*.trace.json' | LC_ALL=C sort)"
 fi
 
 for t in $traces; do
+	# the linear maps of 64-512 GiB take 2 MiB of tables per GiB per
+	# strategy: map_mem-16g.json stands for them (test-linear-map.sh and
+	# test-bundled-verify.sh replay the others)
+	case $t in traces/map_mem-64g.json|traces/map_mem-256g.json|traces/map_mem-512g.json) continue ;; esac
 	n=$(printf '%s' "$t" | tr '/' '_')
 	case $t in scen/*) n=shared-$n ;; esac
 	run "$n.table" replay "$t"
