@@ -26,7 +26,7 @@ enum {
 	OPT_BUDDYINFO, OPT_MEM, OPT_NO_PAGE_ARRAY, OPT_TEST, OPT_LOOPS,
 	OPT_NR_PAGES, OPT_USE_HUGE, OPT_JUNK, OPT_BUSY, OPT_PCPU_OBJECTS,
 	OPT_COUNT, OPT_PHYS_ALIGN, OPT_PHYS_BASE, OPT_JSONL, OPT_RODATA,
-	OPT_HOLE, OPT__END
+	OPT_HOLE, OPT_ORDERS, OPT__END
 };
 
 #define BIT(o) (1ull << ((o) - OPT_SEED))
@@ -34,7 +34,7 @@ enum {
 static const unsigned long long pattern_opts[P__NR] = {
 	[P_SYSTEMHEAP] = BIT(OPT_SIZE) | BIT(OPT_BUFFERS) | BIT(OPT_LIVE) |
 			 BIT(OPT_FRAG) | BIT(OPT_BUDDYINFO) | BIT(OPT_MEM) |
-			 BIT(OPT_NO_PAGE_ARRAY),
+			 BIT(OPT_NO_PAGE_ARRAY) | BIT(OPT_ORDERS),
 	[P_TEST_VMALLOC] = BIT(OPT_TEST) | BIT(OPT_LOOPS) | BIT(OPT_NR_PAGES) |
 			   BIT(OPT_USE_HUGE) | BIT(OPT_JUNK) | BIT(OPT_BUSY) |
 			   BIT(OPT_PCPU_OBJECTS),
@@ -58,6 +58,7 @@ struct gen_args {
 	uint64_t mem;
 	bool no_page_array, use_huge, jsonl, blocks;
 	uint64_t hole;
+	unsigned int orders[VT_GEN_MAX_HEAP_ORDERS], nr_orders;
 	enum vt_tv_test tests[VT_TV__NR * 4];
 	unsigned int nr_tests;
 	unsigned long loops, nr_pages, junk, busy, pcpu_objects;
@@ -87,6 +88,9 @@ static const struct argp_option gen_options[] = {
 	  "free physical memory of the model without --buddyinfo (default 4G)", 2 },
 	{ "no-page-array", OPT_NO_PAGE_ARRAY, NULL, 0,
 	  "omit system_heap_do_vmap()'s vmalloc of the page array", 2 },
+	{ "orders", OPT_ORDERS, "O[,O...]", 0,
+	  "the orders the heap tries, descending, ending in 0 "
+	  "(default 8,4,0, the kernel's)", 2 },
 	{ NULL, 0, NULL, 0, "test_vmalloc (lib/test_vmalloc.c):", 3 },
 	{ "test", OPT_TEST, "NAME[,NAME...]", 0,
 	  "test cases to run in order, or 'all' (default fix_size_alloc_test)", 3 },
@@ -284,6 +288,28 @@ static error_t gen_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_PAGE_ARRAY:
 		a->no_page_array = true;
+		break;
+	case OPT_ORDERS:
+		copy = strdup(arg);
+		if (!copy)
+			argp_failure(state, VT_EC_SYSTEM, ENOMEM, "--orders");
+		a->nr_orders = 0;
+		for (tok = strtok_r(copy, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (a->nr_orders == VT_GEN_MAX_HEAP_ORDERS)
+				argp_error(state, "--orders: more than %d orders",
+					   VT_GEN_MAX_HEAP_ORDERS);
+			a->orders[a->nr_orders++] =
+				parse_count(state, "orders", tok, 0, 13);
+		}
+		free(copy);
+		if (!a->nr_orders || a->orders[a->nr_orders - 1])
+			argp_error(state, "--orders '%s': expected orders ending in 0, such as 8,4,0",
+				   arg);
+		for (unsigned int i = 1; i < a->nr_orders; i++)
+			if (a->orders[i] >= a->orders[i - 1])
+				argp_error(state, "--orders '%s': the orders must descend",
+					   arg);
 		break;
 	case OPT_TEST:
 		parse_tests(state, a, arg);
@@ -517,6 +543,18 @@ int cmd_gen(int argc, char **argv)
 		a.tests[0] = VT_TV_fix_size_alloc_test;
 		a.nr_tests = 1;
 	}
+	if (a.nr_orders) {
+		/* MAX_PAGE_ORDER: ARCH_FORCE_MAX_ORDER 10 (4K), 11 (16K), 13 (64K) */
+		unsigned int max = vt_cli.model.page_shift == 16 ? 13 :
+				   vt_cli.model.page_shift == 14 ? 11 : 10;
+
+		if (a.orders[0] > max) {
+			vt_err("--orders: order %u exceeds MAX_PAGE_ORDER %u of this granule",
+			       a.orders[0], max);
+			free(a.canon);
+			return VT_EC_USAGE;
+		}
+	}
 	if (a.buddyinfo) {
 		buddy = slurp(a.buddyinfo, &err);
 		if (!buddy) {
@@ -555,6 +593,8 @@ int cmd_gen(int argc, char **argv)
 				.frag = a.frag, .buddyinfo = buddy,
 				.buddyinfo_name = a.buddyinfo, .mem_bytes = a.mem,
 				.no_page_array = a.no_page_array,
+				.orders = a.nr_orders ? a.orders : NULL,
+				.nr_orders = a.nr_orders,
 			};
 
 			ret = vt_gen_systemheap(&o, &out, &err);

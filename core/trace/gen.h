@@ -55,7 +55,13 @@ struct vt_gen_systemheap {
 	uint64_t mem_bytes;
 	uint64_t base_pfn;		/* 0: 2 GiB (0x80000000) */
 	bool no_page_array;		/* omit system_heap_do_vmap's array vmalloc */
+	/* The orders alloc_largest_available() tries, strictly descending,
+	 * ending in 0; NULL: the kernel's 8, 4, 0. */
+	const unsigned int *orders;
+	unsigned int nr_orders;
 };
+
+#define VT_GEN_MAX_HEAP_ORDERS 8
 
 /*
  * vt_gen_systemheap() - dma-buf system-heap buffers, each vmapped and

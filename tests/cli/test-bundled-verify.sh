@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every bundled trace replays under pagewise and zigzag with --verify
 # (every live mapping translated page by page after every event): exit 0
-# and no mismapped page.  The batched/segments strategies run too; their
-# findings (if any) must be reported, never an error.  The map_mem traces
+# and no mismapped page.  The batched, batched-v2 and segments strategies
+# run too; their findings (if any) must be reported, never an error.  The map_mem traces
 # (linear maps of 16-512 GiB) run once, under linear-new.
 set -u
 : "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -12,7 +12,7 @@ pass=0 fail=0
 for t in "$VT_SRC"/traces/*.json "$VT_SRC"/traces/*.jsonl "$VT_SRC"/traces/*/*.json "$VT_SRC"/traces/*/*.jsonl; do
 	[ -f "$t" ] || continue
 	[ "$(basename "$t")" = baseline.json ] && continue	# the gate's report
-	strats="pagewise,zigzag batched,segments:force"
+	strats="pagewise,zigzag batched,batched-v2,segments:force"
 	# map_mem traces hold only linear_map events, which every mapping
 	# strategy builds alike (linear-new); the four linear-map versions are
 	# verified by test-linear-map.sh
