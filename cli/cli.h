@@ -66,6 +66,7 @@ int cmd_ptdump(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_strategies(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /* The candidate of @cands (NULL entries skipped) that @word is most
  * likely a typo of, or NULL when none is close (cli/suggest.c). */

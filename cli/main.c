@@ -72,6 +72,8 @@ static const struct vt_cmd cmds[] = {
 	  VT_APPLIES_FORMAT },
 	{ "profiles", cmd_profiles, "list the built-in cost profiles",
 	  VT_APPLIES_FORMAT },
+	{ "calibrate", cmd_calibrate, "fit the cost profiles to published figures",
+	  VT_APPLIES_FORMAT },
 	{ "help", cmd_help, "this text, or a command's: vmaptool help [COMMAND]", 0 },
 	{ NULL, NULL, NULL, 0 }
 };
