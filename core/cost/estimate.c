@@ -46,6 +46,9 @@ static const char *const event_metrics[VT_CE__NR][12] = {
 	[VT_CE_page_alloc] = { "pages_allocated", NULL },
 	[VT_CE_buddy_block] = { "buddy_blocks", NULL },
 	[VT_CE_free_call] = { "free_calls", NULL },
+	/* pcp_drained: blocks a full per-CPU list hands back to the buddy */
+	[VT_CE_buddy_free] = { "free_buddy", "pcp_drained", NULL },
+	[VT_CE_contig_range] = { "contig_range_calls", NULL },
 	[VT_CE_page_free] = { "pages_freed", NULL },
 };
 

@@ -68,6 +68,10 @@
 	  "one high-order block taken from the buddy lists, the per-CPU list being empty")  \
 	X(free_call, "free_call", "__free_frozen_pages()",                                 \
 	  "one naturally aligned block handed to the free path")                             \
+	X(buddy_free, "buddy_free", "__free_one_page() (buddy lists)",                      \
+	  "one block freed into the buddy lists (merging under the zone lock) rather than a per-CPU list") \
+	X(contig_range, "contig_range", "free_pages_bulk() -> __free_contig_range()",     \
+	  "one contiguous run found and released by the bulk free path")                   \
 	X(page_free, "page_free", "vfree() per-page accounting (mod_lruvec_page_state())", \
 	  "one page released")
 
