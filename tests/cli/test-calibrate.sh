@@ -105,6 +105,11 @@ for b in bad: print("FAIL: profiles:", b)
 sys.exit(1 if bad else 0)
 PY
 
+# every cost event is documented
+for e in $(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))['profiles'][0]['costs']))" "$TMP/prof.json"); do
+	grep -q "\`$e\`" "$VT_SRC/docs/cost-model.md" || fail "cost event '$e' is not in docs/cost-model.md"
+done
+
 # usage and input errors
 "$VT_BIN" calibrate a.json --check=b.json >/dev/null 2>&1; [ $? = 2 ] || fail "file + --check is not a usage error"
 echo '[{"id": "x", "unit": "x", "after": 2}]' >"$TMP/bad.json"
