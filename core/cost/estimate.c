@@ -5,6 +5,9 @@
  * why by name), so this file is the one place that says which metric a
  * price applies to.
  */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/cost/estimate.h"
@@ -120,4 +123,119 @@ void vt_cost_estimate(const struct vt_profile *p, const struct vt_cost_counts *c
 		out->total += out->cycles[e];
 	}
 	out->ns = p->freq_mhz > 0 ? out->total * 1000.0 / p->freq_mhz : 0;
+}
+
+static const char *const event_function[VT_CE__NR] = {
+	[VT_CE_api_call] = "alloc_vmap_area",
+	[VT_CE_pte_store] = "__set_pte",
+	[VT_CE_set_pte_at] = "set_pte_at",
+	[VT_CE_set_huge_pte_at] = "set_huge_pte_at",
+	[VT_CE_table_walk] = "pgtable_walk",
+	[VT_CE_walk_step] = "pgtable_walk",
+	[VT_CE_table_alloc] = "__pte_alloc_kernel",
+	[VT_CE_table_free] = "pmd_free_pte_page",
+	[VT_CE_dsb_ishst] = "emit_pte_barriers",
+	[VT_CE_isb] = "emit_pte_barriers",
+	[VT_CE_dmb] = "smp_wmb",
+	[VT_CE_tlbi_vaale1is] = "flush_tlb_kernel_range",
+	[VT_CE_tlbi_vaae1is] = "flush_tlb_kernel_range",
+	[VT_CE_tlbi_vmalle1is] = "flush_tlb_kernel_range",
+	[VT_CE_tlbi_rvaale1is] = "flush_tlb_kernel_range",
+	[VT_CE_tlbi_vale1is] = "flush_tlb_kernel_range",
+	[VT_CE_tlb_sync] = "flush_tlb_kernel_range",
+	[VT_CE_fixmap_cycle] = "__set_fixmap",
+	[VT_CE_purge_call] = "__purge_vmap_area_lazy",
+	[VT_CE_page_alloc] = "vm_area_alloc_pages",
+	[VT_CE_buddy_block] = "__rmqueue",
+	[VT_CE_free_call] = "__free_frozen_pages",
+	[VT_CE_buddy_free] = "__free_one_page",
+	[VT_CE_contig_range] = "free_pages_bulk",
+	[VT_CE_page_free] = "vfree",
+};
+
+const char *vt_cost_function(enum vt_cost_event e, enum vt_op op)
+{
+	if (e == VT_CE_api_call && op < VT_OP__NR && !vt_op_is_map(op))
+		return "free_vmap_area_noflush";
+	return event_function[e];
+}
+
+/* The metric of a function's cycles: "cyc_" + the function name. */
+static int function_metric(const char *fn)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "cyc_%s", fn);
+	return vt_metric_find(name);
+}
+
+void vt_cost_fill(const struct vt_profile *p, struct vt_stats *s, enum vt_op op)
+{
+	int mc = vt_metric_find("cycles"), mn = vt_metric_find("ns");
+	struct vt_cost_counts c;
+	struct vt_cost_estimate est;
+	double per_fn[VT_CE__NR] = { 0 };
+	int fn_metric[VT_CE__NR];
+	uint64_t total = 0;
+
+	if (!p || mc < 0 || mn < 0)
+		return;
+	vt_cost_counts_from_stats(&c, s, vt_cost_op_is_api(op) ? 1 : 0);
+	vt_cost_estimate(p, &c, &est);
+	/* Sum per function first, then round each function once. */
+	for (int e = 0; e < VT_CE__NR; e++) {
+		int first = e;
+
+		fn_metric[e] = function_metric(vt_cost_function(e, op));
+		for (int k = 0; k < e; k++)
+			if (!strcmp(vt_cost_function(k, op), vt_cost_function(e, op))) {
+				first = k;
+				break;
+			}
+		per_fn[first] += est.cycles[e];
+	}
+	for (int e = 0; e < VT_CE__NR; e++) {
+		uint64_t v = vt_cost_round(per_fn[e]);
+
+		if (!v)
+			continue;
+		total += v;
+		if (fn_metric[e] >= 0)
+			s->m[fn_metric[e]] += v;
+	}
+	s->m[mc] += total;
+	s->m[mn] += vt_cost_round(est.ns);
+}
+
+static int cmp_reason(const void *x, const void *y)
+{
+	const struct vt_cost_reason *p = x, *q = y;
+	double a = fabs(p->cycles), b = fabs(q->cycles);
+
+	if (a != b)
+		return a < b ? 1 : -1;
+	return (int)p->e - (int)q->e;	/* ties in event order, on every libc */
+}
+
+unsigned int vt_cost_explain(const struct vt_profile *p, const struct vt_cost_counts *a,
+			     const struct vt_cost_counts *b, struct vt_cost_reason *out,
+			     unsigned int max)
+{
+	struct vt_cost_reason all[VT_CE__NR];
+	struct vt_cost_estimate ea, eb;
+	unsigned int n = 0;
+
+	vt_cost_estimate(p, a, &ea);
+	vt_cost_estimate(p, b, &eb);
+	for (int e = 0; e < VT_CE__NR; e++) {
+		if (a->n[e] == b->n[e])
+			continue;
+		all[n++] = (struct vt_cost_reason){ e, a->n[e], b->n[e],
+						    ea.cycles[e] - eb.cycles[e] };
+	}
+	qsort(all, n, sizeof(all[0]), cmp_reason);
+	if (n > max)
+		n = max;
+	memcpy(out, all, n * sizeof(all[0]));
+	return n;
 }

@@ -138,4 +138,38 @@ static inline uint64_t vt_cost_round(double v)
 /* True for the broadcast TLBI events and their completion (errata x2). */
 bool vt_cost_event_is_broadcast_tlbi(enum vt_cost_event e);
 
+/*
+ * The kernel function an event's cycles are charged to, the key of
+ * "cycles_by_function" in reports.  An API call is charged to the VA
+ * allocator's side the op is on: alloc_vmap_area() for an op that maps,
+ * free_vmap_area_noflush() for one that unmaps.
+ */
+const char *vt_cost_function(enum vt_cost_event e, enum vt_op op);
+
+/*
+ * vt_cost_fill() - write the estimate of @s (one event's deltas, or an
+ * op's) into its cost metrics: "cycles", "ns" and the per-function
+ * cycles, found by name (a build without them is left alone).  @op says
+ * whether the counts include an API call.  Each function's cycles are
+ * rounded once and "cycles" is their sum, so per-event lines, per-op
+ * tables and totals add up exactly.
+ */
+void vt_cost_fill(const struct vt_profile *p, struct vt_stats *s, enum vt_op op);
+
+/* One line of "why is B faster than A": an event and its counts. */
+struct vt_cost_reason {
+	enum vt_cost_event e;
+	double n_a, n_b;	/* counts under A and under B */
+	double cycles;		/* cycles A spends on it minus B's */
+};
+
+/*
+ * vt_cost_explain() - the events that explain the cycle difference
+ * between @a and @b, largest |difference| first; returns how many were
+ * written to @out (at most @max, only events whose counts differ).
+ */
+unsigned int vt_cost_explain(const struct vt_profile *p, const struct vt_cost_counts *a,
+			     const struct vt_cost_counts *b, struct vt_cost_reason *out,
+			     unsigned int max);
+
 #endif

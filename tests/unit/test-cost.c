@@ -211,8 +211,37 @@ static void test_fit(void)
 	free(set.v);
 }
 
+static void test_explain(void)
+{
+	struct vt_profile p;
+	struct vt_error err;
+	struct vt_cost_counts a = { 0 }, b = { 0 };
+	struct vt_cost_reason r[4];
+	unsigned int n;
+
+	vt_error_init(&err);
+	TEST_ASSERT_VAL("load", !vt_profile_load("generic-a76", &p, &err));
+	a.n[VT_CE_pte_store] = b.n[VT_CE_pte_store] = 25600;
+	a.n[VT_CE_set_pte_at] = 25600;
+	b.n[VT_CE_set_huge_pte_at] = 100;
+	a.n[VT_CE_table_walk] = 1;
+	b.n[VT_CE_table_walk] = 2;
+	n = vt_cost_explain(&p, &a, &b, r, 2);
+	TEST_ASSERT_EQ("two reasons asked for", n, 2);
+	TEST_ASSERT_VAL("the per-page call explains most", r[0].e == VT_CE_set_pte_at &&
+			r[0].n_a == 25600 && r[0].n_b == 0 && r[0].cycles > 0);
+	TEST_ASSERT_VAL("then the batched call", r[1].e == VT_CE_set_huge_pte_at &&
+			r[1].cycles < 0);
+	n = vt_cost_explain(&p, &a, &a, r, 4);
+	TEST_ASSERT_EQ("equal counts explain nothing", n, 0);
+	TEST_ASSERT_VAL("api calls charged to the unmap side",
+			!strcmp(vt_cost_function(VT_CE_api_call, VT_OP_VFREE), "free_vmap_area_noflush") &&
+			!strcmp(vt_cost_function(VT_CE_api_call, VT_OP_VMAP), "alloc_vmap_area"));
+}
+
 int main(void)
 {
+	test_explain();
 	test_estimate();
 	test_profiles();
 	test_fit();
