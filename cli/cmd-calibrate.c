@@ -92,7 +92,7 @@ static const struct argp calib_argp = {
 
 struct trace_cache {
 	char key[600];
-	char path[64];
+	char path[96];		/* the run folder (32) + "/t<n>.json" */
 };
 
 struct run_ctx {
@@ -159,7 +159,7 @@ static int trace_path(struct run_ctx *rc, const struct vt_figure *f, char *path,
 	rc->cache = nc;
 	nc = &rc->cache[rc->nr_cache];
 	snprintf(nc->key, sizeof(nc->key), "%s", key);
-	snprintf(nc->path, sizeof(nc->path), "%s/t%u.json", rc->dir, rc->seq++);
+	snprintf(nc->path, sizeof(nc->path), "%.63s/t%u.json", rc->dir, rc->seq++);
 	if (f->trace_inline) {
 		if (json_dump_file(f->trace_inline, nc->path, JSON_COMPACT))
 			return vt_error_set(err, -EIO, "cannot write '%s'", nc->path);
