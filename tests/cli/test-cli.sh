@@ -67,7 +67,7 @@ expect 2 replay "$TRACE" --cpus=4097
 expect 2 replay "$TRACE" --jobs=0
 expect 2 replay "$TRACE" --format=xml
 expect 2 replay "$TRACE" --kernel=v5.10 && err_has "--kernel"
-expect 2 replay "$TRACE" --profile=cortex-a76 && err_has "cost model not available"
+expect 2 replay "$TRACE" --profile=cortex-a76 && err_has "no such cost profile"
 expect 2 replay
 for s in foo batched@2 segments@1 zigzag:force batched@9 pagewise+nosuchaxis "" "zigzag,,pagewise" "zigzag,zigzag"; do
 	expect 2 replay "$TRACE" "--strategy=$s" && err_has "strateg"
