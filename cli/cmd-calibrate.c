@@ -95,11 +95,22 @@ struct trace_cache {
 	char path[96];		/* the run folder (32) + "/t<n>.json" */
 };
 
+/* A replayed side: figures that time the same events of the same trace
+ * under the same strategy and options share it (Ryan Roberts' v2 and v4
+ * tables on M2 and Altra replay the same four times). */
+struct side_cache {
+	char key[1400];
+	struct vt_stats timed;
+	uint64_t api;
+};
+
 struct run_ctx {
 	char dir[64];		/* temporary folder for generated traces */
 	struct trace_cache *cache;
 	unsigned int nr_cache;
 	unsigned int seq;
+	struct side_cache *sides;
+	unsigned int nr_sides;
 };
 
 /* Run this binary's 'gen' with @args into @out. */
@@ -198,11 +209,26 @@ static void side_event(void *ctx, long index, unsigned int strat, const char *op
 		a->api++;
 }
 
+static void side_key(char *key, size_t len, const struct vt_figure *f,
+		     const struct vt_profile *p, const struct vt_exp_side *side,
+		     const char *path)
+{
+	char ops[VT_OP__NR + 1];
+
+	for (int o = 0; o < VT_OP__NR; o++)
+		ops[o] = f->op_timed[o] ? '1' : '0';
+	ops[VT_OP__NR] = '\0';
+	snprintf(key, len, "%s|%s|%s|%d|%ld|%ld|%s", path, side->strategy, side->options,
+		 p->tlbi_range, f->from_event, f->to_event, ops);
+}
+
 /* Replay one side of @f; fills @c with the timed counts x scale. */
-static int run_side(const struct vt_figure *f, const struct vt_profile *p,
+static int run_side(struct run_ctx *rc, const struct vt_figure *f, const struct vt_profile *p,
 		    const struct vt_exp_side *side, const char *path,
 		    struct vt_cost_counts *c, struct vt_error *err)
 {
+	char key[sizeof(rc->sides[0].key)];
+	struct side_cache *sc;
 	struct vt_strategy_spec spec;
 	struct vt_model_opts opts;
 	struct vt_replay_result res;
@@ -212,6 +238,13 @@ static int run_side(const struct vt_figure *f, const struct vt_profile *p,
 				     .opts = &opts, .stop_after = -1 };
 	int ret;
 
+	side_key(key, sizeof(key), f, p, side, path);
+	for (unsigned int i = 0; i < rc->nr_sides; i++)
+		if (!strcmp(rc->sides[i].key, key)) {
+			acc.timed = rc->sides[i].timed;
+			acc.api = rc->sides[i].api;
+			goto counts;
+		}
 	vt_model_opts_init(&opts);
 	opts.tlbi_range = p->tlbi_range;
 	ret = vt_exp_side_opts(side, &opts, err);
@@ -224,6 +257,15 @@ static int run_side(const struct vt_figure *f, const struct vt_profile *p,
 	if (ret)
 		return ret;
 	vt_replay_result_release(&res);
+	sc = realloc(rc->sides, (rc->nr_sides + 1) * sizeof(*sc));
+	if (!sc)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	rc->sides = sc;
+	sc = &rc->sides[rc->nr_sides++];
+	snprintf(sc->key, sizeof(sc->key), "%s", key);
+	sc->timed = acc.timed;
+	sc->api = acc.api;
+counts:
 	vt_cost_counts_from_stats(c, &acc.timed, acc.api);
 	for (int e = 0; e < VT_CE__NR; e++)
 		c->n[e] *= f->scale;
@@ -267,9 +309,9 @@ static int run_experiments(struct vt_figure_set *set, const struct vt_profile *p
 		vt_error_init(&err);
 		ret = trace_path(&rc, f, path, sizeof(path), &err);
 		if (!ret)
-			ret = run_side(f, &profs[f->prof], &f->before, path, &f->cb, &err);
+			ret = run_side(&rc, f, &profs[f->prof], &f->before, path, &f->cb, &err);
 		if (!ret)
-			ret = run_side(f, &profs[f->prof], &f->after, path, &f->ca, &err);
+			ret = run_side(&rc, f, &profs[f->prof], &f->after, path, &f->ca, &err);
 		if (ret == VT_ERR_NO_STRATEGY || ret == VT_ERR_BAD_STRATEGY ||
 		    ret == VT_ERR_UNSUPPORTED) {
 			f->state = VT_FIG_PENDING;
@@ -289,6 +331,7 @@ static int run_experiments(struct vt_figure_set *set, const struct vt_profile *p
 		unlink(rc.cache[i].path);
 	rmdir(rc.dir);
 	free(rc.cache);
+	free(rc.sides);
 	return ret;
 }
 
