@@ -6,6 +6,7 @@
  * price applies to.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,52 @@ static const char *const event_metrics[VT_CE__NR][12] = {
 	[VT_CE_page_free] = { "pages_freed", NULL },
 };
 
+/*
+ * Metric indices, resolved by name once per process (the replay calls the
+ * estimate for every event, from several threads under --jobs).
+ */
+static struct {
+	int metric[VT_CE__NR][12];	/* -1 ends the list */
+	int cycles, ns;
+	int fn_map[VT_CE__NR], fn_unmap[VT_CE__NR];	/* cyc_* per op side */
+	int first_map[VT_CE__NR], first_unmap[VT_CE__NR];	/* first event of that function */
+} res;
+static pthread_once_t res_once = PTHREAD_ONCE_INIT;
+
+static int function_metric(const char *fn);
+
+static void resolve(void)
+{
+	for (int e = 0; e < VT_CE__NR; e++) {
+		int n = 0;
+
+		for (int k = 0; event_metrics[e][k]; k++) {
+			int m = vt_metric_find(event_metrics[e][k]);
+
+			if (m >= 0)
+				res.metric[e][n++] = m;
+		}
+		res.metric[e][n] = -1;
+		res.fn_map[e] = function_metric(vt_cost_function(e, VT_OP_VMAP));
+		res.fn_unmap[e] = function_metric(vt_cost_function(e, VT_OP_VUNMAP));
+		res.first_map[e] = res.first_unmap[e] = e;
+		for (int k = e - 1; k >= 0; k--) {
+			if (!strcmp(vt_cost_function(k, VT_OP_VMAP), vt_cost_function(e, VT_OP_VMAP)))
+				res.first_map[e] = k;
+			if (!strcmp(vt_cost_function(k, VT_OP_VUNMAP), vt_cost_function(e, VT_OP_VUNMAP)))
+				res.first_unmap[e] = k;
+		}
+	}
+	res.cycles = vt_metric_find("cycles");
+	res.ns = vt_metric_find("ns");
+}
+
+/* Whether an event's count exists in this build (the estimate skips it). */
+static bool counted(int e)
+{
+	return e == VT_CE_api_call || res.metric[e][0] >= 0;
+}
+
 int vt_cost_event_find(const char *name)
 {
 	for (int i = 0; i < VT_CE__NR; i++)
@@ -86,19 +133,14 @@ bool vt_cost_event_is_broadcast_tlbi(enum vt_cost_event e)
 void vt_cost_counts_from_stats(struct vt_cost_counts *c, const struct vt_stats *s,
 			       uint64_t api_calls)
 {
+	pthread_once(&res_once, resolve);
 	memset(c, 0, sizeof(*c));
-	c->n[VT_CE_api_call] = (double)api_calls;
-	c->counted[VT_CE_api_call] = true;
 	for (int e = 0; e < VT_CE__NR; e++) {
-		for (int k = 0; event_metrics[e][k]; k++) {
-			int m = vt_metric_find(event_metrics[e][k]);
-
-			if (m < 0)
-				continue;
-			c->counted[e] = true;
-			c->n[e] += (double)s->m[m];
-		}
+		c->counted[e] = counted(e);
+		for (int k = 0; res.metric[e][k] >= 0; k++)
+			c->n[e] += (double)s->m[res.metric[e][k]];
 	}
+	c->n[VT_CE_api_call] = (double)api_calls;
 }
 
 void vt_cost_counts_add(struct vt_cost_counts *dst, const struct vt_cost_counts *src,
@@ -171,40 +213,34 @@ static int function_metric(const char *fn)
 
 void vt_cost_fill(const struct vt_profile *p, struct vt_stats *s, enum vt_op op)
 {
-	int mc = vt_metric_find("cycles"), mn = vt_metric_find("ns");
+	bool unmap = op < VT_OP__NR && !vt_op_is_map(op);
+	const int *fn = unmap ? res.fn_unmap : res.fn_map;
+	const int *first = unmap ? res.first_unmap : res.first_map;
 	struct vt_cost_counts c;
 	struct vt_cost_estimate est;
 	double per_fn[VT_CE__NR] = { 0 };
-	int fn_metric[VT_CE__NR];
 	uint64_t total = 0;
 
-	if (!p || mc < 0 || mn < 0)
+	if (!p)
 		return;
 	vt_cost_counts_from_stats(&c, s, vt_cost_op_is_api(op) ? 1 : 0);
+	if (res.cycles < 0 || res.ns < 0)
+		return;
 	vt_cost_estimate(p, &c, &est);
 	/* Sum per function first, then round each function once. */
-	for (int e = 0; e < VT_CE__NR; e++) {
-		int first = e;
-
-		fn_metric[e] = function_metric(vt_cost_function(e, op));
-		for (int k = 0; k < e; k++)
-			if (!strcmp(vt_cost_function(k, op), vt_cost_function(e, op))) {
-				first = k;
-				break;
-			}
-		per_fn[first] += est.cycles[e];
-	}
+	for (int e = 0; e < VT_CE__NR; e++)
+		per_fn[first[e]] += est.cycles[e];
 	for (int e = 0; e < VT_CE__NR; e++) {
 		uint64_t v = vt_cost_round(per_fn[e]);
 
 		if (!v)
 			continue;
 		total += v;
-		if (fn_metric[e] >= 0)
-			s->m[fn_metric[e]] += v;
+		if (fn[e] >= 0)
+			s->m[fn[e]] += v;
 	}
-	s->m[mc] += total;
-	s->m[mn] += vt_cost_round(est.ns);
+	s->m[res.cycles] += total;
+	s->m[res.ns] += vt_cost_round(est.ns);
 }
 
 static int cmp_reason(const void *x, const void *y)
