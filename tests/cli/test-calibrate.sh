@@ -30,16 +30,20 @@ grep -q "^ratios (" "$TMP/fit.txt" || fail "the table has no ratio summary"
 #  barry-vmap-rfc-128M(-speedup): the only measurement on generic-a76 (one
 #  measurement published twice); without it the profile has no data and the
 #  prediction is the hardware prior's.
+#  seed002-fix_size_alloc_test-p4-h0: one buddy_block price serves a per-CPU
+#  list refill (a batch of order-2 blocks under one lock, this row) and a lone
+#  buddy allocation (p:16 and up); left out, the others pull it to the latter.
 python3 - "$TMP/fit.json" "$TMP/check.json" "$VT_SRC/calibration/figures.json" \
 	"$VT_SHARED/calibration/published.json" <<'PY' || fails=$((fails + 1))
 import json, sys
 fit = json.load(open(sys.argv[1]))
 check = json.load(open(sys.argv[2]))
 figs = json.load(open(sys.argv[3]))
-LOO_EXCEPT = {"barry-vmap-rfc-128M", "barry-vmap-rfc-128M-speedup"}
+LOO_EXCEPT = {"barry-vmap-rfc-128M", "barry-vmap-rfc-128M-speedup",
+              "seed002-fix_size_alloc_test-p4-h0"}
 bad = []
 s = fit["summary"]
-if s["expressed"] < 29:
+if s["expressed"] < 143 or s["pending"]:
     bad.append("only %d figures expressed" % s["expressed"])
 for k in ("ratio", "time"):
     if s[k + "_median_abs_error"] > 0.10: bad.append(k + " median %.3f > 10 %%" % s[k + "_median_abs_error"])
