@@ -201,6 +201,9 @@ static const struct vt_gate_threshold *threshold_of(const struct gate *g,
 
 		name = dot ? dot + 1 : name;
 	}
+	/* The estimate's parts get the estimate's tolerance. */
+	if (!strncmp(name, "cycles_by_function.", 19))
+		name = "cycles";
 	for (unsigned int i = 0; i < g->o->nr_th; i++)
 		if (!strcmp(g->o->th[i].metric, name))
 			return &g->o->th[i];
