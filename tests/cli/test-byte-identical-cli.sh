@@ -69,7 +69,9 @@ run() {
 		printf '\n'
 		cat "$TMP/o"
 		printf -- '--- stderr\n'
-		cat "$TMP/e"
+		# the checkout's own path (in "looked in DIR/profiles") differs
+		# between clones
+		sed "s|$VT_SRC|<src>|g" "$TMP/e"
 		printf -- '--- exit %d\n' "$rc"
 	} >"$out/$name"
 }
