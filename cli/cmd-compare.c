@@ -2,9 +2,11 @@
 /*
  * vmaptool compare --strategy=A,B[,...] TRACE...: strategies side by side
  * with ratios against the first (docs/vmaptool-compare.md).  --ablation
- * expands "batched" into the cumulative patch sets of Barry Song's series.
+ * expands a strategy written with its bare name into the cumulative patch
+ * sets its registry entry lists (.ablation: batched, Barry Song's series).
  */
 #include <argp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,9 +20,10 @@ struct compare_args {
 
 enum { OPT_ABLATION = 0x200 };
 
-static const struct argp_option compare_options[] = {
+static struct argp_option compare_options[] = {
 	{ "ablation", OPT_ABLATION, NULL, 0,
-	  "expand 'batched' into batched@1, @12, ..., @12345678", 0 },
+	  "expand a patch series into its cumulative patch sets (--help's end "
+	  "names them)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 }
 };
 
@@ -39,62 +42,15 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp compare_argp = {
+static char compare_doc[1024];
+
+static struct argp compare_argp = {
 	.options = compare_options,
 	.parser = compare_parse,
 	.args_doc = "TRACE...",
-	.doc = "Replay traces under two or more strategies and show them side "
-	       "by side with ratios against the first strategy.\v"
-	       "With --ablation, a strategy written exactly 'batched' becomes "
-	       "the cumulative patch sets batched@1,batched@12,...,"
-	       "batched@12345678 (each adds one patch of the series, in "
-	       "dependency order).",
+	.doc = compare_doc,
 	.children = vt_common_children,
 };
-
-/*
- * The cumulative sets satisfy every dependency rule of strategies.md 1,
- * which vt_strategy_parse() enforces anyway.
- */
-static const char ablation_set[] =
-	"batched@1,batched@12,batched@123,batched@1234,batched@12345,"
-	"batched@123456,batched@1234567,batched@12345678";
-
-/* @list with every exact "batched" replaced by the ablation set. */
-static char *expand_ablation(const char *list, bool *found)
-{
-	size_t cap = strlen(list) + 1, len = 0;
-	const char *p = list;
-	char *out;
-
-	*found = false;
-	for (const char *c = list; *c; c++)
-		if (*c == ',')
-			cap += sizeof(ablation_set);
-	cap += sizeof(ablation_set);
-	out = malloc(cap);
-	if (!out)
-		return NULL;
-	for (;;) {
-		size_t n = strcspn(p, ",");
-		bool is_batched = n == strlen("batched") &&
-				  !strncmp(p, "batched", n);
-		const char *src = is_batched ? ablation_set : p;
-		size_t sn = is_batched ? strlen(ablation_set) : n;
-
-		*found |= is_batched;
-		if (len)
-			out[len++] = ',';
-		memcpy(out + len, src, sn);
-		len += sn;
-		p += n;
-		if (!*p)
-			break;
-		p++;
-	}
-	out[len] = '\0';
-	return out;
-}
 
 int cmd_compare(int argc, char **argv)
 {
@@ -106,19 +62,26 @@ int cmd_compare(int argc, char **argv)
 	int rc;
 
 	argv[0] = name;
+	snprintf(compare_doc, sizeof(compare_doc),
+		 "Replay traces under two or more strategies and show them side "
+		 "by side with ratios against the first strategy.\v"
+		 "With --ablation, a strategy written exactly %s becomes "
+		 "its cumulative patch sets (each adds one patch of the series, "
+		 "in dependency order).", vt_strategy_ablation_names());
 	argp_parse(&compare_argp, argc, argv, 0, NULL, &a);
 	list = vt_cli.strategies ? vt_cli.strategies : vt_strategy_default_list();
 	if (a.ablation) {
 		bool found;
 
-		expanded = expand_ablation(list, &found);
+		expanded = vt_strategy_expand_ablation(list, &found);
 		if (!expanded) {
 			vt_err("out of memory");
 			return VT_EC_SYSTEM;
 		}
 		if (!found) {
 			free(expanded);
-			vt_err("--ablation needs the strategy 'batched' in --strategy");
+			vt_err("--ablation needs the strategy %s in --strategy",
+			       vt_strategy_ablation_names());
 			return VT_EC_USAGE;
 		}
 		list = expanded;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/run.h"
+#include "core/strategy/registry.h"
 
 struct ptdump_args {
 	const char *trace;
@@ -129,7 +130,8 @@ int cmd_ptdump(int argc, char **argv)
 		vt_err("ptdump: --per-event is not supported; use replay");
 		return VT_EC_USAGE;
 	}
-	rc = vt_run_parse_strategies(vt_cli.strategies ? vt_cli.strategies : "zigzag",
+	rc = vt_run_parse_strategies(vt_cli.strategies ? vt_cli.strategies :
+				     vt_strategy_mainline(),
 				     &specs);
 	if (rc)
 		return rc;

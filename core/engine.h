@@ -112,6 +112,9 @@ struct vt_strategy {
 	const char *modifier_help;
 	int (*modifier)(const char *text, char kind, const char *arg,
 			struct vt_strategy_spec *out, struct vt_error *err);
+	/* compare --ablation: the cumulative patch sets the bare name
+	 * expands to, comma-separated in dependency order; NULL: none */
+	const char *ablation;
 	/* the spec of the bare name (e.g. every patch of a series) */
 	void (*spec_default)(struct vt_strategy_spec *out);
 	/* options of the arch model the strategy changes (arch patches) */

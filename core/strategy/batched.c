@@ -195,6 +195,11 @@ const struct vt_strategy vt_strategy_batched = {
 	.huge_vmalloc = true,
 	.modifier_help = "@patches",
 	.modifier = batched_modifier,
+	/* each set adds one patch and satisfies the dependency rules of
+	 * strategies.md 1, which batched_modifier() enforces anyway */
+	.ablation = "batched@1,batched@12,batched@123,batched@1234,"
+		    "batched@12345,batched@123456,batched@1234567,"
+		    "batched@12345678",
 	.spec_default = batched_spec_default,
 	.mm_opts = batched_mm_opts,
 	.vmap = batched_vmap,

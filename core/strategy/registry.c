@@ -4,6 +4,7 @@
  *   spec = base [ "@" digits | ":force" ] *( "+" axis )
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <stdio.h>
@@ -261,4 +262,79 @@ const char *vt_strategy_default_list(void)
 						strategies[i]->name);
 	}
 	return list;
+}
+
+/* The strategy registered under exactly @n bytes of @name (no alias). */
+static const struct vt_strategy *strategy_named(const char *name, size_t n)
+{
+	for (int i = 0; strategies[i]; i++)
+		if (strlen(strategies[i]->name) == n &&
+		    !strncmp(strategies[i]->name, name, n))
+			return strategies[i];
+	return NULL;
+}
+
+const char *vt_strategy_ablation_names(void)
+{
+	static char names[256];
+
+	if (!names[0]) {
+		size_t len = 0;
+
+		for (int i = 0; strategies[i]; i++)
+			if (strategies[i]->ablation)
+				len += snprintf(names + len,
+						len < sizeof(names) ? sizeof(names) - len : 0,
+						"%s'%s'", len ? " or " : "",
+						strategies[i]->name);
+	}
+	return names;
+}
+
+char *vt_strategy_expand_ablation(const char *list, bool *found)
+{
+	size_t cap = 1, len = 0;
+	const char *p;
+	char *out;
+
+	*found = false;
+	for (p = list;; p++) {
+		size_t n = strcspn(p, ",");
+		const struct vt_strategy *s = strategy_named(p, n);
+
+		cap += 1 + (s && s->ablation ? strlen(s->ablation) : n);
+		p += n;
+		if (!*p)
+			break;
+	}
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	for (p = list;; p++) {
+		size_t n = strcspn(p, ",");
+		const struct vt_strategy *s = strategy_named(p, n);
+		const char *src = s && s->ablation ? s->ablation : p;
+		size_t sn = s && s->ablation ? strlen(s->ablation) : n;
+
+		*found |= s && s->ablation;
+		if (len)
+			out[len++] = ',';
+		memcpy(out + len, src, sn);
+		len += sn;
+		p += n;
+		if (!*p)
+			break;
+	}
+	out[len] = '\0';
+	return out;
+}
+
+const char *vt_strategy_mainline(void)
+{
+	for (int i = 0; strategies[i]; i++)
+		for (const struct vt_strategy_alias *a = strategies[i]->aliases;
+		     a && a->name; a++)
+			if (!strcmp(a->name, "mainline"))
+				return strategies[i]->name;
+	return strategies[0]->name;
 }
