@@ -28,16 +28,7 @@
 #include "core/model.h"
 #include "core/trace/trace.h"
 
-#ifndef VT_FUZZ_CHECK
-#define VT_FUZZ_CHECK(cond)                                                 \
-	do {                                                                \
-		if (!(cond)) {                                              \
-			fprintf(stderr, "%s:%d: fuzz check failed: %s\n",   \
-				__FILE__, __LINE__, #cond);                 \
-			abort();                                            \
-		}                                                           \
-	} while (0)
-#endif
+#include "fuzz-check.h"
 
 #define VT_FUZZ_REPLAY_MAX_PAGES (1ull << 13)
 

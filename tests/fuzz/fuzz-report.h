@@ -21,16 +21,7 @@
 
 #include "cli/report-doc.h"
 
-#ifndef VT_FUZZ_CHECK
-#define VT_FUZZ_CHECK(cond)                                                 \
-	do {                                                                \
-		if (!(cond)) {                                              \
-			fprintf(stderr, "%s:%d: fuzz check failed: %s\n",   \
-				__FILE__, __LINE__, #cond);                 \
-			abort();                                            \
-		}                                                           \
-	} while (0)
-#endif
+#include "fuzz-check.h"
 
 static int vt_fuzz_report(const uint8_t *data, size_t size)
 {

@@ -25,16 +25,7 @@
 #include "core/import/import.h"
 #include "core/trace/trace.h"
 
-#ifndef VT_FUZZ_CHECK
-#define VT_FUZZ_CHECK(cond)                                                 \
-	do {                                                                \
-		if (!(cond)) {                                              \
-			fprintf(stderr, "%s:%d: fuzz check failed: %s\n",   \
-				__FILE__, __LINE__, #cond);                 \
-			abort();                                            \
-		}                                                           \
-	} while (0)
-#endif
+#include "fuzz-check.h"
 
 /*
  * LeakSanitizer's suppressions for this binary: libtracecmd leaks the

@@ -21,14 +21,7 @@
 
 #include "core/trace/trace.h"
 
-#define VT_FUZZ_CHECK(cond)                                                 \
-	do {                                                                \
-		if (!(cond)) {                                              \
-			fprintf(stderr, "%s:%d: fuzz check failed: %s\n",   \
-				__FILE__, __LINE__, #cond);                 \
-			abort();                                            \
-		}                                                           \
-	} while (0)
+#include "fuzz-check.h"
 
 /*
  * Read @buf whole; with @out, write what was read to a memory stream

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "prng.h"
 #include "core/model.h"
 
 #define EXTREME_MAX_RSS_MB 768
@@ -37,27 +38,6 @@
 /* the pages one generated mapping has at most: memory stays bounded
  * (fewer under ASan, where every page costs far more time) */
 static uint64_t EXTREME_MAX_PAGES = 1ull << 14;
-
-static uint64_t rnd_s;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rnd_s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rr(uint64_t lo, uint64_t hi)
-{
-	return hi - lo == UINT64_MAX ? rnd() : lo + rnd() % (hi - lo + 1);
-}
-
-static bool chance(unsigned int pct)
-{
-	return rnd() % 100 < pct;
-}
 
 /* One of the extreme values around @x: x, x - 1, x + 1 (wrapping) */
 static uint64_t near(uint64_t x)

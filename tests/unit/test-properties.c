@@ -29,46 +29,9 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "prng.h"
 #include "core/model.h"
 #include "core/trace/trace.h"
-
-/* ---- PRNG (splitmix64) ------------------------------------------------ */
-
-static uint64_t rnd_s;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rnd_s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* uniform in [lo, hi] */
-static uint64_t rr(uint64_t lo, uint64_t hi)
-{
-	return lo + rnd() % (hi - lo + 1);
-}
-
-static bool chance(unsigned int pct)
-{
-	return rnd() % 100 < pct;
-}
-
-/* log-uniform in [1, max] */
-static uint64_t rlog(uint64_t max)
-{
-	unsigned int bits = 64 - __builtin_clzll(max);
-	uint64_t v;
-
-	do {
-		unsigned int b = rr(0, bits - 1);
-
-		v = (1ull << b) + (b ? rnd() % (1ull << b) : 0);
-	} while (v > max);
-	return v;
-}
 
 /* ---- trace under construction ---------------------------------------- */
 
