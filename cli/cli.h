@@ -9,6 +9,7 @@
 
 #include <argp.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/error.h"
@@ -33,6 +34,8 @@ struct vt_cli {
 	unsigned int jobs;		/* --jobs */
 	int verbose;			/* -v, repeatable */
 	bool quiet;			/* -q */
+	const char *vmlinux;		/* --vmlinux (cli/vmlinux.c) */
+	const char *kconfig;		/* --kconfig */
 };
 extern struct vt_cli vt_cli;
 
@@ -72,6 +75,19 @@ int cmd_calibrate(int argc, char **argv);
 /* The candidate of @cands (NULL entries skipped) that @word is most
  * likely a typo of, or NULL when none is close (cli/suggest.c). */
 const char *vt_suggest(const char *word, const char *const *cands, size_t n);
+
+/* ---- vmlinux.c: --vmlinux, --kconfig -------------------------------- */
+struct vt_kimage;
+/* The image of --vmlinux (and --kconfig), read once; 0 or the exit code
+ * after reporting the error. */
+int vt_cli_kimage(struct vt_kimage **out);
+void vt_cli_kimage_close(void);
+/* Take geometry, generation and huge-mapping support from the image where
+ * no option gave them; @need_geometry: an image without a configuration is
+ * an error.  0 or the exit code (reported). */
+int vt_cli_vmlinux_apply(bool need_geometry);
+/* vt_kimage_symbolize() for the importer's callback (@ctx: the image). */
+bool vt_cli_symbolize(void *ctx, uint64_t addr, bool offset, char *buf, size_t len);
 
 /* ---- diag.c: the only code that writes to stderr -------------------- */
 /* Exit code for a core error code (0 for success); the one mapping place. */

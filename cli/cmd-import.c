@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "core/import/import.h"
+#include "core/inspect/kimage.h"
 
 /*
  * libtraceevent keeps a few strings of the event formats it parses for the
@@ -157,6 +158,7 @@ int cmd_import(int argc, char **argv)
 	struct vt_trace_writer *w = NULL;
 	struct vt_import *im = NULL;
 	struct vt_error err;
+	uint64_t nsym = 0, nunsym = 0;
 	FILE *out;
 	int rc, out_rc;
 
@@ -166,6 +168,29 @@ int cmd_import(int argc, char **argv)
 	argp_parse(&import_argp, argc, argv, 0, NULL, &a);
 	a.opts.max_input = vt_cli.model.max_input;
 	vt_error_init(&err);
+	/* --vmlinux: addresses the recording did not name become symbols */
+	if (vt_cli.vmlinux) {
+		const struct vt_kimage_info *in;
+		struct vt_kimage *k;
+
+		rc = vt_cli_kimage(&k);
+		if (rc)
+			return rc;
+		in = vt_kimage_info(k);
+		if (!in->nr_functions) {
+			vt_err("%s: no function symbols (%s): import --vmlinux needs an "
+			       "ELF vmlinux with its symbol table (Debian: "
+			       "/usr/lib/debug/boot/vmlinux-RELEASE of linux-image-RELEASE-dbg)",
+			       vt_cli.vmlinux, in->elf ? "the ELF file has no symbol table" :
+			       in->format);
+			vt_cli_kimage_close();
+			return VT_EC_INPUT;
+		}
+		a.opts.symbolize = vt_cli_symbolize;
+		a.opts.symbolize_ctx = k;
+		a.opts.symbolized = &nsym;
+		a.opts.unsymbolized = &nunsym;
+	}
 
 	rc = vt_import_open(a.recording, &a.opts, &im, &err);
 	if (rc)
@@ -179,6 +204,13 @@ int cmd_import(int argc, char **argv)
 	if (vt_cli.granule_set)
 		cfg.page_shift = vt_cli.model.page_shift;
 	print_summary(im);
+	if (vt_cli.vmlinux) {
+		vt_info("--vmlinux: %" PRIu64 " address(es) resolved to symbols", nsym);
+		if (nunsym)
+			vt_warn("--vmlinux: %" PRIu64 " address(es) in no function of %s "
+				"(another kernel build, or KASLR: record with nokaslr)",
+				nunsym, vt_cli.vmlinux);
+	}
 
 	vt_error_init(&err);
 	/*
@@ -189,6 +221,7 @@ int cmd_import(int argc, char **argv)
 	out = vt_out_open(vt_cli.output);
 	if (!out) {
 		vt_import_close(im);
+		vt_cli_kimage_close();
 		return VT_EC_SYSTEM;
 	}
 	rc = vt_trace_writer_open_file(out,
@@ -206,9 +239,11 @@ int cmd_import(int argc, char **argv)
 	if (rc)
 		goto fail;
 	vt_import_close(im);
+	vt_cli_kimage_close();
 	return out_rc;
 fail:
 	vt_import_close(im);
+	vt_cli_kimage_close();
 	if (!err.file[0] && a.recording && rc == VT_ERR_IMPORT)
 		snprintf(err.file, sizeof(err.file), "%s", a.recording);
 	return vt_report_error(&err);

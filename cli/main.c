@@ -47,9 +47,10 @@ enum {
 	VT_APPLIES_REPORT = 1 << 4,	/* --per-op, --per-event, --jobs */
 	VT_APPLIES_MODEL = 1 << 5,	/* --kernel and the option table */
 	VT_APPLIES_CPUS = 1 << 6,	/* --cpus alone (gen) */
+	VT_APPLIES_VMLINUX = 1 << 7,	/* --vmlinux, --kconfig */
 	VT_APPLIES_REPLAY = VT_APPLIES_FORMAT | VT_APPLIES_STRATEGY |
 			    VT_APPLIES_PROFILE | VT_APPLIES_GEOMETRY |
-			    VT_APPLIES_REPORT | VT_APPLIES_MODEL,
+			    VT_APPLIES_REPORT | VT_APPLIES_MODEL | VT_APPLIES_VMLINUX,
 };
 
 static const struct vt_cmd cmds[] = {
@@ -62,12 +63,12 @@ static const struct vt_cmd cmds[] = {
 	{ "gen", cmd_gen, "synthesise a trace (systemheap, test_vmalloc, ioremap, ...)",
 	  VT_APPLIES_GEOMETRY | VT_APPLIES_CPUS },
 	{ "import", cmd_import, "trace-cmd trace.dat or ftrace text -> trace",
-	  VT_APPLIES_GEOMETRY },
+	  VT_APPLIES_GEOMETRY | VT_APPLIES_VMLINUX },
 	{ "ptdump", cmd_ptdump, "page tables after a replay, arm64 ptdump style",
 	  VT_APPLIES_FORMAT | VT_APPLIES_STRATEGY | VT_APPLIES_GEOMETRY |
-	  VT_APPLIES_MODEL },
+	  VT_APPLIES_MODEL | VT_APPLIES_VMLINUX },
 	{ "inspect", cmd_inspect, "geometry, config and symbols of a kernel image",
-	  VT_APPLIES_FORMAT },
+	  VT_APPLIES_FORMAT | VT_APPLIES_VMLINUX },
 	{ "strategies", cmd_strategies, "list the built-in strategies",
 	  VT_APPLIES_FORMAT },
 	{ "profiles", cmd_profiles, "list the built-in cost profiles",
@@ -94,6 +95,8 @@ enum {
 	OPT_JOBS,
 	OPT_KERNEL,
 	OPT_MAX_INPUT,
+	OPT_VMLINUX,
+	OPT_KCONFIG,
 	OPT_MODEL,	/* + enum vt_option_id: the option table */
 };
 
@@ -108,6 +111,12 @@ static const struct argp_option common_head[] = {
 	{ "granule", OPT_GRANULE, NULL, 0,
 	  "translation granule (overrides the trace's config)", 0 },
 	{ "va-bits", OPT_VA_BITS, "N", 0, NULL, 0 },
+	{ "vmlinux", OPT_VMLINUX, "FILE", 0,
+	  "an arm64 kernel image (ELF vmlinux, Image, Image.gz, EFI zboot): its "
+	  "geometry, --kernel generation and symbols, unless given by other options", 0 },
+	{ "kconfig", OPT_KCONFIG, "FILE", 0,
+	  "the image's .config, for an image without IKCONFIG (Debian: "
+	  "/boot/config-RELEASE)", 0 },
 	{ "format", OPT_FORMAT, "table|json|csv", 0, "output format (default table)", 0 },
 	{ "json", 'j', NULL, 0, "same as --format=json", 0 },
 	{ "output", 'o', "FILE", 0, "write the output to FILE (whole or not at all)", 0 },
@@ -160,6 +169,9 @@ static unsigned int applies_bit(int key)
 	case OPT_GRANULE:
 	case OPT_VA_BITS:
 		return VT_APPLIES_GEOMETRY;
+	case OPT_VMLINUX:
+	case OPT_KCONFIG:
+		return VT_APPLIES_VMLINUX;
 	case OPT_PER_OP:
 	case OPT_PER_EVENT:
 	case OPT_JOBS:
@@ -499,6 +511,12 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case OPT_MAX_INPUT:
 		m->max_input = byte_size(state, "max-input", arg);
 		break;
+	case OPT_VMLINUX:
+		vt_cli.vmlinux = arg;
+		break;
+	case OPT_KCONFIG:
+		vt_cli.kconfig = arg;
+		break;
 	case 'q':
 		vt_cli.quiet = true;
 		break;
@@ -517,17 +535,27 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		vt_cli.kernel_given = true;
 		break;
 	case ARGP_KEY_END:
+		vt_diag_setup(&(struct vt_diag_opts){
+			.quiet = vt_cli.quiet, .verbose = vt_cli.verbose,
+			.json = vt_cli.format == VT_FMT_JSON,
+			.json_one_line = vt_cli.per_event && !vt_cli.per_event_file,
+		});
+		if (parsing_subcommand && vt_cli.kconfig && !vt_cli.vmlinux)
+			argp_error(state, "--kconfig needs --vmlinux");
+		/* the image's values, under those given (cli/vmlinux.c) */
+		if (parsing_subcommand && vt_cli.vmlinux && cur_cmd &&
+		    cur_cmd->fn != cmd_inspect) {
+			int rc = vt_cli_vmlinux_apply(cur_cmd->fn != cmd_import);
+
+			if (rc)
+				exit(rc);
+		}
 		if (parsing_subcommand &&
 		    !vt_geometry_valid(m->page_shift, m->va_bits))
 			argp_error(state,
 				   "granule %uk with --va-bits=%u is not a Kconfig-valid pair "
 				   "(%s)", 1u << (m->page_shift - 10), m->va_bits,
 				   va_pairs);
-		vt_diag_setup(&(struct vt_diag_opts){
-			.quiet = vt_cli.quiet, .verbose = vt_cli.verbose,
-			.json = vt_cli.format == VT_FMT_JSON,
-			.json_one_line = vt_cli.per_event && !vt_cli.per_event_file,
-		});
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

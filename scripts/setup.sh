@@ -3,6 +3,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libjansson-dev python3-yaml python3-jsonschema
       libtraceevent-dev libtracecmd-dev libtracefs-dev liblzma-dev
+      libelf-dev zlib1g-dev	# inspect, --vmlinux: kernel images
       xz-utils python3
       clang libclang-rt-14-dev)	# the 'fuzz' preset: libFuzzer harnesses
 missing=()

@@ -110,6 +110,7 @@ static int dat_cb(struct tracecmd_input *h, struct tep_record *r, int cpu,
 	struct kev k;
 	int ci, kind, j;
 	uint64_t v;
+	char fbuf[24], pbuf[24];
 
 	(void)h;
 	if (r->missed_events > 0)
@@ -158,10 +159,18 @@ static int dat_cb(struct tracecmd_input *h, struct tep_record *r, int cpu,
 		struct tep_format_field *fip = tep_find_field(ev, "ip");
 		struct tep_format_field *fpip = tep_find_field(ev, "parent_ip");
 
-		if (dat_read_field(r, fip, &v))
-			k.func = tep_find_function(c->tep, v);
-		if (dat_read_field(r, fpip, &v))
-			k.parent = tep_find_function(c->tep, v);
+		/* an address the recording's kallsyms does not name stays
+		 * an address, for import --vmlinux (reconstruct.c) */
+		if (dat_read_field(r, fip, &v) &&
+		    !(k.func = tep_find_function(c->tep, v)) && im->opts.symbolize) {
+			snprintf(fbuf, sizeof(fbuf), "0x%" PRIx64, v);
+			k.func = fbuf;
+		}
+		if (dat_read_field(r, fpip, &v) &&
+		    !(k.parent = tep_find_function(c->tep, v)) && im->opts.symbolize) {
+			snprintf(pbuf, sizeof(pbuf), "0x%" PRIx64, v);
+			k.parent = pbuf;
+		}
 	} else {
 		for (j = 0; j < KEV_MAX_FIELDS; j++)
 			if (dat_read_field(r, c->cache_fields[ci][j], &k.f[j]))

@@ -32,6 +32,15 @@ struct vt_import_opts {
 	/* --max-input: bytes of the recording after decompression (0: the
 	 * default of core/input.h) */
 	uint64_t max_input;
+	/* import --vmlinux: the function containing an address, written to
+	 * @buf as "name+0xoff" (or "name" when !@offset); false if none.
+	 * Function-tracer ips and parent ips the recording leaves as
+	 * addresses ("0xffff800080123456") go through it.  NULL: none. */
+	bool (*symbolize)(void *ctx, uint64_t addr, bool offset, char *buf,
+			  size_t len);
+	void *symbolize_ctx;
+	/* how many addresses it resolved, and how many it could not */
+	uint64_t *symbolized, *unsymbolized;
 };
 
 void vt_import_opts_init(struct vt_import_opts *o);

@@ -779,10 +779,42 @@ static bool symbol_ok(const char *p)
 	return true;
 }
 
+/*
+ * An address where the recording has no symbol (trace-cmd without the
+ * kernel's kallsyms prints "0xffff800080123456"), resolved through
+ * opts.symbolize (import --vmlinux) into @buf; anything else unchanged.
+ */
+static const char *resolve(struct vt_import *im, const char *s, bool offset,
+			   char *buf, size_t len)
+{
+	const char *h;
+	uint64_t a = 0;
+
+	if (!s || !im->opts.symbolize || s[0] != '0' || (s[1] | 0x20) != 'x' || !s[2])
+		return s;
+	for (h = s + 2; *h; h++) {
+		if (!isxdigit((unsigned char)*h) || h - s > 17)
+			return s;
+		a = a << 4 | (uint64_t)(isdigit((unsigned char)*h) ? *h - '0' :
+					(*h | 0x20) - 'a' + 10);
+	}
+	if (!im->opts.symbolize(im->opts.symbolize_ctx, a, offset, buf, len)) {
+		if (im->opts.unsymbolized)
+			(*im->opts.unsymbolized)++;
+		return s;
+	}
+	if (im->opts.symbolized)
+		(*im->opts.symbolized)++;
+	return buf;
+}
+
 static void on_function(struct vt_import *im, struct task *t,
 			const struct kev *k)
 {
-	const char *f = k->func, *p = k->parent;
+	char fbuf[128], pbuf[160];
+	/* the traced function by its name, the caller as name+0xoff */
+	const char *f = resolve(im, k->func, false, fbuf, sizeof(fbuf));
+	const char *p = resolve(im, k->parent, true, pbuf, sizeof(pbuf));
 
 	im->sum.functions++;
 	if (!f)

@@ -77,7 +77,8 @@ expect 2 replay "$TRACE" --strategy=foo && err_has "'foo'"
 expect 2 compare "$TRACE" --strategy=zigzag && err_has "at least two strategies"
 expect 2 compare "$TRACE" --strategy=zigzag,pagewise --ablation && err_has "batched"
 expect 0 profiles && grep -q "^generic-a76 .*(default)" "$TMP/out" || fail "profiles does not list the default"
-expect 2 inspect --vmlinux=/dev/null && err_has "inspect: not available in this version"
+expect 2 inspect && err_has "no kernel image given"
+expect 3 inspect --vmlinux="$TRACE" && err_has "not an arm64 kernel image"
 expect 2 ptdump "$TRACE" --at=-1
 expect 2 ptdump "$TRACE" --strategy=zigzag,pagewise
 expect 2 gate "$TRACE" && err_has "--baseline"
