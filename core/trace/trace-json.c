@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "core/trace/trace.h"
+#include "core/trace/trace-fast.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define VT_ASAN 1
@@ -43,9 +44,6 @@
 #ifndef JSON_PARSER_MAX_DEPTH
 #define JSON_PARSER_MAX_DEPTH 2048	/* jansson's src/jansson_config.h */
 #endif
-
-/* Strings the reader keeps (op, id, caller, flag names) are short. */
-#define VT_TRACE_MAX_STRING 4096
 
 /*
  * A bump allocator for the jansson values of one JSON Lines line; see
@@ -78,11 +76,15 @@ struct vt_trace_reader {
 	FILE *f;
 	const char *mem;
 	size_t mem_len, mem_off;
-	char *line;
+	char *line;			/* the header line, then read blocks */
 	size_t line_cap;
+	size_t blk_off, blk_len;	/* unread bytes of the block in @line */
+	bool blk_eof;
 	unsigned long lineno;
 	json_t *cur;			/* the line's tree, in @arena */
 	struct line_arena *arena;
+	bool no_fast_path;
+	struct vt_trace_fast *fast;	/* trace-fast.c */
 
 	long index;			/* of the event being read */
 	unsigned long ev_line, ev_col;
@@ -1100,6 +1102,7 @@ static struct vt_trace_reader *reader_alloc(const char *name,
 		r->skip_unknown = opts->skip_unknown;
 		r->max_order = opts->max_order;
 		r->pa_bits = opts->pa_bits;
+		r->no_fast_path = opts->no_fast_path;
 	}
 	r->index = -1;
 	return r;
@@ -1140,7 +1143,17 @@ static int try_jsonl_header(struct vt_trace_reader *r, const char *first,
 	}
 	ret = parse_header(r, h, true, err);
 	json_decref(h);
-	return ret ? ret : 1;
+	if (ret)
+		return ret;
+	if (!r->no_fast_path) {
+		r->fast = calloc(1, sizeof(*r->fast));
+		if (!r->fast)
+			return vt_error_set(err, -ENOMEM, "out of memory");
+		r->fast->page_shift = r->page_shift;
+		r->fast->max_order = r->max_order;
+		r->fast->pa_bits = r->pa_bits;
+	}
+	return 1;
 }
 
 /* Parse @buf as one JSON document. */
@@ -1312,6 +1325,64 @@ const char *vt_trace_warnings(const struct vt_trace_reader *r)
 
 /* ---- reading events ------------------------------------------------- */
 
+#define VT_READ_BLOCK (256 * 1024)
+
+/*
+ * Next line of a JSON Lines file, read in large blocks into r->line (so a
+ * line costs a memchr(), not a getline() call); lines of any length.
+ */
+static ssize_t next_file_line(struct vt_trace_reader *r, const char **line,
+			      struct vt_error *err)
+{
+	for (;;) {
+		char *s = r->line + r->blk_off, *nl;
+		size_t left = r->blk_len - r->blk_off, got;
+
+		nl = memchr(s, '\n', left);
+		if (nl) {
+			r->blk_off += nl - s + 1;
+			*line = s;
+			return nl - s;
+		}
+		if (r->blk_eof) {
+			if (!left)
+				return -1;
+			r->blk_off = r->blk_len;
+			*line = s;
+			return left;
+		}
+		/* keep the partial line, make room, read on */
+		memmove(r->line, s, left);
+		r->blk_len = left;
+		r->blk_off = 0;
+		if (r->line_cap - left < VT_READ_BLOCK / 2) {
+			size_t cap = r->line_cap < VT_READ_BLOCK ? VT_READ_BLOCK : r->line_cap * 2;
+			char *nb = realloc(r->line, cap);
+
+			if (!nb) {
+				set_loc(err, r->name, r->lineno, 0, -1);
+				vt_error_set(err, -ENOMEM, "out of memory");
+				return -2;
+			}
+			r->line = nb;
+			r->line_cap = cap;
+		}
+		got = fread(r->line + left, 1, r->line_cap - left, r->f);
+		r->blk_len += got;
+		if (got < r->line_cap - left) {
+			if (ferror(r->f)) {
+				int e = errno ? errno : EIO;
+
+				set_loc(err, r->name, r->lineno, 0, -1);
+				vt_error_set(err, -e, "cannot read trace '%s': %s",
+					     r->name, strerror(e));
+				return -2;
+			}
+			r->blk_eof = true;
+		}
+	}
+}
+
 /* Next line of a JSON Lines trace (without newline): length, or -1. */
 static ssize_t next_line(struct vt_trace_reader *r, const char **line,
 			 struct vt_error *err)
@@ -1331,22 +1402,7 @@ static ssize_t next_line(struct vt_trace_reader *r, const char **line,
 		*line = s;
 		return n;
 	}
-	n = getline(&r->line, &r->line_cap, r->f);
-	if (n < 0) {
-		if (ferror(r->f)) {
-			int e = errno ? errno : EIO;
-
-			set_loc(err, r->name, r->lineno, 0, -1);
-			vt_error_set(err, -e, "cannot read trace '%s': %s",
-				     r->name, strerror(e));
-			return -2;
-		}
-		return -1;
-	}
-	if (n && r->line[n - 1] == '\n')
-		n--;
-	*line = r->line;
-	return n;
+	return next_file_line(r, line, err);
 }
 
 static int next_jsonl(struct vt_trace_reader *r, struct vt_event *ev,
@@ -1363,12 +1419,22 @@ static int next_jsonl(struct vt_trace_reader *r, struct vt_event *ev,
 		if (n == -1)
 			return 0;
 		if (n < 0)
-			return -EIO;
+			return err && err->code ? err->code : -EIO;
 		if (all_space(line, n))
 			continue;
 		r->index++;
 		r->ev_line = r->lineno;
 		r->ev_col = 1;
+		if (r->fast) {
+			ret = vt_trace_fast_event(r->fast, line, n, ev);
+			if (ret < 0)
+				return vt_error_set(err, ret, "out of memory");
+			if (ret) {
+				ev->line = r->ev_line;
+				ev->column = r->ev_col;
+				return 1;
+			}
+		}
 		r->cur = arena_loadb(r, line, n, &je);
 		if (!r->cur)
 			return json_fail(r, err, &je, r->lineno, r->index);
@@ -1407,6 +1473,9 @@ void vt_trace_close(struct vt_trace_reader *r)
 		fclose(r->f);
 	arena_reset(r);
 	arena_destroy(r->arena);
+	if (r->fast)
+		vt_trace_fast_release(r->fast);
+	free(r->fast);
 	json_decref(r->root);
 	free(r->line);
 	free(r->pos);

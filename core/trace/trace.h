@@ -135,6 +135,7 @@ struct vt_trace_read_opts {
 	bool skip_unknown;	/* --skip-unknown: ignore unknown ops */
 	unsigned int max_order;	/* orders above are bad input (default by granule) */
 	unsigned int pa_bits;	/* pfns beyond are bad input (default 48/52) */
+	bool no_fast_path;	/* JSON Lines through jansson only (tests) */
 };
 
 int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
