@@ -99,10 +99,12 @@ static inline int vt_fuzz_json_read(const char *buf, size_t len, bool skip_unkno
 /*
  * Everything a reader yields for @buf, as text (the caller frees): each
  * event with every field and its position, then the error or the end, then
- * the warnings.  @no_fast_path reads JSON Lines through jansson only.
+ * the warnings.  @no_fast_path reads through jansson only (and a document
+ * whole).  With @path, the file is read instead of @buf.
  */
-static inline char *vt_fuzz_json_transcript(const char *buf, size_t len,
-				     bool skip_unknown, bool no_fast_path)
+static inline char *vt_fuzz_json_transcript(const char *path, const char *buf,
+					    size_t len, bool skip_unknown,
+					    bool no_fast_path)
 {
 	struct vt_trace_read_opts ro = { .skip_unknown = skip_unknown,
 					 .no_fast_path = no_fast_path };
@@ -116,7 +118,10 @@ static inline char *vt_fuzz_json_transcript(const char *buf, size_t len,
 
 	VT_FUZZ_CHECK(f);
 	vt_error_init(&err);
-	ret = vt_trace_open_mem("fuzz", buf, len, &ro, &r, &err);
+	if (path)
+		ret = vt_trace_open(path, &ro, &r, &err);
+	else
+		ret = vt_trace_open_mem("fuzz", buf, len, &ro, &r, &err);
 	while (!ret && (ret = vt_trace_next(r, &ev, &err)) == 1) {
 		ret = 0;
 		fprintf(f, "%lu:%lu op=%d id=%d,%d,%llu,%s flags=%#x prot=%u size=%llu phys=%llu align=%llu",
@@ -148,12 +153,14 @@ static inline char *vt_fuzz_json_transcript(const char *buf, size_t len,
 	return out;
 }
 
-/* The fast path reads @buf exactly as the jansson path does. */
-static inline void vt_fuzz_json_differential(const char *buf, size_t len)
+/* The fast path reads @buf (or the file @path) exactly as the jansson
+ * path does. */
+static inline void vt_fuzz_json_differential(const char *path,
+					     const char *buf, size_t len)
 {
 	for (int skip = 0; skip < 2; skip++) {
-		char *fast = vt_fuzz_json_transcript(buf, len, skip, false);
-		char *slow = vt_fuzz_json_transcript(buf, len, skip, true);
+		char *fast = vt_fuzz_json_transcript(path, buf, len, skip, false);
+		char *slow = vt_fuzz_json_transcript(path, buf, len, skip, true);
 
 		if (strcmp(fast, slow))
 			fprintf(stderr, "fast path:\n%s\njansson path:\n%s\n", fast, slow);
@@ -172,7 +179,7 @@ static inline int vt_fuzz_trace_json(const uint8_t *data, size_t size)
 	unsigned long nr, nr2;
 	int ret;
 
-	vt_fuzz_json_differential(buf, size);
+	vt_fuzz_json_differential(NULL, buf, size);
 	ret = vt_fuzz_json_read(buf, size, false, &w1, &n1, &nr);
 	if (ret == VT_ERR_UNKNOWN_OP) {
 		skip = true;

@@ -12,7 +12,9 @@
  * generated traces (systemheap, test_vmalloc, ioremap, and random events
  * that use every field, odd strings included); and for the first event
  * lines of each, every one-byte deletion, a one-byte replacement at every
- * offset and every truncation.  Also checks that the fast path does take
+ * offset and every truncation (of JSON Lines and one-document traces alike:
+ * a document is streamed by vt_trace_open() and vt_trace_open_mem() unless
+ * .no_fast_path reads it whole).  Also checks that the fast path does take
  * the lines vmaptool writes (else the test would prove nothing).
  */
 #define _GNU_SOURCE
@@ -89,7 +91,7 @@ static void mutate_lines(const char *buf, size_t len, int lines)
 			k += n - 1;
 			m[k++] = '\n';
 			memcpy(m + k, buf + next, n2);
-			vt_fuzz_json_differential(m, k + n2);
+			vt_fuzz_json_differential(NULL, m, k + n2);
 			/* replace byte i */
 			k = hl;
 			memcpy(m + k, line, n);
@@ -97,10 +99,10 @@ static void mutate_lines(const char *buf, size_t len, int lines)
 			k += n;
 			m[k++] = '\n';
 			memcpy(m + k, buf + next, n2);
-			vt_fuzz_json_differential(m, k + n2);
+			vt_fuzz_json_differential(NULL, m, k + n2);
 			/* truncate at i (the last line of the file) */
 			memcpy(m + hl, line, i);
-			vt_fuzz_json_differential(m, hl + i);
+			vt_fuzz_json_differential(NULL, m, hl + i);
 			nr_mutants += 3;
 		}
 		off = next;
@@ -110,7 +112,7 @@ static void mutate_lines(const char *buf, size_t len, int lines)
 
 static void check_buf(const char *buf, size_t len, bool mutate)
 {
-	vt_fuzz_json_differential(buf, len);
+	vt_fuzz_json_differential(NULL, buf, len);
 	nr_inputs++;
 	if (mutate)
 		mutate_lines(buf, len, 3);
@@ -221,7 +223,8 @@ static void check_file(const char *path)
 	TEST_ASSERT_VAL(path, buf);
 	if (!buf)
 		return;
-	check_buf(buf, len, vt_trace_path_is_jsonl(path));
+	vt_fuzz_json_differential(path, NULL, 0);	/* vt_trace_open() */
+	check_buf(buf, len, true);
 	jl = to_jsonl(buf, len, &jl_len);
 	if (jl) {
 		check_buf(jl, jl_len, true);
