@@ -84,54 +84,47 @@ static void area_free(struct vt_area *a)
 
 /* ---- the page array -------------------------------------------------------- */
 
-static int pages_reserve(struct vt_pages *p, uint64_t n)
-{
-	if (n <= p->cap)
-		return 0;
-	uint64_t c = p->cap ? p->cap : 1024;
-
-	while (c < n)
-		c *= 2;
-	uint64_t *pf = realloc(p->pfn, c * sizeof(*pf));
-
-	if (!pf)
-		return -ENOMEM;
-	p->pfn = pf;
-	uint8_t *ho = realloc(p->head_order, c);
-
-	if (!ho)
-		return -ENOMEM;
-	p->head_order = ho;
-	p->cap = c;
-	return 0;
-}
-
-/* The struct page * array a caller builds from page runs. */
+/*
+ * The struct page * array a caller builds from page runs, kept as the runs
+ * (core/mm/walk.h struct vt_pages): O(runs), not O(pages).
+ */
 int vt_pages_from_runs(struct vt_engine *e, const struct vt_page_run *r,
 			   uint32_t nr_runs, uint64_t nr_pages)
 {
 	struct vt_pages *p = &e->pages;
 	uint64_t k = 0;
-	int err = pages_reserve(p, nr_pages);
 
-	if (err)
-		return err;
-	for (uint32_t i = 0; i < nr_runs; i++) {
-		uint64_t bs = 1ull << r[i].order;
+	if (nr_runs + 1 > p->cap) {
+		uint32_t cap = p->cap ? p->cap : 64;
+		struct vt_page_run *nr;
+		uint64_t *st;
 
-		for (uint64_t b = 0; b < r[i].count; b++) {
-			uint64_t pfn = r[i].pfn + b * bs;
-
-			for (uint64_t j = 0; j < bs; j++) {
-				p->pfn[k] = pfn + j;
-				p->head_order[k] = 0;
-				k++;
-			}
-			if (r[i].order)
-				p->head_order[k - bs] = r[i].order;
-		}
+		while (cap < nr_runs + 1)
+			cap *= 2;
+		nr = realloc(p->runs, cap * sizeof(*nr));
+		if (!nr)
+			return -ENOMEM;
+		p->runs = nr;
+		st = realloc(p->start, cap * sizeof(*st));
+		if (!st)
+			return -ENOMEM;
+		p->start = st;
+		p->cap = cap;
 	}
+	for (uint32_t i = 0; i < nr_runs; i++) {
+		p->runs[i] = r[i];
+		p->start[i] = k;
+		k += r[i].count << r[i].order;
+	}
+	p->start[nr_runs] = k;
+	p->nr_runs = nr_runs;
+	p->cur = 0;
 	p->nr = k;
+	if (k != nr_pages)
+		return vt_error_set(e->err, VT_ERR_INVARIANT,
+				    "page runs of %llu pages for %llu",
+				    (unsigned long long)k,
+				    (unsigned long long)nr_pages);
 	return 0;
 }
 
@@ -342,7 +335,7 @@ int vt___vmap_pages_range_noflush(struct vt_engine *e, uint64_t addr, uint64_t e
 							 g->page_shift);
 	for (; addr < end; addr += 1ull << page_shift, idx += step) {
 		int err = vt_vmap_range_noflush(&e->w, addr, addr + (1ull << page_shift),
-						e->pages.pfn[idx] << g->page_shift,
+						vt_pages_pfn(&e->pages, idx) << g->page_shift,
 						e->prot_kernel, page_shift);
 		if (err)
 			return err;
@@ -458,15 +451,37 @@ static uint64_t verify_area(struct vt_engine *e, struct vt_area *a,
 	return bad;
 }
 
+/*
+ * --verify is incremental: the walkers note the VA ranges they write under
+ * (vt_walk_note()); after the event only the live areas that overlap one
+ * are checked again.  An area no walk wrote under translates as it did
+ * after the last event, so it would add no mismapped pages, and its CONT
+ * groups passed then (a broken one stops the replay).  Both checks scan
+ * each PTE table linearly (arm64_verify_pages(), arm64_check_cont()).
+ */
+static bool area_written(const struct vt_engine *e, const struct vt_area *a)
+{
+	uint64_t end = a->va_start + a->size;
+
+	for (uint64_t i = 0; i < e->written.nr; i++)
+		if (e->written.v[i].start < end && a->va_start < e->written.v[i].end)
+			return true;
+	return false;
+}
+
 static int verify_all(struct vt_engine *e)
 {
 	uint64_t cont_va = 0;
 
-	for (uint64_t h = 0; h < e->hash_size; h++) {
+	if (e->written.err)
+		return vt_error_set(e->err, e->written.err, "out of memory");
+	for (uint64_t h = 0; h < e->hash_size && e->written.nr; h++) {
 		for (struct vt_area *a = e->hash[h]; a; a = a->hnext) {
-			uint64_t fva = 0, want = 0, got = 0;
-			uint64_t bad = verify_area(e, a, &fva, &want, &got);
+			uint64_t fva = 0, want = 0, got = 0, bad;
 
+			if (!area_written(e, a))
+				continue;
+			bad = verify_area(e, a, &fva, &want, &got);
 			if (bad > a->bad) {
 				EST(e, mismapped_pages) += bad - a->bad;
 				if (e->cb && e->cb->mismap)
@@ -513,7 +528,8 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 		return err == -EINVAL ? VT_ERR_GEOMETRY : err;
 	}
 	e->mm.st = &e->aev;
-	e->w = (struct vt_walk){ .mm = &e->mm, .pages = &e->pages, .st = &e->ev };
+	e->w = (struct vt_walk){ .mm = &e->mm, .pages = &e->pages, .st = &e->ev,
+				 .written = o->verify ? &e->written : NULL };
 	/* vmap() and ioremap pass pgprot_nx(prot): a no-op for these */
 	e->prot_kernel = arm64_prot_bits(&e->mm.g, ARM64_PAGE_KERNEL);
 	e->prot_device = arm64_prot_bits(&e->mm.g, ARM64_PROT_DEVICE_nGnRE);
@@ -562,8 +578,9 @@ void vt_engine_free(struct vt_engine *e)
 	free(e->hash);
 	free(e->free);
 	free(e->lazy);
-	free(e->pages.pfn);
-	free(e->pages.head_order);
+	free(e->pages.runs);
+	free(e->pages.start);
+	free(e->written.v);
 	arm64_mm_release(&e->mm);
 	free(e);
 }
@@ -614,6 +631,7 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 	e->w.err = err;
 	e->cur_index = index;
 	e->purged_in_event = false;
+	e->written.nr = 0;
 	*va = 0;
 	id_text(&ev->id, idb, sizeof(idb));
 	switch (ev->op) {
