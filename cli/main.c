@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/strategy/registry.h"
@@ -76,7 +77,8 @@ static const struct argp_option common_head[] = {
 	{ "per-op", OPT_PER_OP, NULL, 0, "break the metrics down by op", 0 },
 	{ "per-event", OPT_PER_EVENT, "FILE", OPTION_ARG_OPTIONAL,
 	  "JSON Lines, one line per event and strategy (to FILE, or instead of the report)", 0 },
-	{ "jobs", OPT_JOBS, "N", 0, "replay up to N traces in parallel", 0 },
+	{ "jobs", OPT_JOBS, "N", 0,
+	  "replay up to N traces, or the strategies of one trace, in parallel (default: the number of cores)", 0 },
 	{ "quiet", 'q', NULL, 0, "no warnings or informational messages", 0 },
 	{ "verbose", 'v', NULL, 0, "more detail; repeat for debug output", 0 },
 	{ NULL, 0, NULL, 0, "What-if options of the modelled kernel:", 110 },
@@ -487,7 +489,11 @@ int main(int argc, char **argv)
 	build_common_options();
 	vt_model_opts_init(&vt_cli.model);
 	vt_cli.format = VT_FMT_TABLE;
-	vt_cli.jobs = 1;
+	{
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+		vt_cli.jobs = cores < 1 ? 1 : cores > 1024 ? 1024 : cores;
+	}
 
 	argp_parse(&top_argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	cmd = cmd_find(argv[cmd_index]);
