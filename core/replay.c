@@ -209,7 +209,9 @@ static int par_copy(struct par_batch *b, const struct vt_event *ev)
 		b->runs = r;
 		b->cap_runs = cap;
 	}
-	memcpy(b->runs + b->nr_runs, ev->runs, ev->nr_runs * sizeof(*ev->runs));
+	if (ev->nr_runs)
+		memcpy(b->runs + b->nr_runs, ev->runs,
+		       ev->nr_runs * sizeof(*ev->runs));
 	c->runs = (void *)(uintptr_t)b->nr_runs;	/* an offset until fixed */
 	b->nr_runs += ev->nr_runs;
 	if (ev->id.is_str && ev->id.str)
@@ -251,7 +253,7 @@ static void par_fix(struct par_batch *b)
 	for (int k = 0; k < b->n; k++) {
 		struct vt_event *c = &b->ev[k];
 
-		c->runs = b->runs + (uintptr_t)c->runs;
+		c->runs = c->nr_runs ? b->runs + (uintptr_t)c->runs : NULL;
 		if (c->id.is_str && c->id.str)
 			c->id.str = b->strs + (uintptr_t)c->id.str - 1;
 		if (c->caller)
@@ -388,7 +390,8 @@ produced:
 		size_t k = 0;
 
 		for (unsigned int i = 0; i < req->nr_specs; i++) {
-			memcpy(all + k, p.st[i].mm, p.st[i].nr_mm * sizeof(*all));
+			if (p.st[i].nr_mm)
+				memcpy(all + k, p.st[i].mm, p.st[i].nr_mm * sizeof(*all));
 			k += p.st[i].nr_mm;
 		}
 		qsort(all, nr_all, sizeof(*all), par_cmp_mismap);
