@@ -73,6 +73,7 @@ struct vt_engine {
 	/* engine page allocator for vmalloc without pages */
 	uint64_t next_pfn;
 	/* --verify */
+	struct vt_written written;	/* by the walks of the current event */
 	uint64_t mismapped;
 	const struct vt_replay_cb *cb;
 	long cur_index;

@@ -173,6 +173,7 @@ struct vt_replay_req {
 	const struct vt_model_opts *opts;	/* geometry: the default a trace's config overrides */
 	bool geometry_from_cli;			/* opts geometry overrides the trace's config */
 	long stop_after;			/* ptdump --at: last event index, -1 = all */
+	unsigned int jobs;			/* threads for the strategies (0, 1: one) */
 	/* Called once per strategy at the end, with the engine (ptdump). */
 	int (*at_end)(void *ctx, unsigned int strat, struct vt_engine *e);
 	void *at_end_ctx;
