@@ -19,7 +19,8 @@ enum vt_format { VT_FMT_TABLE, VT_FMT_JSON, VT_FMT_CSV };
 /* Options of interfaces.md 1.1 and 1.3, shared by every subcommand. */
 struct vt_cli {
 	const char *strategies;		/* --strategy (NULL: default list) */
-	const char *profile;		/* --profile */
+	const char *profile;		/* --profile (NULL: the default profile) */
+	bool tlbi_range_set;		/* --tlbi-range given: the profile's FEAT_TLBIRANGE does not apply */
 	struct vt_model_opts model;	/* what-if options, geometry, --verify */
 	bool granule_set, va_bits_set;	/* given on the command line */
 	bool kernel_given;		/* --kernel given */
@@ -66,6 +67,7 @@ int cmd_ptdump(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_strategies(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /* The candidate of @cands (NULL entries skipped) that @word is most
  * likely a typo of, or NULL when none is close (cli/suggest.c). */

@@ -549,6 +549,16 @@ int cmd_gate(int argc, char **argv)
 	rc = choose_model(&a, base, &specs);
 	if (rc)
 		goto out;
+	/* The baseline's cost profile unless --profile names another, and its
+	 * options as recorded (a profile's FEAT_TLBIRANGE included). */
+	if (base) {
+		if (!vt_cli.profile)
+			vt_cli.profile = vt_report_profile_name(base);
+		vt_cli.tlbi_range_set = true;
+	}
+	rc = vt_run_load_profile();
+	if (rc)
+		goto out;
 	cur = vt_report_new(&vt_cli.model, vt_cli.per_op);
 	if (!cur) {
 		rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;

@@ -15,17 +15,18 @@
 #include "core/trace/gen.h"
 #include "core/trace/trace.h"
 
-enum gen_pattern { P_SYSTEMHEAP, P_TEST_VMALLOC, P_IOREMAP, P__NR };
+enum gen_pattern { P_SYSTEMHEAP, P_TEST_VMALLOC, P_IOREMAP, P_MAP_MEM, P__NR };
 
 static const char *const pattern_names[P__NR] = {
-	"systemheap", "test_vmalloc", "ioremap",
+	"systemheap", "test_vmalloc", "ioremap", "map_mem",
 };
 
 enum {
 	OPT_SEED = 0x200, OPT_SIZE, OPT_BUFFERS, OPT_LIVE, OPT_FRAG,
 	OPT_BUDDYINFO, OPT_MEM, OPT_NO_PAGE_ARRAY, OPT_TEST, OPT_LOOPS,
 	OPT_NR_PAGES, OPT_USE_HUGE, OPT_JUNK, OPT_BUSY, OPT_PCPU_OBJECTS,
-	OPT_COUNT, OPT_PHYS_ALIGN, OPT_PHYS_BASE, OPT_JSONL, OPT__END
+	OPT_COUNT, OPT_PHYS_ALIGN, OPT_PHYS_BASE, OPT_JSONL, OPT_RODATA,
+	OPT_HOLE, OPT_ORDERS, OPT__END
 };
 
 #define BIT(o) (1ull << ((o) - OPT_SEED))
@@ -33,12 +34,14 @@ enum {
 static const unsigned long long pattern_opts[P__NR] = {
 	[P_SYSTEMHEAP] = BIT(OPT_SIZE) | BIT(OPT_BUFFERS) | BIT(OPT_LIVE) |
 			 BIT(OPT_FRAG) | BIT(OPT_BUDDYINFO) | BIT(OPT_MEM) |
-			 BIT(OPT_NO_PAGE_ARRAY),
+			 BIT(OPT_NO_PAGE_ARRAY) | BIT(OPT_ORDERS),
 	[P_TEST_VMALLOC] = BIT(OPT_TEST) | BIT(OPT_LOOPS) | BIT(OPT_NR_PAGES) |
 			   BIT(OPT_USE_HUGE) | BIT(OPT_JUNK) | BIT(OPT_BUSY) |
 			   BIT(OPT_PCPU_OBJECTS),
 	[P_IOREMAP] = BIT(OPT_SIZE) | BIT(OPT_COUNT) | BIT(OPT_LIVE) |
 		      BIT(OPT_PHYS_ALIGN) | BIT(OPT_PHYS_BASE),
+	[P_MAP_MEM] = BIT(OPT_SIZE) | BIT(OPT_PHYS_BASE) | BIT(OPT_RODATA) |
+		      BIT(OPT_HOLE),
 };
 
 #define MAX_SIZES 64
@@ -53,7 +56,9 @@ struct gen_args {
 	double frag;
 	const char *buddyinfo;
 	uint64_t mem;
-	bool no_page_array, use_huge, jsonl;
+	bool no_page_array, use_huge, jsonl, blocks;
+	uint64_t hole;
+	unsigned int orders[VT_GEN_MAX_HEAP_ORDERS], nr_orders;
 	enum vt_tv_test tests[VT_TV__NR * 4];
 	unsigned int nr_tests;
 	unsigned long loops, nr_pages, junk, busy, pcpu_objects;
@@ -83,6 +88,9 @@ static const struct argp_option gen_options[] = {
 	  "free physical memory of the model without --buddyinfo (default 4G)", 2 },
 	{ "no-page-array", OPT_NO_PAGE_ARRAY, NULL, 0,
 	  "omit system_heap_do_vmap()'s vmalloc of the page array", 2 },
+	{ "orders", OPT_ORDERS, "O[,O...]", 0,
+	  "the orders the heap tries, descending, ending in 0 "
+	  "(default 8,4,0, the kernel's)", 2 },
 	{ NULL, 0, NULL, 0, "test_vmalloc (lib/test_vmalloc.c):", 3 },
 	{ "test", OPT_TEST, "NAME[,NAME...]", 0,
 	  "test cases to run in order, or 'all' (default fix_size_alloc_test)", 3 },
@@ -103,7 +111,16 @@ static const struct argp_option gen_options[] = {
 	{ "phys-align", OPT_PHYS_ALIGN, "SIZE", 0,
 	  "physical alignment (default: each size's largest power of two)", 4 },
 	{ "phys-base", OPT_PHYS_BASE, "ADDR", 0,
-	  "lowest physical address (default 0x10000000)", 4 },
+	  "lowest physical address (default 0x10000000; map_mem: the start "
+	  "of DRAM, 0x80000000)", 4 },
+	{ NULL, 0, NULL, 0, "map_mem (arch/arm64/mm/mmu.c, the linear map at boot; "
+	  "--size gives the memblock ranges):", 5 },
+	{ "rodata", OPT_RODATA, "full|on", 0,
+	  "full (default): every range PTE-mapped (NO_BLOCK_MAPPINGS | "
+	  "NO_CONT_MAPPINGS); on: blocks and CONT allowed (rodata=on, or "
+	  "BBML2_NOABORT in the newest kernels)", 5 },
+	{ "hole", OPT_HOLE, "SIZE", 0,
+	  "bytes between consecutive memory ranges (default 0)", 5 },
 	{ NULL, 0, NULL, 0, NULL, 0 }
 };
 
@@ -272,6 +289,28 @@ static error_t gen_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_PAGE_ARRAY:
 		a->no_page_array = true;
 		break;
+	case OPT_ORDERS:
+		copy = strdup(arg);
+		if (!copy)
+			argp_failure(state, VT_EC_SYSTEM, ENOMEM, "--orders");
+		a->nr_orders = 0;
+		for (tok = strtok_r(copy, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (a->nr_orders == VT_GEN_MAX_HEAP_ORDERS)
+				argp_error(state, "--orders: more than %d orders",
+					   VT_GEN_MAX_HEAP_ORDERS);
+			a->orders[a->nr_orders++] =
+				parse_count(state, "orders", tok, 0, 13);
+		}
+		free(copy);
+		if (!a->nr_orders || a->orders[a->nr_orders - 1])
+			argp_error(state, "--orders '%s': expected orders ending in 0, such as 8,4,0",
+				   arg);
+		for (unsigned int i = 1; i < a->nr_orders; i++)
+			if (a->orders[i] >= a->orders[i - 1])
+				argp_error(state, "--orders '%s': the orders must descend",
+					   arg);
+		break;
 	case OPT_TEST:
 		parse_tests(state, a, arg);
 		break;
@@ -305,6 +344,18 @@ static error_t gen_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--phys-base '%s': expected an address",
 				   arg);
 		break;
+	case OPT_RODATA:
+		if (!strcmp(arg, "full"))
+			a->blocks = false;
+		else if (!strcmp(arg, "on"))
+			a->blocks = true;
+		else
+			argp_error(state, "--rodata '%s': expected full or on", arg);
+		break;
+	case OPT_HOLE:
+		if (!parse_size(arg, &a->hole))
+			argp_error(state, "--hole '%s': expected a size", arg);
+		break;
 	case OPT_JSONL:
 		a->jsonl = true;
 		break;
@@ -315,11 +366,11 @@ static error_t gen_parse(int key, char *arg, struct argp_state *state)
 			if (!strcmp(arg, pattern_names[i]))
 				a->pattern = i;
 		if (a->pattern < 0)
-			argp_error(state, "'%s' is not a pattern (systemheap, test_vmalloc, ioremap)",
+			argp_error(state, "'%s' is not a pattern (systemheap, test_vmalloc, ioremap, map_mem)",
 				   arg);
 		break;
 	case ARGP_KEY_NO_ARGS:
-		argp_error(state, "no pattern given (systemheap, test_vmalloc, ioremap)");
+		argp_error(state, "no pattern given (systemheap, test_vmalloc, ioremap, map_mem)");
 		break;
 	case ARGP_KEY_END:
 		if (a->pattern < 0)
@@ -354,7 +405,7 @@ static const struct argp gen_argp = {
 	.parser = gen_parse,
 	.args_doc = "PATTERN",
 	.doc = "Synthesise a seeded, reproducible trace.  PATTERN is "
-	       "systemheap, test_vmalloc or ioremap; the same options and "
+	       "systemheap, test_vmalloc, ioremap or map_mem; the same options and "
 	       "seed give the same bytes.\v"
 	       "--granule and --va-bits set the trace's config (default "
 	       "4k/48); --cpus sets full_fit_alloc_test's CPU count.  The "
@@ -482,7 +533,8 @@ int cmd_gen(int argc, char **argv)
 	argp_parse(&gen_argp, argc, argv, 0, NULL, &a);
 	vt_error_init(&err);
 	if (!a.nr_sizes) {
-		a.sizes[0] = a.pattern == P_IOREMAP ? 1u << 20 : 8u << 20;
+		a.sizes[0] = a.pattern == P_IOREMAP ? 1u << 20 :
+			     a.pattern == P_MAP_MEM ? 1ull << 30 : 8u << 20;
 		a.nr_sizes = 1;
 	}
 	if (!a.live)
@@ -490,6 +542,18 @@ int cmd_gen(int argc, char **argv)
 	if (!a.nr_tests) {
 		a.tests[0] = VT_TV_fix_size_alloc_test;
 		a.nr_tests = 1;
+	}
+	if (a.nr_orders) {
+		/* MAX_PAGE_ORDER: ARCH_FORCE_MAX_ORDER 10 (4K), 11 (16K), 13 (64K) */
+		unsigned int max = vt_cli.model.page_shift == 16 ? 13 :
+				   vt_cli.model.page_shift == 14 ? 11 : 10;
+
+		if (a.orders[0] > max) {
+			vt_err("--orders: order %u exceeds MAX_PAGE_ORDER %u of this granule",
+			       a.orders[0], max);
+			free(a.canon);
+			return VT_EC_USAGE;
+		}
 	}
 	if (a.buddyinfo) {
 		buddy = slurp(a.buddyinfo, &err);
@@ -529,6 +593,8 @@ int cmd_gen(int argc, char **argv)
 				.frag = a.frag, .buddyinfo = buddy,
 				.buddyinfo_name = a.buddyinfo, .mem_bytes = a.mem,
 				.no_page_array = a.no_page_array,
+				.orders = a.nr_orders ? a.orders : NULL,
+				.nr_orders = a.nr_orders,
 			};
 
 			ret = vt_gen_systemheap(&o, &out, &err);
@@ -555,6 +621,16 @@ int cmd_gen(int argc, char **argv)
 			};
 
 			ret = vt_gen_ioremap(&o, &out, &err);
+			break;
+		}
+		case P_MAP_MEM: {
+			struct vt_gen_map_mem o = {
+				.sizes = a.sizes, .nr_sizes = a.nr_sizes,
+				.phys_base = a.phys_base, .hole = a.hole,
+				.blocks = a.blocks,
+			};
+
+			ret = vt_gen_map_mem(&o, &out, &err);
 			break;
 		}
 		default:

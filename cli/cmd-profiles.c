@@ -1,25 +1,161 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmaptool profiles: would list the built-in cost profiles.  This version
- * has no cost model (no cycles or ns estimates), so it says so rather than
- * list profiles that do not exist (docs/vmaptool-profiles.md).
+ * vmaptool profiles: list the built-in cost profiles (the JSON files of the
+ * project's profiles/ folder) with their CPU, clock, features and errata;
+ * -v adds every price with its source, anchor, plausible range, how well
+ * the data determine it and where its anchor comes from
+ * (docs/vmaptool-profiles.md, docs/cost-model.md).
  */
 #include <argp.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "core/cost/profile.h"
+
+static error_t profiles_parse(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
 
 static const struct argp profiles_argp = {
-	.doc = "List the built-in cost profiles (not available in this "
-	       "version: there is no cost model yet).",
+	.parser = profiles_parse,
+	.doc = "List the built-in cost profiles (the default is "
+	       VT_PROFILE_DEFAULT "); with -v every price with its source "
+	       "(measured, fitted or hardware default), anchor, plausible "
+	       "range and how well the published data determine it.",
 	.children = vt_common_children,
 };
+
+static json_t *num6(double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.6g", v);
+	return json_real(strtod(buf, NULL));
+}
+
+static json_t *profile_json(const struct vt_profile *p, bool verbose)
+{
+	json_t *o = json_object(), *c;
+
+	json_object_set_new(o, "name", json_string(p->name));
+	json_object_set_new(o, "default", json_boolean(!strcmp(p->name, VT_PROFILE_DEFAULT)));
+	json_object_set_new(o, "cpu", json_string(p->cpu));
+	json_object_set_new(o, "freq_mhz", num6(p->freq_mhz));
+	json_object_set_new(o, "tlbi_range", json_boolean(p->tlbi_range));
+	json_object_set_new(o, "ARM64_ERRATUM_4118414", json_boolean(p->erratum_4118414));
+	json_object_set_new(o, "description", json_string(p->description));
+	if (!verbose)
+		return o;
+	c = json_object();
+	for (int e = 0; e < VT_CE__NR; e++) {
+		const struct vt_cost_param *cp = &p->p[e];
+		json_t *x = json_object();
+
+		json_object_set_new(x, "cycles", num6(cp->cycles));
+		json_object_set_new(x, "anchor", num6(cp->anchor));
+		json_object_set_new(x, "range", num6(cp->range));
+		json_object_set_new(x, "source", json_string(vt_cost_source_names[cp->source]));
+		if (cp->determined >= 0)
+			json_object_set_new(x, "determined", num6(cp->determined));
+		json_object_set_new(x, "function", json_string(vt_cost_events[e].function));
+		json_object_set_new(x, "basis", json_string(cp->basis));
+		json_object_set_new(c, vt_cost_events[e].name, x);
+	}
+	json_object_set_new(o, "costs", c);
+	json_object_set_new(o, "freq_basis", json_string(p->freq_basis));
+	json_object_set_new(o, "errata_basis", json_string(p->errata_basis));
+	json_object_set_new(o, "calibration", json_string(p->calibration));
+	return o;
+}
+
+static void profile_text(FILE *out, const struct vt_profile *p, bool verbose)
+{
+	char feat[96];
+
+	snprintf(feat, sizeof(feat), "%s%s", p->tlbi_range ? " FEAT_TLBIRANGE" : "",
+		 p->erratum_4118414 ? " ARM64_ERRATUM_4118414" : "");
+	fprintf(out, "%-12s %-44s %5.0f MHz%s%s\n", p->name, p->cpu, p->freq_mhz, feat,
+		strcmp(p->name, VT_PROFILE_DEFAULT) ? "" : "  (default)");
+	fprintf(out, "             %s\n", p->description);
+	if (!verbose)
+		return;
+	fprintf(out, "             %-16s %9s %9s %7s %-9s %s\n", "event", "cycles", "anchor",
+		"range", "source", "determined");
+	for (int e = 0; e < VT_CE__NR; e++) {
+		const struct vt_cost_param *cp = &p->p[e];
+		char det[16] = "-";
+
+		if (cp->determined >= 0)
+			snprintf(det, sizeof(det), "%.2f", cp->determined);
+		fprintf(out, "             %-16s %9.4g %9.4g %6.3gx %-9s %s\n",
+			vt_cost_events[e].name, cp->cycles, cp->anchor, cp->range,
+			vt_cost_source_names[cp->source], det);
+		if (vt_cli.verbose > 1)
+			fprintf(out, "                 %s\n", cp->basis);
+	}
+	fprintf(out, "             clock: %s\n             errata: %s\n             calibration: %s\n",
+		p->freq_basis, p->errata_basis, p->calibration);
+}
 
 int cmd_profiles(int argc, char **argv)
 {
 	static char name[] = "vmaptool profiles";
+	struct vt_error err;
+	struct vt_profile p;
+	json_t *arr = NULL;
+	unsigned int nr;
+	char **names;
+	FILE *out;
+	int ret = 0, wr = 0;
 
 	argv[0] = name;
 	argp_parse(&profiles_argp, argc, argv, 0, NULL, NULL);
-	vt_err("profiles: not available in this version");
-	return VT_EC_USAGE;
+	vt_error_init(&err);
+	if (vt_profile_names(&names, &nr, &err))
+		return vt_report_error(&err);
+	if (vt_cli.format == VT_FMT_JSON)
+		arr = json_array();
+	out = vt_out_open(vt_cli.output);
+	if (!out) {
+		vt_profile_names_free(names, nr);
+		json_decref(arr);
+		return VT_EC_SYSTEM;
+	}
+	for (unsigned int i = 0; i < nr && !ret; i++) {
+		ret = vt_profile_load(names[i], &p, &err);
+		if (ret)
+			break;
+		if (arr)
+			json_array_append_new(arr, profile_json(&p, vt_cli.verbose));
+		else
+			profile_text(out, &p, vt_cli.verbose);
+	}
+	if (!ret && arr) {
+		json_t *root = json_object();
+
+		json_object_set_new(root, "format", json_string("vmaptool-profiles"));
+		json_object_set_new(root, "version", json_integer(1));
+		json_object_set_new(root, "default", json_string(VT_PROFILE_DEFAULT));
+		json_object_set_new(root, "profiles", arr);
+		arr = NULL;
+		wr = json_dumpf(root, out, JSON_INDENT(2) | JSON_SORT_KEYS) || fputc('\n', out) == EOF;
+		json_decref(root);
+	}
+	json_decref(arr);
+	vt_profile_names_free(names, nr);
+	if (ret) {
+		vt_out_close(out, vt_cli.output, false);
+		return vt_report_error(&err);
+	}
+	return vt_out_close(out, vt_cli.output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
 }

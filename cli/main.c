@@ -73,6 +73,8 @@ static const struct vt_cmd cmds[] = {
 	  VT_APPLIES_FORMAT },
 	{ "profiles", cmd_profiles, "list the built-in cost profiles",
 	  VT_APPLIES_FORMAT },
+	{ "calibrate", cmd_calibrate, "fit the cost profiles to published figures",
+	  VT_APPLIES_FORMAT },
 	{ "help", cmd_help, "this text, or a command's: vmaptool help [COMMAND]", 0 },
 	{ NULL, NULL, NULL, 0 }
 };
@@ -102,7 +104,8 @@ static const struct argp_option common_head[] = {
 	{ "strategy", OPT_STRATEGY, "LIST", 0,
 	  "comma-separated strategies (default: the registry's default set)", 0 },
 	{ "profile", OPT_PROFILE, "NAME|FILE.json", 0,
-	  "cost profile (no cost model in this version)", 0 },
+	  "cost profile for the cycles and ns estimates (default generic-a76; "
+	  "'vmaptool profiles' lists them)", 0 },
 	{ "granule", OPT_GRANULE, NULL, 0,
 	  "translation granule (overrides the trace's config)", 0 },
 	{ "va-bits", OPT_VA_BITS, "N", 0, NULL, 0 },
@@ -446,6 +449,9 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	}
 	if (key >= OPT_MODEL && key < OPT_MODEL + VT_OPT__NR) {
+		/* Given explicitly, --tlbi-range wins over the profile's FEAT_TLBIRANGE. */
+		if (key - OPT_MODEL == VT_OPT_tlbi_range)
+			vt_cli.tlbi_range_set = true;
 		model_option(state, (enum vt_option_id)(key - OPT_MODEL), arg);
 		return 0;
 	}
@@ -455,8 +461,6 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_PROFILE:
 		vt_cli.profile = arg;
-		argp_error(state, "--profile '%s': cost model not available in this version",
-			   arg);
 		break;
 	case OPT_GRANULE:
 		for (i = 12; i <= 16; i++) {

@@ -37,6 +37,9 @@ static json_t *metric_get(json_t *m, int i)
 	case VT_MK_DSB:
 		return json_object_get(json_object_get(m, "dsb_by_kind"),
 				       name + strlen("dsb_"));
+	case VT_MK_CYC:
+		return json_object_get(json_object_get(m, "cycles_by_function"),
+				       name + strlen("cyc_"));
 	case VT_MK_TOP:
 	case VT_MK_VERIFY:
 		break;
@@ -55,6 +58,9 @@ static void row_label(char *buf, size_t len, int i)
 		return;
 	case VT_MK_DSB:
 		snprintf(buf, len, "  %s", name + strlen("dsb_"));
+		return;
+	case VT_MK_CYC:
+		snprintf(buf, len, "  %s", name + strlen("cyc_"));
 		return;
 	case VT_MK_TOP:
 	case VT_MK_VERIFY:
@@ -148,6 +154,39 @@ static void table_block(FILE *f, json_t *strats, const char *op,
 			hidden, hidden == 1 ? "" : "s");
 }
 
+/*
+ * compare: "batched: 2.31x faster than zigzag (estimate, profile
+ * generic-a76)", then the counts that explain it, the largest share of
+ * cycles first.
+ */
+static void faster_lines(FILE *f, json_t *strats, const char *profile)
+{
+	json_t *s;
+	size_t k;
+
+	json_array_foreach(strats, k, s) {
+		json_t *est = json_object_get(s, "estimate"), *e;
+		double x = json_real_value(json_object_get(est, "speedup"));
+		size_t i;
+
+		if (!est || !json_is_real(json_object_get(est, "speedup")))
+			continue;
+		fprintf(f, "%s: %.2f\u00d7 %s than %s (estimate, profile %s)",
+			json_string_value(json_object_get(s, "name")),
+			x >= 1 ? x : 1 / x, x >= 1 ? "faster" : "slower",
+			json_string_value(json_object_get(est, "baseline")),
+			profile ? profile : "-");
+		json_array_foreach(json_object_get(est, "explained_by"), i, e)
+			fprintf(f, "%s %s %" JSON_INTEGER_FORMAT " -> %" JSON_INTEGER_FORMAT
+				" (%+" JSON_INTEGER_FORMAT " cycles)", i ? "," : ":",
+				json_string_value(json_object_get(e, "event")),
+				json_integer_value(json_object_get(e, "baseline_count")),
+				json_integer_value(json_object_get(e, "count")),
+				-json_integer_value(json_object_get(e, "cycles_saved")));
+		fputc('\n', f);
+	}
+}
+
 static void write_table(const struct vt_report *r, FILE *f, int verbose)
 {
 	json_t *config = json_object_get(r->root, "config");
@@ -193,6 +232,7 @@ static void write_table(const struct vt_report *r, FILE *f, int verbose)
 		fputs(")\n", f);
 		table_block(f, strats, NULL, ratios, colour, "metric [count]",
 			    verbose);
+		faster_lines(f, strats, json_string_value(json_object_get(config, "profile")));
 
 		/* Ops in a fixed order: the union over the strategies. */
 		json_array_foreach(strats, k, s)
@@ -254,6 +294,9 @@ static void csv_metrics(FILE *f, const char *trace, const char *strat,
 			break;
 		case VT_MK_DSB:
 			fprintf(f, "dsb_by_kind.%s", name + strlen("dsb_"));
+			break;
+		case VT_MK_CYC:
+			fprintf(f, "cycles_by_function.%s", name + strlen("cyc_"));
 			break;
 		case VT_MK_TOP:
 		case VT_MK_VERIFY:

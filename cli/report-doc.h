@@ -24,6 +24,7 @@ struct vt_report {
 	unsigned int page_shift, va_bits;	/* of the top-level config */
 	struct vt_model_opts model;	/* built: the options it was made with */
 	bool per_op;			/* built: add per_op objects */
+	const struct vt_profile *profile;	/* built: the cost profile, or NULL */
 };
 
 /* The gate's decision: entries {trace, strategy, metric, baseline,

@@ -163,6 +163,12 @@ static int read_option(json_t *opts, const struct vt_option *opt,
 	return 0;
 }
 
+const char *vt_report_profile_name(const struct vt_report *r)
+{
+	return json_string_value(json_object_get(json_object_get(r->root, "config"),
+						 "profile"));
+}
+
 int vt_report_setup(const struct vt_report *r, struct vt_model_opts *o,
 		    char **strategies, bool *per_op, struct vt_error *err)
 {

@@ -7,10 +7,12 @@
  * compares two.  The config.options object comes from the option table
  * (core/options.def).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/report-doc.h"
+#include "core/cost/profile.h"
 
 #ifndef VT_VERSION
 #define VT_VERSION "0.0.0"
@@ -51,7 +53,8 @@ int vt_granule_shift(const char *name)
 json_t *vt_report_metrics_json(const struct vt_stats *s, bool verify)
 {
 	json_t *m = json_object(), *tlbi = json_object(), *dsb = json_object();
-	int bad = !m || !tlbi || !dsb;
+	json_t *cyc = json_object();
+	int bad = !m || !tlbi || !dsb || !cyc;
 
 	for (int i = 0; i < VT_M__NR && !bad; i++) {
 		const char *name = vt_metric_names[i];
@@ -67,6 +70,9 @@ json_t *vt_report_metrics_json(const struct vt_stats *s, bool verify)
 		case VT_MK_DSB:
 			bad |= put(dsb, name + strlen("dsb_"), v);
 			break;
+		case VT_MK_CYC:
+			bad |= put(cyc, name + strlen("cyc_"), v);
+			break;
 		case VT_MK_VERIFY:
 			if (verify)
 				bad |= put(m, name, v);
@@ -78,10 +84,12 @@ json_t *vt_report_metrics_json(const struct vt_stats *s, bool verify)
 	if (!bad) {
 		bad |= put(m, "tlbi_by_kind", tlbi);
 		bad |= put(m, "dsb_by_kind", dsb);
-		tlbi = dsb = NULL;
+		bad |= put(m, "cycles_by_function", cyc);
+		tlbi = dsb = cyc = NULL;
 	}
 	json_decref(tlbi);
 	json_decref(dsb);
+	json_decref(cyc);
 	if (bad) {
 		json_decref(m);
 		return NULL;
@@ -178,6 +186,7 @@ static int set_config(struct vt_report *r, const struct vt_trace_config *g)
 		 vt_model_kernel_overridden(o) ? " with overrides" : "");
 	if (put(c, "kernel_model", json_string(km)) ||
 	    put(c, "options", options_json(o)) ||
+	    (r->profile && put(c, "profile", json_string(r->profile->name))) ||
 	    put(r->root, "config", c))
 		return -ENOMEM;
 	r->have_config = true;
@@ -219,6 +228,60 @@ static json_t *ratios_json(const struct vt_stats *s, const struct vt_stats *base
 	return j;
 }
 
+void vt_report_set_profile(struct vt_report *r, const struct vt_profile *p)
+{
+	r->profile = p;
+}
+
+/* The cost events of a strategy's totals (its API calls from the op counts). */
+static void total_counts(const struct vt_strategy_result *sr, struct vt_cost_counts *c)
+{
+	uint64_t api = 0;
+
+	for (int op = 0; op < VT_OP__NR; op++)
+		if (vt_cost_op_is_api(op))
+			api += sr->op_events[op];
+	vt_cost_counts_from_stats(c, &sr->total, api);
+}
+
+/*
+ * compare: how much faster @sr is than the first strategy under the
+ * profile, and the counts that explain it, largest share first.
+ */
+static json_t *estimate_json(const struct vt_profile *p, const struct vt_strategy_result *sr,
+			     const struct vt_strategy_result *base, const char *base_name)
+{
+	struct vt_cost_reason why[4];
+	struct vt_cost_counts a, b;
+	json_t *j = json_object(), *list = json_array();
+	unsigned int n;
+	double cb = (double)base->total.m[VT_M_cycles], cs = (double)sr->total.m[VT_M_cycles];
+
+	if (!j || !list || put(j, "baseline", json_string(base_name)) ||
+	    put(j, "speedup", cs > 0 ? json_real(round6(cb / cs)) : json_null()) ||
+	    put(j, "explained_by", json_incref(list)))
+		goto nomem;
+	total_counts(base, &a);
+	total_counts(sr, &b);
+	n = vt_cost_explain(p, &a, &b, why, 4);
+	for (unsigned int i = 0; i < n; i++) {
+		json_t *e = json_object();
+
+		if (!e || append(list, e) ||
+		    put(e, "event", json_string(vt_cost_events[why[i].e].name)) ||
+		    put(e, "baseline_count", json_integer((json_int_t)why[i].n_a)) ||
+		    put(e, "count", json_integer((json_int_t)why[i].n_b)) ||
+		    put(e, "cycles_saved", json_integer((json_int_t)llround(why[i].cycles))))
+			goto nomem;
+	}
+	json_decref(list);
+	return j;
+nomem:
+	json_decref(list);
+	json_decref(j);
+	return NULL;
+}
+
 int vt_report_add_trace(struct vt_report *r, const char *trace,
 			const struct vt_replay_result *res,
 			const struct vt_strategy_spec *specs, bool ratios)
@@ -252,6 +315,10 @@ int vt_report_add_trace(struct vt_report *r, const char *trace,
 		if (ratios && i > 0 &&
 		    put(s, "ratios", ratios_json(&sr->total, &res->s[0].total,
 						 verify)))
+			goto nomem;
+		if (ratios && i > 0 && r->profile &&
+		    put(s, "estimate", estimate_json(r->profile, sr, &res->s[0],
+						     specs[0].name)))
 			goto nomem;
 		if (!r->per_op)
 			continue;

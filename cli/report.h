@@ -40,6 +40,11 @@ int vt_report_add_trace(struct vt_report *r, const char *trace,
 			const struct vt_replay_result *res,
 			const struct vt_strategy_spec *specs, bool ratios);
 
+struct vt_profile;
+/* The cost profile the estimates were made with: named in the config,
+ * and compare's speed-up and its explanation are made with it. */
+void vt_report_set_profile(struct vt_report *r, const struct vt_profile *p);
+
 /* Render @r to @f in @fmt; @verbose: the table shows the options and
  * the metrics that are zero everywhere.  Return: 0 or -errno. */
 int vt_report_write(const struct vt_report *r, FILE *f, enum vt_format fmt,
@@ -58,6 +63,8 @@ int vt_report_load(const char *path, struct vt_report **out,
 int vt_report_setup(const struct vt_report *r, struct vt_model_opts *o,
 		    char **strategies, bool *per_op, struct vt_error *err);
 size_t vt_report_nr_traces(const struct vt_report *r);
+/* The cost profile a report was made with (config.profile), or NULL. */
+const char *vt_report_profile_name(const struct vt_report *r);
 const char *vt_report_trace_path(const struct vt_report *r, size_t i);
 /* The geometry trace @i was replayed with. */
 void vt_report_trace_geometry(const struct vt_report *r, size_t i,

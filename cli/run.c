@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/run.h"
+#include "core/cost/profile.h"
 #include "core/strategy/registry.h"
 
 /* The strategy whose name @name (before any '@', ':' or '+') is likely a
@@ -94,6 +95,30 @@ void vt_spec_list_release(struct vt_spec_list *l)
 	l->nr = 0;
 }
 
+static struct vt_profile run_profile;
+static bool run_profile_loaded;
+
+int vt_run_load_profile(void)
+{
+	struct vt_error err;
+
+	if (run_profile_loaded)
+		return 0;
+	vt_error_init(&err);
+	if (vt_profile_load(vt_cli.profile ? vt_cli.profile : VT_PROFILE_DEFAULT,
+			    &run_profile, &err))
+		return vt_report_error(&err);
+	run_profile_loaded = true;
+	if (run_profile.tlbi_range && !vt_cli.tlbi_range_set)
+		vt_cli.model.tlbi_range = true;
+	return 0;
+}
+
+const struct vt_profile *vt_run_profile(void)
+{
+	return run_profile_loaded ? &run_profile : NULL;
+}
+
 void vt_run_req_init(struct vt_replay_req *req, struct vt_model_opts *opts,
 		     const struct vt_spec_list *specs, const char *path)
 {
@@ -110,6 +135,7 @@ void vt_run_req_init(struct vt_replay_req *req, struct vt_model_opts *opts,
 	 */
 	req->geometry_from_cli = vt_cli.granule_set || vt_cli.va_bits_set;
 	req->stop_after = -1;
+	req->profile = vt_run_profile();
 }
 
 /* ---- callbacks ------------------------------------------------------ */
@@ -284,10 +310,15 @@ static void run_parallel(struct pool *p, unsigned int nthreads)
 int vt_run_traces(char **traces, int n, const struct vt_spec_list *specs,
 		  struct vt_report *report, bool ratios, FILE *per_event)
 {
-	struct job *jobs = calloc(n, sizeof(*jobs));
+	struct job *jobs;
 	unsigned int nthreads = vt_cli.jobs;
-	int rc = 0;
+	int rc = vt_run_load_profile();
 
+	if (rc)
+		return rc;
+	if (report)
+		vt_report_set_profile(report, vt_run_profile());
+	jobs = calloc(n, sizeof(*jobs));
 	if (!jobs) {
 		vt_err("out of memory");
 		return VT_EC_SYSTEM;
@@ -338,6 +369,10 @@ int vt_run_command(char **traces, int n, const struct vt_spec_list *specs,
 	FILE *pe = NULL, *out;
 	int rc, rc2;
 
+	/* Before the report copies the options: the profile may set one. */
+	rc = vt_run_load_profile();
+	if (rc)
+		return rc;
 	if (!lines_only) {
 		report = vt_report_new(&vt_cli.model, vt_cli.per_op);
 		if (!report) {

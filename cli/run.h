@@ -26,6 +26,15 @@ void vt_spec_list_release(struct vt_spec_list *l);
  * @err says to run 'vmaptool import' first. */
 void vt_run_explain(const char *path, struct vt_error *err);
 
+/*
+ * Load the cost profile of --profile (or the default) once; the profile's
+ * FEAT_TLBIRANGE becomes the --tlbi-range default.  Prints the problem and
+ * returns an exit code on failure.
+ */
+int vt_run_load_profile(void);
+/* The loaded profile, or NULL before vt_run_load_profile(). */
+const struct vt_profile *vt_run_profile(void);
+
 /* The replay request's model options under the common options: the
  * geometry is forced only when --granule or --va-bits was given. */
 void vt_run_req_init(struct vt_replay_req *req, struct vt_model_opts *opts,

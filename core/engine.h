@@ -7,6 +7,7 @@
 #define VT_ENGINE_H
 
 #include "arch/arch.h"
+#include "core/mm/page_alloc.h"
 #include "core/mm/walk.h"
 #include "core/model.h"
 
@@ -70,8 +71,12 @@ struct vt_engine {
 	uint64_t vmap_bbmap_bits;
 	/* the page array of the current map */
 	struct vt_pages pages;
-	/* engine page allocator for vmalloc without pages */
-	uint64_t next_pfn;
+	/* the page allocator behind vmalloc and vfree (core/mm/page_alloc.c) */
+	struct vt_page_alloc pa;
+	/* linear_map: memstart_addr, set by the first event (map_mem() maps
+	 * memblock in ascending order) */
+	uint64_t memstart;
+	bool memstart_set;
 	/* --verify */
 	struct vt_written written;	/* by the walks of the current event */
 	uint64_t mismapped;

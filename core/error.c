@@ -52,6 +52,7 @@ enum vt_err_class vt_err_class(int code)
 	switch (code) {
 	case VT_ERR_NO_STRATEGY:
 	case VT_ERR_BAD_STRATEGY:
+	case VT_ERR_NO_PROFILE:
 		return VT_EC_USAGE;
 	case VT_ERR_INVARIANT:
 		return VT_EC_INTERNAL;

@@ -29,7 +29,10 @@
 	VT_E(UNSUPPORTED, "not supported by this version"),                \
 	VT_E(INVARIANT, "internal invariant broken"),                      \
 	VT_E(IMPORT, "recording cannot be imported"),                      \
-	VT_E(INPUT_LIMIT, "input larger than --max-input")
+	VT_E(INPUT_LIMIT, "input larger than --max-input"),                   \
+	VT_E(NO_PROFILE, "no such cost profile"),                          \
+	VT_E(BAD_PROFILE, "malformed cost profile"),                       \
+	VT_E(BAD_EXPERIMENT, "malformed calibration experiment")
 
 #define VT_E(code, str) VT_ERR_##code
 enum vt_errno { VT_ERR__START = -100000, VT_ERRORS, VT_ERR__END };

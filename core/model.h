@@ -155,6 +155,7 @@ struct vt_strategy_result {
 	struct vt_stats total;
 	struct vt_stats per_op[VT_OP__NR];
 	bool op_seen[VT_OP__NR];
+	uint64_t op_events[VT_OP__NR];	/* events per op (automatic purges included) */
 };
 
 struct vt_replay_result {
@@ -165,6 +166,7 @@ struct vt_replay_result {
 };
 
 struct vt_engine;
+struct vt_profile;
 
 struct vt_replay_req {
 	const char *path;
@@ -174,6 +176,9 @@ struct vt_replay_req {
 	bool geometry_from_cli;			/* opts geometry overrides the trace's config */
 	long stop_after;			/* ptdump --at: last event index, -1 = all */
 	unsigned int jobs;			/* threads for the strategies (0, 1: one) */
+	/* The cost profile whose estimate (cycles, ns) fills each event's
+	 * cost metrics; NULL: they stay 0. */
+	const struct vt_profile *profile;
 	/* Called once per strategy at the end, with the engine (ptdump). */
 	int (*at_end)(void *ctx, unsigned int strat, struct vt_engine *e);
 	void *at_end_ctx;

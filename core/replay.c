@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cost/estimate.h"
 #include "core/engine.h"
 
 static uint64_t tlb_peak_entries(const struct vt_engine *e)
@@ -21,12 +22,16 @@ static uint64_t tlb_peak_entries(const struct vt_engine *e)
 /* Fold the engine's per-event counters into the results; report them. */
 static void account(struct vt_engine *e, struct vt_strategy_result *r,
 		    const struct vt_replay_cb *cb, unsigned int si, long index,
-		    const struct vt_event *ev, uint64_t va, uint64_t peak_before)
+		    const struct vt_event *ev, uint64_t va, uint64_t peak_before,
+		    const struct vt_profile *profile)
 {
 	uint64_t peak = tlb_peak_entries(e);
 
 	e->ev.m[VT_M_tlb_entries] += peak - peak_before;
 	if (ev) {
+		/* The estimate per event, so per-event lines add up to the totals. */
+		vt_cost_fill(profile, &e->ev, ev->op);
+		r->op_events[ev->op]++;
 		vt_stats_add(&r->total, &e->ev);
 		vt_stats_add(&r->per_op[ev->op], &e->ev);
 		r->op_seen[ev->op] = true;
@@ -39,6 +44,8 @@ static void account(struct vt_engine *e, struct vt_strategy_result *r,
 		}
 	}
 	if (e->purged_in_event) {
+		vt_cost_fill(profile, &e->pg, VT_OP_PURGE);
+		r->op_events[VT_OP_PURGE]++;
 		vt_stats_add(&r->total, &e->pg);
 		vt_stats_add(&r->per_op[VT_OP_PURGE], &e->pg);
 		r->op_seen[VT_OP_PURGE] = true;
@@ -179,7 +186,7 @@ static void *par_worker(void *arg)
 					continue;
 				}
 				account(ps->e, &p->res[i], NULL, i, b->base + k,
-					&b->ev[k], va, peak);
+					&b->ev[k], va, peak, p->req->profile);
 			}
 		}
 		pthread_mutex_lock(&p->lock);
@@ -505,7 +512,7 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 						 req->path);
 				goto out;
 			}
-			account(e, &res->s[i], cb, i, index, &ev, va, peak);
+			account(e, &res->s[i], cb, i, index, &ev, va, peak, req->profile);
 		}
 		if (req->stop_after >= 0 && index >= req->stop_after) {
 			stopped = true;
@@ -529,7 +536,7 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 			ret = vt_engine_finish(e, err);
 			if (ret)
 				goto out;
-			account(e, &res->s[i], cb, i, index, NULL, 0, peak);
+			account(e, &res->s[i], cb, i, index, NULL, 0, peak, req->profile);
 		}
 		res->s[i].total.m[VT_M_lazy_pages_pending] = e->vmap_lazy_nr;
 		res->s[i].total.m[VT_M_tlb_entries] = tlb_peak_entries(e);

@@ -8,6 +8,9 @@
  *   VT_MK_TLBI  a member of "tlbi_by_kind" (name without the "tlbi_" prefix)
  *   VT_MK_DSB   a member of "dsb_by_kind" (extension: dsb = ishst + ish)
  *   VT_MK_VERIFY reported only under --verify (mismapped_pages)
+ *   VT_MK_CYC   a member of "cycles_by_function" (name without the "cyc_"
+ *               prefix): the cost model's cycles charged to that kernel
+ *               function (core/cost/estimate.c, docs/cost-model.md)
  */
 #ifndef VT_STATS_H
 #define VT_STATS_H
@@ -47,14 +50,44 @@
 	X(dmb, VT_MK_TOP)                              \
 	X(fixmap_maps, VT_MK_TOP)                      \
 	X(fixmap_stores, VT_MK_TOP)                    \
+	X(pages_allocated, VT_MK_TOP)                  \
+	X(buddy_blocks, VT_MK_TOP)                     \
+	X(free_calls, VT_MK_TOP)                       \
+	X(pages_freed, VT_MK_TOP)                      \
+	X(free_pcp, VT_MK_TOP)                         \
+	X(free_buddy, VT_MK_TOP)                       \
+	X(contig_range_calls, VT_MK_TOP)               \
+	X(pages_prepared, VT_MK_TOP)                   \
+	X(cond_resched, VT_MK_TOP)                     \
 	X(lazy_pages_pending, VT_MK_TOP)               \
 	X(purges, VT_MK_TOP)                           \
 	X(purged_pages, VT_MK_TOP)                     \
 	X(tlb_entries, VT_MK_TOP)                      \
 	X(batch_overrun, VT_MK_TOP)                    \
+	X(cycles, VT_MK_TOP)                           \
+	X(cyc_alloc_vmap_area, VT_MK_CYC)              \
+	X(cyc_free_vmap_area_noflush, VT_MK_CYC)       \
+	X(cyc_pgtable_walk, VT_MK_CYC)                 \
+	X(cyc___pte_alloc_kernel, VT_MK_CYC)           \
+	X(cyc_pmd_free_pte_page, VT_MK_CYC)            \
+	X(cyc_set_pte_at, VT_MK_CYC)                   \
+	X(cyc_set_huge_pte_at, VT_MK_CYC)              \
+	X(cyc___set_pte, VT_MK_CYC)                    \
+	X(cyc_emit_pte_barriers, VT_MK_CYC)            \
+	X(cyc_smp_wmb, VT_MK_CYC)                      \
+	X(cyc_flush_tlb_kernel_range, VT_MK_CYC)       \
+	X(cyc___set_fixmap, VT_MK_CYC)                 \
+	X(cyc___purge_vmap_area_lazy, VT_MK_CYC)       \
+	X(cyc_vm_area_alloc_pages, VT_MK_CYC)          \
+	X(cyc___rmqueue, VT_MK_CYC)                    \
+	X(cyc_vfree, VT_MK_CYC)                        \
+	X(cyc_free_pages_bulk, VT_MK_CYC)              \
+	X(cyc___free_frozen_pages, VT_MK_CYC)          \
+	X(cyc___free_one_page, VT_MK_CYC)              \
+	X(ns, VT_MK_TOP)                               \
 	X(mismapped_pages, VT_MK_VERIFY)
 
-enum vt_metric_kind { VT_MK_TOP, VT_MK_TLBI, VT_MK_DSB, VT_MK_VERIFY };
+enum vt_metric_kind { VT_MK_TOP, VT_MK_TLBI, VT_MK_DSB, VT_MK_VERIFY, VT_MK_CYC };
 
 #define VT_M_ENUM(name, kind) VT_M_##name,
 enum vt_metric { VT_METRICS(VT_M_ENUM) VT_M__NR };

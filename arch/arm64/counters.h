@@ -2,7 +2,8 @@
 /*
  * What the arm64 model counts: stores by table level, the setters' calls,
  * CONT ranges and blocks, table pages, TLB invalidations by kind and
- * barriers by kind, the fixmap round trips of set_swapper_pgd().  One
+ * barriers by kind, the fixmap round trips of set_swapper_pgd() and of the
+ * linear-map builder, whose walks (linear-map.c) arch counts itself.  One
  * X-macro list; the engine folds these counters into its metrics by name
  * (core/stats.h lists the same names, a compile-time check in core).
  */
@@ -21,7 +22,8 @@
 	X(tlbi) X(tlbi_vaale1is) X(tlbi_vaae1is) X(tlbi_vmalle1is) \
 	X(tlbi_rvaale1is) X(tlbi_vale1is)                          \
 	X(dsb) X(dsb_ishst) X(dsb_ish) X(isb) X(dmb)               \
-	X(fixmap_maps) X(fixmap_stores)
+	X(fixmap_maps) X(fixmap_stores)                            \
+	X(table_walks) X(walk_steps)
 
 #define ARM64_C_ENUM(name) ARM64_C_##name,
 enum arm64_counter { ARM64_COUNTERS(ARM64_C_ENUM) ARM64_C__NR };

@@ -81,6 +81,7 @@ struct vt_import_summary {
 	uint64_t nested_frees_dropped;
 	uint64_t other_range;		/* areas outside the vmalloc range */
 	uint64_t other_range_dropped;
+	uint64_t other_range_not_vmalloc; /* vmap etc. there: dropped */
 	uint64_t never_mapped;		/* areas whose mapping was not seen */
 	uint64_t unmatched_frees;	/* frees of areas not seen allocated */
 	uint64_t unmatched_maps;	/* mappings of no open area */

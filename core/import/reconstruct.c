@@ -1130,6 +1130,15 @@ static int finish(struct vt_import *im, struct vt_error *err)
 			if (im->opts.drop_other_ranges) {
 				im->sum.other_range_dropped++;
 				s->drop = true;
+			} else if (a->kind != AK_VMALLOC) {
+				/*
+				 * vmap(), ioremap() and vm_map_ram() take their
+				 * areas between VMALLOC_START and VMALLOC_END
+				 * (get_vm_area_caller(), mm/vmalloc.c): only a
+				 * vmalloc has a range of its own in a trace.
+				 */
+				im->sum.other_range_not_vmalloc++;
+				s->drop = true;
 			} else if (a->vstart < im->vm_start) {
 				/* execmem: module text, BPF */
 				s->ev.range = VT_RANGE_MODULES;
@@ -1250,6 +1259,9 @@ static void build_warnings(struct vt_import *im)
 	if (s->nested_dropped)
 		warnf(im, "%" PRIu64 " nested page-array vmalloc(s) of large vmallocs dropped (%" PRIu64 " of their vfrees); the engine makes them itself",
 		      s->nested_dropped, s->nested_frees_dropped);
+	if (s->other_range_not_vmalloc)
+		warnf(im, "%" PRIu64 " vmap/ioremap/vm_map_ram area(s) outside the vmalloc range dropped (the kernel takes them between VMALLOC_START and VMALLOC_END)",
+		      s->other_range_not_vmalloc);
 	if (s->other_range_dropped)
 		warnf(im, "%" PRIu64 " area(s) outside the vmalloc range (modules/execmem) left out (--drop-other-ranges)",
 		      s->other_range_dropped);

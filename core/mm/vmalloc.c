@@ -164,81 +164,163 @@ int vt_area_keep_runs(struct vt_area *a, const struct vt_page_run *r, uint32_t n
 	return 0;
 }
 
+/* Append @n pages from @pfn to the area's runs, merging a contiguous
+ * order-0 continuation into the previous run. */
+static int runs_append(struct vt_page_run **runs, uint32_t *n, uint32_t *cap,
+		       uint64_t pfn, uint64_t count)
+{
+	struct vt_page_run *r = *n ? &(*runs)[*n - 1] : NULL;
+
+	if (r && !r->order && r->pfn + r->count == pfn) {
+		r->count += count;
+		return 0;
+	}
+	if (*n == *cap) {
+		uint32_t c = *cap ? *cap * 2 : 8;
+		struct vt_page_run *nr = realloc(*runs, c * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		*runs = nr;
+		*cap = c;
+	}
+	(*runs)[(*n)++] = (struct vt_page_run){ pfn, count, 0 };
+	return 0;
+}
+
 /*
- * vm_area_alloc_pages() (mm/vmalloc.c, v6.19+ with a06157804399): blocks of
- * floor_log2(remaining) pages above @order, split to order 0, then
- * 2^order blocks; before a06157804399 order-0 pages come from the bulk
- * allocator.  Plenty of memory is assumed: no attempt fails.  Physical
- * placement: naturally aligned blocks from an engine pool; bulk order-0
- * pages are not adjacent to each other (per-CPU lists hand out scattered
- * pages), so nothing looks contiguous that the kernel would not see so.
+ * vm_area_alloc_pages() (mm/vmalloc.c, v6.19+ with a06157804399), through
+ * the page-allocator model: blocks of min(MAX_PAGE_ORDER,
+ * floor_log2(remaining)) pages while that is above @order, each
+ * split_page()d to order 0; then for order 0 the bulk allocator in
+ * requests of at most 100 pages; then 2^order blocks.  Before
+ * a06157804399 order-0 pages come from the bulk allocator alone.  Plenty
+ * of memory is assumed: no attempt fails.
  */
 static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
-			       unsigned int order, uint64_t nr)
+				  unsigned int order, uint64_t nr)
 {
 	const struct arm64_geom *g = &e->mm.g;
 	struct vt_page_run *runs = NULL;
 	uint32_t n = 0, cap = 0;
-	uint64_t done = 0;
+	uint64_t done = 0, pfn, bulk[100];
 	int err = 0;
 
-	while (done < nr) {
-		unsigned int o;
-		uint64_t count = 1;
+	if (e->o.vmalloc_high_order) {
+		unsigned int large = 63 - __builtin_clzll(nr);
 
-		if (order == 0 && !e->o.vmalloc_high_order) {
-			o = 0;
-			count = nr - done;
-		} else if (e->o.vmalloc_high_order &&
-			   (o = 63 - __builtin_clzll(nr - done)) > order) {
-			if (o > g->max_page_order)
-				o = g->max_page_order;
-		} else {
-			o = order;
-			count = (nr - done) >> order;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 8;
-			struct vt_page_run *r = realloc(runs, cap * sizeof(*r));
-
-			if (!r) {
-				free(runs);
-				return -ENOMEM;
+		if (large > g->max_page_order)
+			large = g->max_page_order;
+		while (!err && large > order && done < nr) {
+			err = vt_alloc_pages(&e->pa, large, &pfn);
+			if (!err)
+				err = runs_append(&runs, &n, &cap, pfn, 1ull << large);
+			done += 1ull << large;
+			if (done < nr) {
+				large = 63 - __builtin_clzll(nr - done);
+				if (large > g->max_page_order)
+					large = g->max_page_order;
 			}
-			runs = r;
 		}
-		if (o == 0) {
-			/* bulk order-0 pages: every other pfn */
-			e->next_pfn = align_up(e->next_pfn, 2);
-			for (uint64_t i = 0; i < count; i++) {
-				if (n == cap) {
-					cap *= 2;
-					struct vt_page_run *r = realloc(runs, cap * sizeof(*r));
-
-					if (!r) {
-						free(runs);
-						return -ENOMEM;
-					}
-					runs = r;
-				}
-				runs[n++] = (struct vt_page_run){ e->next_pfn, 1, 0 };
-				e->next_pfn += 2;
-			}
-			done += count;
-			continue;
-		}
-		e->next_pfn = align_up(e->next_pfn, 1ull << o);
-		/* split_page(): order-0 pages, contiguous but not compound */
-		runs[n++] = (struct vt_page_run){ e->next_pfn, count << o, 0 };
-		e->next_pfn += count << o;
-		done += count << o;
 	}
-	if (e->next_pfn >> (g->pa_bits - g->page_shift))
-		e->next_pfn = 0x100000;	/* wrap the pool inside the PA space */
+	while (!err && order == 0 && done < nr) {
+		/* alloc_pages_bulk_node_noprof(gfp, nid, nr_pages_request, ...) */
+		uint64_t req = nr - done > 100 ? 100 : nr - done;
+
+		err = vt_alloc_pages_bulk(&e->pa, req, bulk);
+		for (uint64_t i = 0; !err && i < req; i++)
+			err = runs_append(&runs, &n, &cap, bulk[i], 1);
+		done += req;
+	}
+	while (!err && done < nr) {
+		err = vt_alloc_pages(&e->pa, order, &pfn);
+		if (!err)
+			err = runs_append(&runs, &n, &cap, pfn, 1ull << order);
+		done += 1ull << order;
+	}
+	if (err) {
+		free(runs);
+		return err;
+	}
 	a->runs = runs;
 	a->nr_runs = n;
-	err = vt_pages_from_runs(e, runs, n, nr);
-	return err;
+	return vt_pages_from_runs(e, runs, n, nr);
+}
+
+/*
+ * vfree()'s page release after remove_vm_area(): per page __free_page()
+ * and cond_resched() (vfree-perpage), or seed 002's free_pages_bulk()
+ * (vfree-bulk).  vm->pages holds order-0 pointers: a run's compound order
+ * is irrelevant here.
+ */
+static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
+{
+	uint64_t k = 0, runs = 0, start = 0, n = 0;	/* n: the open stretch */
+	int err;
+
+	if (!(e->spec.axes & VT_AXIS_VFREE_BULK)) {
+		for (uint32_t r = 0; r < a->nr_runs; r++) {
+			uint64_t c = a->runs[r].count << a->runs[r].order;
+
+			for (uint64_t i = 0; i < c; i++) {
+				err = vt___free_page(&e->pa, a->runs[r].pfn + i);
+				if (err)
+					return err;
+				EST(e, cond_resched)++;
+			}
+		}
+		return 0;
+	}
+	/*
+	 * free_pages_bulk(vm->pages, vm->nr_pages) (seed 002): one
+	 * __free_contig_range() and one cond_resched() per stretch of entries
+	 * whose pfns follow each other (num_pages_contiguous()).  vm->pages
+	 * is kept as runs here: touching runs are one stretch, so the calls
+	 * are those over the spelled-out array, without building it.
+	 */
+	for (uint64_t r = 0; r <= a->nr_runs; r++) {
+		uint64_t c = 0;
+
+		if (r < a->nr_runs) {
+			c = a->runs[r].count << a->runs[r].order;
+			if (c > a->nr_pages - k)
+				c = a->nr_pages - k;
+			if (!c)
+				continue;
+			if (n && a->runs[r].pfn == start + n) {
+				n += c;
+				k += c;
+				continue;
+			}
+		}
+		if (n) {
+			err = vt___free_contig_range(&e->pa, start, n);
+			if (err)
+				return err;
+			runs++;
+		}
+		start = r < a->nr_runs ? a->runs[r].pfn : 0;
+		n = c;
+		k += c;
+	}
+	EST(e, cond_resched) += runs;
+	return 0;
+}
+
+/* The page allocator's counts of this event into its metrics. */
+static void vt_page_alloc_account(struct vt_engine *e)
+{
+	struct vt_page_alloc_stats *s = &e->pa.st;
+
+	EST(e, pages_allocated) += s->pages_allocated;
+	EST(e, buddy_blocks) += s->buddy_blocks;
+	EST(e, free_calls) += s->free_calls;
+	EST(e, pages_freed) += s->pages_freed;
+	EST(e, free_pcp) += s->free_pcp;
+	EST(e, free_buddy) += s->free_buddy;
+	EST(e, contig_range_calls) += s->contig_range_calls;
+	EST(e, pages_prepared) += s->pages_prepared;
+	memset(s, 0, sizeof(*s));
 }
 
 /* ---- the API flows -------------------------------------------------------- */
@@ -614,8 +696,13 @@ static int vt_vfree_unmap(struct vt_engine *e, struct vt_area *a)
 	err = vt_free_unmap_vmap_area(e, a->va_start, a->va_end);
 	if (err)
 		return err;
-	/* vfree(): the pages go (page-allocator model: a later issue), then
+	/* vfree(): the pages go back to the page allocator, then
 	 * kvfree(vm->pages) frees a vmalloc'd page array */
+	if (a->op == VT_OP_VMALLOC) {
+		err = vt_vfree_pages(e, a);
+		if (err)
+			return err;
+	}
 	if (a->nested)
 		err = vt_vfree_unmap(e, a->nested);
 	return err;
@@ -744,8 +831,10 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 		e->vmap_bbmap_bits = 1024;
 	e->hash_size = 64;
 	e->hash = calloc(e->hash_size, sizeof(*e->hash));
-	e->next_pfn = 0x100000;
 	e->blocks_tail = &e->blocks;
+	vt_page_alloc_init(&e->pa, o->page_shift, e->mm.g.max_page_order,
+			   e->mm.g.pmd_shift - o->page_shift, o->cpus, 0x100000,
+			   1ull << (e->mm.g.pa_bits - o->page_shift));
 	/* the free space of the module and vmalloc areas (adjacent) */
 	if (!e->hash || vt_merge_or_add_vmap_area(e, e->mm.g.modules_vaddr,
 						  e->mm.g.vmalloc_end)) {
@@ -780,6 +869,7 @@ void vt_engine_free(struct vt_engine *e)
 	free(e->pages.runs);
 	free(e->pages.start);
 	free(e->written.v);
+	vt_page_alloc_release(&e->pa);
 	arm64_mm_release(&e->mm);
 	free(e);
 }
@@ -792,6 +882,72 @@ static void id_text(const struct vt_id *id, char *buf, size_t n)
 		snprintf(buf, n, "\"%.64s\"", id->str);
 	else
 		snprintf(buf, n, "%llu", (unsigned long long)id->num);
+}
+
+/*
+ * A linear_map event: one __map_memblock() of map_mem() (boot, rodata
+ * writable), built by the version of arch/arm64/mm/mmu.c the strategy's
+ * linear axis names (default linear-new).  With --verify every page of
+ * the range is checked once, here: nothing later changes it.
+ */
+static int vt_map_mem(struct vt_engine *e, const struct vt_event *ev,
+			 uint64_t *va)
+{
+	const struct arm64_geom *g = &e->mm.g;
+	enum arm64_linear_variant v = ARM64_LINEAR_NEW;
+	unsigned int flags = 0;
+	uint64_t virt, prot = arm64_linear_prot(g), bad, first;
+	int ret;
+
+	if (e->spec.axes & VT_AXIS_LINEAR_OLD)
+		v = ARM64_LINEAR_OLD;
+	else if (e->spec.axes & VT_AXIS_LINEAR_P1)
+		v = ARM64_LINEAR_P1;
+	else if (e->spec.axes & VT_AXIS_LINEAR_P1P2)
+		v = ARM64_LINEAR_P1P2;
+	if (ev->flags & VT_FLAG(NO_BLOCK_MAPPINGS))
+		flags |= ARM64_NO_BLOCK_MAPPINGS;
+	if (ev->flags & VT_FLAG(NO_CONT_MAPPINGS))
+		flags |= ARM64_NO_CONT_MAPPINGS;
+	if (ev->flags & VT_FLAG(NO_EXEC_MAPPINGS))
+		flags |= ARM64_NO_EXEC_MAPPINGS;
+	if (!ev->size)
+		return vt_error_set(e->err, VT_ERR_BAD_REQUEST, "linear_map of size 0");
+	if (!e->memstart_set) {
+		/* memstart_addr = round_down(memblock_start_of_DRAM(),
+		 * ARM64_MEMSTART_ALIGN) */
+		e->memstart = ev->phys & ~(arm64_memstart_align(g) - 1);
+		e->memstart_set = true;
+	}
+	if (ev->phys < e->memstart || ev->phys - e->memstart > arm64_linear_size(g) ||
+	    ev->size > arm64_linear_size(g) - (ev->phys - e->memstart))
+		return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
+				    "linear_map of [0x%llx, +0x%llx) outside the linear region (PHYS_OFFSET 0x%llx, %llu GiB)",
+				    (unsigned long long)ev->phys,
+				    (unsigned long long)ev->size,
+				    (unsigned long long)e->memstart,
+				    (unsigned long long)(arm64_linear_size(g) >> 30));
+	virt = arm64_linear_virt(g, e->memstart, ev->phys);
+	*va = virt;
+	ret = arm64___create_pgd_mapping(&e->mm, v, ev->phys, virt, ev->size, prot,
+				       flags);
+	if (ret == ARM64_LINEAR_EBUG)
+		return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
+				    "linear_map of [0x%llx, +0x%llx) over a different mapping: the kernel would BUG()",
+				    (unsigned long long)ev->phys,
+				    (unsigned long long)ev->size);
+	if (ret)
+		return ret;
+	if (!e->o.verify)
+		return 0;
+	bad = arm64_linear_verify(&e->mm, ev->phys, virt, ev->size, prot, &first);
+	if (bad) {
+		EST(e, mismapped_pages) += bad;
+		if (e->cb && e->cb->mismap)
+			e->cb->mismap(e->cb->ctx, e->cur_index, e->strat_idx, first,
+				      ev->phys + (first - virt), UINT64_MAX, bad);
+	}
+	return 0;
 }
 
 /* Fold what the arch model counted into the engine's metrics of the same
@@ -964,12 +1120,13 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		ret = vt__vm_unmap_aliases(e);
 		break;
 	case VT_OP_LINEAR_MAP:
-		return vt_error_set(err, VT_ERR_UNSUPPORTED,
-				    "linear_map events are not modelled in this version");
+		ret = vt_map_mem(e, ev, va);
+		break;
 	case VT_OP__NR:
 	default:
 		return vt_error_set(err, VT_ERR_UNKNOWN_OP, "unknown op");
 	}
+	vt_page_alloc_account(e);
 	if (!ret && e->o.verify)
 		ret = verify_all(e);
 	return ret;
@@ -994,6 +1151,22 @@ int vt_engine_shape(struct vt_engine *e, const struct vt_event *ev,
 	struct vt_area *a;
 
 	memset(s, 0, sizeof(*s));
+	if (ev->op == VT_OP_LINEAR_MAP) {
+		const struct arm64_geom *g = &e->mm.g;
+		struct arm64_shape as;
+		uint64_t start, end;
+
+		if (!e->memstart_set || !ev->size)
+			return 0;
+		start = arm64_linear_virt(g, e->memstart, ev->phys) & ~(g->page_size - 1);
+		end = (arm64_linear_virt(g, e->memstart, ev->phys + ev->size) +
+		       g->page_size - 1) & ~(g->page_size - 1);
+		arm64_leaf_shape(&e->mm, start, end, &as);
+		*s = (struct vt_shape){ .pte = as.pte, .pte_cont = as.pte_cont,
+					.pmd_block = as.pmd_block,
+					.pud_block = as.pud_block };
+		return 0;
+	}
 	if (!vt_op_is_map(ev->op) || !ev->id.present)
 		return 0;
 	a = *area_slot(e, &ev->id);

@@ -102,11 +102,27 @@ static const struct {
 	  "+ 0e9df1c905d8" },
 };
 
-/* Axes whose replay this version does not model yet. */
-static bool axis_available(uint32_t bit)
+#define VFREE_AXES (VT_AXIS_VFREE_BULK | VT_AXIS_VFREE_PERPAGE)
+#define LINEAR_AXES (VT_AXIS_LINEAR_OLD | VT_AXIS_LINEAR_P1 | \
+		     VT_AXIS_LINEAR_P1P2 | VT_AXIS_LINEAR_NEW)
+
+/* One '+axis': at most one choice per axis (strategies.md 1). */
+static int add_axis(struct vt_strategy_spec *out, size_t i, const char *text,
+		    struct vt_error *err)
 {
-	(void)bit;
-	return false;
+	uint32_t group = (axes[i].bit & VFREE_AXES) ? VFREE_AXES : LINEAR_AXES;
+
+	if (out->axes & axes[i].bit)
+		return vt_error_set(err, VT_ERR_BAD_STRATEGY,
+				    "'%s': axis '%s' given twice", text, axes[i].name);
+	for (size_t j = 0; j < sizeof(axes) / sizeof(axes[0]); j++)
+		if (out->axes & group & axes[j].bit)
+			return vt_error_set(err, VT_ERR_BAD_STRATEGY,
+					    "'%s' and '%s' exclude each other (one %s choice per strategy)",
+					    axes[j].name, axes[i].name,
+					    group == VFREE_AXES ? "vfree" : "linear-map");
+	out->axes |= axes[i].bit;
+	return 0;
 }
 
 int vt_strategy_parse(const char *text, struct vt_strategy_spec *out,
@@ -134,17 +150,14 @@ int vt_strategy_parse(const char *text, struct vt_strategy_spec *out,
 		if (next)
 			*next++ = '\0';
 		for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++) {
+			int r;
+
 			if (strcmp(plus, axes[i].name))
 				continue;
 			found = true;
-			if (!axis_available(axes[i].bit))
-				return vt_error_set(err, VT_ERR_BAD_STRATEGY,
-						    "'%s': axis '%s' is not modelled in this version",
-						    text, plus);
-			if (out->axes & axes[i].bit)
-				return vt_error_set(err, VT_ERR_BAD_STRATEGY,
-						    "'%s': axis '%s' given twice", text, plus);
-			out->axes |= axes[i].bit;
+			r = add_axis(out, i, text, err);
+			if (r)
+				return r;
 		}
 		if (!found)
 			return vt_error_set(err, VT_ERR_NO_STRATEGY,
@@ -152,11 +165,17 @@ int vt_strategy_parse(const char *text, struct vt_strategy_spec *out,
 		plus = next;
 	}
 	/* an axis given alone means zigzag+axis */
-	for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++)
-		if (!strcmp(buf, axes[i].name))
-			return vt_error_set(err, VT_ERR_BAD_STRATEGY,
-					    "'%s': axis '%s' is not modelled in this version",
-					    text, buf);
+	for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++) {
+		if (strcmp(buf, axes[i].name))
+			continue;
+		/* interfaces.md 1.2: "An axis given alone means zigzag+axis" */
+		out->strat = find("zigzag");
+		if (!out->strat)
+			return vt_error_set(err, VT_ERR_INVARIANT, "no zigzag strategy");
+		if (out->strat->spec_default)
+			out->strat->spec_default(out);
+		return add_axis(out, i, text, err);
+	}
 	mod = strpbrk(buf, "@:");
 	base = buf;
 	if (mod) {
@@ -220,6 +239,9 @@ const struct vt_strategy_info *vt_strategy_infos(void)
 					a->name, alias_of[k], a->origin };
 			}
 		}
+		for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]) && n < 63; i++)
+			infos[n++] = (struct vt_strategy_info){
+				axes[i].name, axes[i].summary, axes[i].origin };
 	}
 	return infos;
 }

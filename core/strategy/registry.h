@@ -12,6 +12,7 @@
 	X(pagewise)		\
 	X(zigzag)		\
 	X(batched)		\
+	X(batched_v2)		\
 	X(segments)
 
 /* The default --strategy list: every registered strategy with

@@ -448,19 +448,22 @@ static int sh_release(const struct vt_gen_out *out, struct buddy *b,
 	return ret;
 }
 
+static const unsigned int sh_orders[] = { 8, 4, 0 };
+
 /*
  * Models system_heap_allocate() in drivers/dma-buf/heaps/system_heap.c
  * (linux-mm, read 2026-04): alloc_largest_available() tries orders 8, 4, 0
- * that fit the remaining size and do not exceed the order of the previous
- * page; orders 8 and 4 are __GFP_COMP high-order attempts without reclaim,
- * which is where --frag makes them fail.  Deviation: a failed order-0
- * allocation fails the generator rather than the one buffer.
+ * (or @o->orders) that fit the remaining size and do not exceed the order
+ * of the previous page; orders 8 and 4 are __GFP_COMP high-order attempts
+ * without reclaim, which is where --frag makes them fail.  Deviation: a
+ * failed order-0 allocation fails the generator rather than the one buffer.
  */
 static int sh_alloc(const struct vt_gen_systemheap *o, struct buddy *b,
 		    struct vt_rng *rng, uint64_t npages, struct lbuf *lb,
 		    struct vt_error *err)
 {
-	static const unsigned int orders[] = { 8, 4, 0 };
+	const unsigned int *orders = o->orders ? o->orders : sh_orders;
+	unsigned int nr_orders = o->orders ? o->nr_orders : 3;
 	unsigned int max_order = orders[0];
 	uint64_t remaining = npages;
 	size_t cap = 0;
@@ -471,7 +474,7 @@ static int sh_alloc(const struct vt_gen_systemheap *o, struct buddy *b,
 		int64_t pfn = -1;
 		unsigned int got = 0;
 
-		for (int i = 0; i < 3; i++) {
+		for (unsigned int i = 0; i < nr_orders; i++) {
 			unsigned int ord = orders[i];
 
 			if (remaining < (1ull << ord) || max_order < ord)
@@ -530,6 +533,19 @@ int vt_gen_systemheap(const struct vt_gen_systemheap *o,
 	if (o->frag < 0 || o->frag > 1)
 		return vt_error_set(err, -EINVAL,
 				    "fragmentation %g is not within 0..1", o->frag);
+	if (o->orders) {
+		if (!o->nr_orders || o->nr_orders > VT_GEN_MAX_HEAP_ORDERS ||
+		    o->orders[o->nr_orders - 1])
+			return vt_error_set(err, -EINVAL,
+					    "heap orders must end in 0 (at most %d orders)",
+					    VT_GEN_MAX_HEAP_ORDERS);
+		for (unsigned int i = 0; i < o->nr_orders; i++)
+			if (o->orders[i] > max_order ||
+			    (i && o->orders[i] >= o->orders[i - 1]))
+				return vt_error_set(err, -EINVAL,
+						    "heap orders must descend strictly and not exceed MAX_PAGE_ORDER (%u)",
+						    max_order);
+	}
 	for (unsigned int i = 0; i < o->nr_sizes; i++)
 		if (!o->sizes[i] || o->sizes[i] > (1ull << 40))
 			return vt_error_set(err, -EINVAL,
@@ -969,5 +985,41 @@ int vt_gen_ioremap(const struct vt_gen_ioremap *o, const struct vt_gen_out *out,
 		live[i] = live[--nr_live];
 	}
 	free(live);
+	return ret;
+}
+
+int vt_gen_map_mem(const struct vt_gen_map_mem *o, const struct vt_gen_out *out,
+		   struct vt_error *err)
+{
+	uint64_t page_size = 1ull << out->page_shift;
+	uint64_t phys = o->phys_base ? o->phys_base : 0x80000000ull;
+	int ret = check_out(out, err);
+
+	if (ret)
+		return ret;
+	if (!o->nr_sizes)
+		return vt_error_set(err, -EINVAL, "map_mem needs the memory size");
+	if ((phys | o->hole) & (page_size - 1))
+		return vt_error_set(err, -EINVAL,
+				    "the DRAM base and the holes must be page-aligned");
+	for (unsigned int i = 0; !ret && i < o->nr_sizes; i++) {
+		struct vt_event ev;
+
+		if (!o->sizes[i] || (o->sizes[i] & (page_size - 1)) ||
+		    o->sizes[i] > (1ull << 47) || phys + o->sizes[i] > (1ull << 48))
+			return vt_error_set(err, -EINVAL,
+					    "memory range %u (%llu bytes at 0x%llx) is not page-sized within the 48-bit physical address size",
+					    i, (unsigned long long)o->sizes[i],
+					    (unsigned long long)phys);
+		ev_init(&ev, VT_OP_LINEAR_MAP, 0, NULL);
+		ev.id.present = false;
+		ev.phys = phys;
+		ev.size = o->sizes[i];
+		ev.flags = VT_FLAG(NO_EXEC_MAPPINGS);
+		if (!o->blocks)
+			ev.flags |= VT_FLAG(NO_BLOCK_MAPPINGS) | VT_FLAG(NO_CONT_MAPPINGS);
+		ret = out->emit(out->ctx, &ev, err);
+		phys += o->sizes[i] + o->hole;
+	}
 	return ret;
 }

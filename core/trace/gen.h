@@ -55,7 +55,13 @@ struct vt_gen_systemheap {
 	uint64_t mem_bytes;
 	uint64_t base_pfn;		/* 0: 2 GiB (0x80000000) */
 	bool no_page_array;		/* omit system_heap_do_vmap's array vmalloc */
+	/* The orders alloc_largest_available() tries, strictly descending,
+	 * ending in 0; NULL: the kernel's 8, 4, 0. */
+	const unsigned int *orders;
+	unsigned int nr_orders;
 };
+
+#define VT_GEN_MAX_HEAP_ORDERS 8
 
 /*
  * vt_gen_systemheap() - dma-buf system-heap buffers, each vmapped and
@@ -129,5 +135,27 @@ struct vt_gen_ioremap {
  * what @emit returned. */
 int vt_gen_ioremap(const struct vt_gen_ioremap *o,
 		   const struct vt_gen_out *out, struct vt_error *err);
+
+/* ---- map_mem -------------------------------------------------------- */
+
+struct vt_gen_map_mem {
+	const uint64_t *sizes;		/* memblock ranges (bytes), in order */
+	unsigned int nr_sizes;
+	uint64_t phys_base;		/* start of DRAM; 0: 2 GiB (0x80000000) */
+	uint64_t hole;			/* bytes between ranges */
+	bool blocks;			/* false: rodata=full, PTEs only */
+};
+
+/*
+ * vt_gen_map_mem() - arch/arm64/mm/mmu.c map_mem() at boot: one
+ * linear_map event per memblock range, with NO_EXEC_MAPPINGS and, unless
+ * @blocks, NO_BLOCK_MAPPINGS | NO_CONT_MAPPINGS (rodata=full,
+ * debug_pagealloc, KFENCE or a realm; the newest kernels without
+ * BBML2_NOABORT).
+ *
+ * Return: 0, -EINVAL or what @emit returned.
+ */
+int vt_gen_map_mem(const struct vt_gen_map_mem *o, const struct vt_gen_out *out,
+		   struct vt_error *err);
 
 #endif

@@ -86,15 +86,18 @@ def lint_metrics(path, m, metrics, verify):
     tlbi = [n[len("tlbi_"):] for n, k in metrics if k == "VT_MK_TLBI"]
     dsb = [n[len("dsb_"):] for n, k in metrics if k == "VT_MK_DSB"]
     ver = [n for n, k in metrics if k == "VT_MK_VERIFY"]
-    required = top + ["tlbi_by_kind", "dsb_by_kind"] + (ver if verify else [])
-    if not keys_exact(path, m, required, ("cycles", "ns")):
+    cyc = [n[len("cyc_"):] for n, k in metrics if k == "VT_MK_CYC"]
+    required = top + ["tlbi_by_kind", "dsb_by_kind", "cycles_by_function"] + \
+        (ver if verify else [])
+    if not keys_exact(path, m, required):
         return
     for k, v in m.items():
-        if k in ("tlbi_by_kind", "dsb_by_kind"):
+        if k in ("tlbi_by_kind", "dsb_by_kind", "cycles_by_function"):
             continue
         if not is_int(v) or v < 0:
             bad(path + "." + k, "not a non-negative integer: %r" % (v,))
-    for name, kinds in (("tlbi_by_kind", tlbi), ("dsb_by_kind", dsb)):
+    for name, kinds in (("tlbi_by_kind", tlbi), ("dsb_by_kind", dsb),
+                        ("cycles_by_function", cyc)):
         sub = m.get(name)
         if keys_exact(path + "." + name, sub, kinds):
             for k, v in sub.items():
@@ -108,6 +111,10 @@ def lint_metrics(path, m, metrics, verify):
             bad(path, "tlbi is not the sum of tlbi_by_kind")
         if m["dsb"] != sum(v for v in m["dsb_by_kind"].values() if is_int(v)):
             bad(path, "dsb is not the sum of dsb_by_kind")
+    # The estimate is the sum of what each kernel function costs.
+    if is_int(m.get("cycles")) and isinstance(m.get("cycles_by_function"), dict) and \
+            m["cycles"] != sum(v for v in m["cycles_by_function"].values() if is_int(v)):
+        bad(path, "cycles is not the sum of cycles_by_function")
 
 
 def lint_report(doc, metrics):
@@ -150,8 +157,13 @@ def lint_report(doc, metrics):
             keys_exact(tp + ".config", t["config"], ("granule", "va_bits", "levels"))
         for j, s in enumerate(t["strategies"]):
             sp = "%s.strategies[%d]" % (tp, j)
-            if not keys_exact(sp, s, ("name", "metrics"), ("per_op", "ratios")):
+            if not keys_exact(sp, s, ("name", "metrics"), ("per_op", "ratios", "estimate")):
                 continue
+            if "estimate" in s and keys_exact(sp + ".estimate", s["estimate"],
+                                              ("baseline", "speedup", "explained_by")):
+                for e in s["estimate"]["explained_by"]:
+                    keys_exact(sp + ".estimate.explained_by", e,
+                               ("event", "baseline_count", "count", "cycles_saved"))
             lint_metrics(sp + ".metrics", s["metrics"], metrics, verify)
             for op, m in s.get("per_op", {}).items():
                 if op not in OPS:

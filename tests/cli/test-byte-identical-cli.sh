@@ -69,7 +69,9 @@ run() {
 		printf '\n'
 		cat "$TMP/o"
 		printf -- '--- stderr\n'
-		cat "$TMP/e"
+		# the checkout's own path (in "looked in DIR/profiles") differs
+		# between clones
+		sed "s|$VT_SRC|<src>|g" "$TMP/e"
 		printf -- '--- exit %d\n' "$rc"
 	} >"$out/$name"
 }
@@ -83,6 +85,10 @@ $(cd "$W" && find -L scen -type f -name '*.trace.json' | LC_ALL=C sort)"
 fi
 
 for t in $traces; do
+	# the linear maps of 64-512 GiB take 2 MiB of tables per GiB per
+	# strategy: map_mem-16g.json stands for them (test-linear-map.sh and
+	# test-bundled-verify.sh replay the others)
+	case $t in traces/map_mem-64g.json|traces/map_mem-256g.json|traces/map_mem-512g.json) continue ;; esac
 	n=$(printf '%s' "$t" | tr '/' '_')
 	case $t in scen/*) n=shared-$n ;; esac
 	run "$n.table" replay "$t"

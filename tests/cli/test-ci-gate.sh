@@ -144,7 +144,7 @@ grep -q -- '--kernel=v6.12 (baseline mainline)' err && grep -q -- '--purge-at-en
 "${G[@]}" --rebaseline-options --purge-at-end "$repo"/traces/*.json >out 2>err ||
 	fail "--rebaseline-options: $(cat err)"
 grep -q "replaying with the baseline's options" err || fail "--rebaseline-options does not say so"
-VT_TOY_EXTRA_TLBI=1 "${G[@]}" --threshold=tlbi:6,tlbi_by_kind.vaale1is:6,dsb:100%,dsb_by_kind.ish:6,dsb_by_kind.ishst:50%,isb:50% \
+VT_TOY_EXTRA_TLBI=1 "${G[@]}" --threshold=tlbi:6,tlbi_by_kind.vaale1is:6,dsb:100%,dsb_by_kind.ish:6,dsb_by_kind.ishst:50%,isb:50%,cycles:5%,ns:5% \
 	"$repo"/traces/*.json >out 2>err || fail "thresholds: $(cat out err)"
 VT_TOY_EXTRA_TLBI=1 "${G[@]}" --threshold=tlbi:5 "$repo"/traces/*.json >out 2>err && fail "tlbi:5 allows 6"
 grep -q '^default.json: toy: tlbi: ' out && ! grep -q '^vmap-order8.json: toy: tlbi: ' out ||

@@ -97,6 +97,12 @@ gen_ok "systemheap 64k/52" "$TMP/sh6.json" systemheap --granule=64k \
 	--va-bits=52 --size=4M --buffers=2
 gen_ok "systemheap mem" "$TMP/sh7.json" systemheap --mem=256M --size=16M \
 	--buffers=4 --live=2
+gen_ok "systemheap orders 8,3,0" "$TMP/sh8.json" systemheap --orders=8,3,0 \
+	--size=1M+68K --buffers=1 --live=1 --no-page-array &&
+	grep -q '"order":3' "$TMP/sh8.json" && ! grep -q '"order":4' "$TMP/sh8.json" ||
+	fail "systemheap --orders=8,3,0: no order-3 block or an order-4 one"
+gen_ok "systemheap orders 11,0 on 16k" "$TMP/sh9.json" systemheap \
+	--granule=16k --orders=11,0 --size=64M --buffers=1
 gen_ok "test_vmalloc default" "$TMP/tv.json" test_vmalloc
 gen_ok "test_vmalloc all" "$TMP/tv2.json" test_vmalloc --test=all --loops=3 \
 	--busy=50 --junk=64 --pcpu-objects=100
@@ -204,6 +210,10 @@ gen_fails "live 0" 2 systemheap --live=0
 gen_fails "frag above 1" 2 systemheap --frag=2
 gen_fails "frag negative" 2 systemheap --frag=-0.1
 gen_fails "size 0" 2 systemheap --size=0
+gen_fails "orders not ending in 0" 2 systemheap --orders=8,4
+gen_fails "orders not descending" 2 systemheap --orders=4,8,0
+gen_fails "orders above MAX_PAGE_ORDER" 2 systemheap --orders=11,0
+gen_fails "orders on test_vmalloc" 2 test_vmalloc --orders=8,0
 gen_fails "size garbage" 2 systemheap --size=1Q
 gen_fails "seed not a number" 2 systemheap --seed=x
 gen_fails "loops 0" 2 test_vmalloc --loops=0

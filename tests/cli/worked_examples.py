@@ -304,8 +304,18 @@ unmap_cases("S4", T("S4-cold"), ["zigzag", "batched", "segments"], 0, 513,
             tlbi_norange(513), RG_513, steps=4, pmd_clears=1)
 unmap_cases("S4", T("S4-cold"), "pagewise", 513, 513, tlbi_norange(513),
             RG_513, steps=4, pmd_clears=0)
-skip("S4 vfree-perpage/vfree-bulk free_calls 512 vs 1",
-     "page allocator / vfree axes are a later issue")
+# vfree of the pages (after the unmap): 512 __free_page() of order 0 to the
+# per-CPU list, 512 cond_resched(); bulk: 1 run -> 1 __free_contig_range()
+# (512 prepared) -> PFN 512-aligned -> one order-9 __free_frozen_pages(),
+# per-CPU list with THP.
+case("S4 vfree-perpage page release", T("S4-cold"), "zigzag+vfree-perpage",
+     dict(free_calls=512, pages_freed=512, free_pcp=512, free_buddy=0,
+          contig_range_calls=0, pages_prepared=512, cond_resched=512),
+     sel="unmap")
+case("S4 vfree-bulk page release", T("S4-cold"), "zigzag+vfree-bulk",
+     dict(free_calls=1, pages_freed=512, free_pcp=1, free_buddy=0,
+          contig_range_calls=1, pages_prepared=512, cond_resched=1),
+     sel="unmap")
 
 # ---------------------------------------------------------------- S5
 case("S5 mapping", T("S5-at-R"), ["zigzag", "segments"],
@@ -329,6 +339,14 @@ unmap_cases("S5", T("S5-at-R"), ["zigzag", "segments", "batched"], 257, 257,
             tlbi_norange(257), RG_257, steps=3)
 unmap_cases("S5", T("S5-at-R4K"), "pagewise", 257, 257, tlbi_norange(257),
             RG_257, steps=3)
+# "vfree: per-page 256 frees; bulk 1 order-8 free (buddy: order 8 is not
+# per-CPU-eligible)".
+case("S5 vfree-perpage page release", T("S5-at-R"), "zigzag+vfree-perpage",
+     dict(free_calls=256, pages_freed=256, free_pcp=256, cond_resched=256),
+     sel="unmap")
+case("S5 vfree-bulk page release", T("S5-at-R"), "zigzag+vfree-bulk",
+     dict(free_calls=1, pages_freed=256, free_pcp=0, free_buddy=1,
+          contig_range_calls=1, cond_resched=1), sel="unmap")
 
 # ---------------------------------------------------------------- S6
 ATTR_CONT = "0x78000000000713"   # 0x0078000000000713 | PA
@@ -380,10 +398,47 @@ for sc, tr, strats, pc, mc, P, tnr, trg in S7:
     case("S7 %s purge range" % sc, tr, strats,
          dict(P=P, tlbi=trg, dsb=2, isb=1), sel="purge", opts=RANGE)
 
-skip("S8 vfree of 1 MiB made of order-3 blocks (cases A-D)",
-     "page allocator model is a later issue")
-skip("S9 linear map of 1 GiB at PTE granularity (4 variants)",
-     "linear map is a later issue")
+# ---------------------------------------------------------------- S8
+# Page release of 256 pages in 32 order-3 blocks.  Per page: 256
+# __free_page() (order 0, per-CPU), 256 cond_resched().  Bulk: runs =
+# __free_contig_range() calls = cond_resched(); free_calls =
+# __free_frozen_pages() calls; destination per-CPU iff order <= 3 or 9.
+S8_PERPAGE = dict(free_calls=256, pages_freed=256, free_pcp=256, free_buddy=0,
+                  contig_range_calls=0, pages_prepared=256, cond_resched=256)
+S8_BULK = {
+    "A": (32, 32, 32, 0),   # blocks not PFN-adjacent: 32 x order 3
+    "B": (1, 1, 0, 1),      # adjacent, 256-aligned: 1 x order 8 -> buddy
+    "C": (1, 6, 2, 4),      # first PFN = 8 mod 256: orders 3,4,5,6,7,3
+    "D": (32, 32, 32, 0),   # descending blocks: a run ends at every block
+}
+for c, (runs, calls, pcp, buddy) in sorted(S8_BULK.items()):
+    case("S8 %s vfree-perpage" % c, T("S8-" + c), "zigzag+vfree-perpage",
+         S8_PERPAGE, sel="unmap")
+    case("S8 %s vfree-bulk" % c, T("S8-" + c), "zigzag+vfree-bulk",
+         dict(free_calls=calls, pages_freed=256, free_pcp=pcp,
+              free_buddy=buddy, contig_range_calls=runs, pages_prepared=256,
+              cond_resched=runs), sel="unmap")
+# Mapping (every strategy): one page walk, 256 set_pte_at, 1 table, 2/2.
+case("S8 mapping", T("S8-A"), ["zigzag+vfree-bulk", "pagewise"],
+     row(1, 3, 256, 256, 0, 0, 1, 1, 1 + VMALLOC_DMB, 2, 2, 256))
+
+# ---------------------------------------------------------------- S9
+# 1 GiB at PTE granularity: T = 514 tables; fixmap pairs = TLBIs; a pair is
+# 2 fixmap stores, 2 dsb ishst + 1 dsb ish, 2 isb.
+S9_COMMON = dict(walks=1, steps=1 + 1 + 512, tbl=514, pgd_writes=1,
+                 pud_writes=1, pmd=512, pte=262144, blocks=0, cont=0, dmb=0)
+S9 = [
+    ("linear-old", 16931, 296520, 16931, 296520),
+    ("linear-p1", 1028, 264714, 1028, 264714),
+    ("linear-p1p2", 1028, 2570, 1028, 2570),
+    ("linear-new", 514, 2056, 514, 1542),
+]
+for strat, pairs, ishst, ish, isb in S9:
+    case("S9 linear map", T("S9"), strat,
+         dict(S9_COMMON, fixmap_maps=pairs, fixmap_stores=2 * pairs,
+              tlbi=pairs, dsb=ishst + ish, isb=isb,
+              **{"tlbi.vaale1is": pairs, "dsb.ishst": ishst, "dsb.ish": ish}),
+         sel=("event", 0))
 
 # ---------------------------------------------------------------- E1
 # A at X, spacer, B at X + 1 GiB; lazily freed (default --purge=lazy,
@@ -608,7 +663,7 @@ SWEEP_STRATS = ["pagewise", "zigzag", "batched", "segments", "segments:force",
 # and 7 (one walk over a run of chunks).
 OVERRUN = {("E3.trace.json", "batched"): 240,
            ("E3.trace.json", "batched@1234578"): 240}
-SWEEP_SKIP = {"S9.trace.json": "linear_map events: linear map is a later issue"}
+SWEEP_SKIP = {}
 
 
 def sweep():

@@ -34,8 +34,9 @@
 
 #define EXTREME_MAX_RSS_MB 768
 #define EXTREME_AS_LIMIT (2ull << 30)
-/* the pages one generated mapping has at most: memory stays bounded */
-#define EXTREME_MAX_PAGES (1ull << 14)
+/* the pages one generated mapping has at most: memory stays bounded
+ * (fewer under ASan, where every page costs far more time) */
+static uint64_t EXTREME_MAX_PAGES = 1ull << 14;
 
 static uint64_t rnd_s;
 
@@ -264,6 +265,11 @@ int main(void)
 		n = strtoul(e, NULL, 0);
 	snprintf(cmd, sizeof(cmd), "ldd '%s' 2>/dev/null | grep -q libasan", bin);
 	asan = !system(cmd);
+	if (asan) {
+		EXTREME_MAX_PAGES = 1ull << 11;
+		if (!getenv("VT_EXTREME_TRACES"))
+			n = 8;
+	}
 	TEST_ASSERT_VAL("mkdtemp", mkdtemp(dir));
 	for (unsigned long t = 0; t < n; t++) {
 		struct gen g = { 0 };
@@ -290,7 +296,7 @@ int main(void)
 			}
 			dup2(devnull, 1);
 			dup2(devnull, 2);
-			alarm(120);
+			alarm(asan ? 1200 : 300);
 			execl(bin, bin, "replay", "--verify", "-q", "--strategy", strategies,
 			      (t & 1) ? "--use-trace-va" : "--per-op", path, (char *)NULL);
 			_exit(127);

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cost profiles as JSON files (docs/cost-model.md, "Profile format").
+ * Reading is strict about what the estimate needs (every event priced,
+ * positive frequency) and lenient about the rest (unknown keys ignored), as
+ * the trace reader is.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/cost/profile.h"
+
+#ifndef VT_PROFILE_DIR
+#define VT_PROFILE_DIR "profiles"
+#endif
+
+const char *const vt_cost_source_names[3] = {
+	[VT_SRC_HARDWARE] = "hardware",
+	[VT_SRC_MEASURED] = "measured",
+	[VT_SRC_FITTED] = "fitted",
+};
+
+const char *vt_profile_dir(void)
+{
+	const char *env = getenv("VMAPTOOL_PROFILES");
+
+	return env && *env ? env : VT_PROFILE_DIR;
+}
+
+static void copy_str(char *dst, size_t len, json_t *v)
+{
+	snprintf(dst, len, "%s", json_is_string(v) ? json_string_value(v) : "");
+}
+
+static int bad(struct vt_error *err, const char *path, const char *fmt, const char *what)
+{
+	vt_error_set(err, VT_ERR_BAD_PROFILE, fmt, what);
+	snprintf(err->file, sizeof(err->file), "%.255s", path);
+	return VT_ERR_BAD_PROFILE;
+}
+
+static int load_param(json_t *o, struct vt_cost_param *cp, const char *name,
+		      const char *path, struct vt_error *err)
+{
+	json_t *v;
+	int i;
+
+	if (!json_is_object(o))
+		return bad(err, path, "cost '%s' is not an object", name);
+	v = json_object_get(o, "cycles");
+	if (!json_is_number(v) || json_number_value(v) < 0)
+		return bad(err, path, "cost '%s' needs \"cycles\" >= 0", name);
+	cp->cycles = json_number_value(v);
+	v = json_object_get(o, "anchor");
+	cp->anchor = json_is_number(v) ? json_number_value(v) : cp->cycles;
+	v = json_object_get(o, "range");
+	cp->range = json_is_number(v) ? json_number_value(v) : 1;
+	if (cp->range < 1 || cp->anchor < 0)
+		return bad(err, path, "cost '%s': \"range\" must be >= 1, \"anchor\" >= 0", name);
+	v = json_object_get(o, "source");
+	cp->source = VT_SRC_HARDWARE;
+	if (v) {
+		for (i = 0; i < 3; i++)
+			if (json_is_string(v) && !strcmp(json_string_value(v),
+							 vt_cost_source_names[i]))
+				break;
+		if (i == 3)
+			return bad(err, path, "cost '%s': \"source\" must be hardware, measured or fitted",
+				   name);
+		cp->source = i;
+	}
+	v = json_object_get(o, "fit");
+	cp->fit = v ? json_is_true(v) : cp->source == VT_SRC_FITTED;
+	v = json_object_get(o, "determined");
+	cp->determined = json_is_number(v) ? json_number_value(v) : -1;
+	copy_str(cp->basis, sizeof(cp->basis), json_object_get(o, "basis"));
+	return 0;
+}
+
+static int profile_from_json(json_t *root, struct vt_profile *p, const char *path,
+			     struct vt_error *err)
+{
+	json_t *v, *costs, *o;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	v = json_object_get(root, "format");
+	if (!json_is_string(v) || strcmp(json_string_value(v), VT_PROFILE_FORMAT) ||
+	    json_integer_value(json_object_get(root, "version")) != VT_PROFILE_VERSION)
+		return bad(err, path, "not a %s version 1 document", VT_PROFILE_FORMAT);
+	copy_str(p->name, sizeof(p->name), json_object_get(root, "name"));
+	if (!p->name[0])
+		return bad(err, path, "%s without a \"name\"", "profile");
+	copy_str(p->description, sizeof(p->description), json_object_get(root, "description"));
+	copy_str(p->cpu, sizeof(p->cpu), json_object_get(root, "cpu"));
+	copy_str(p->calibration, sizeof(p->calibration), json_object_get(root, "calibration"));
+	v = json_object_get(root, "freq_mhz");
+	if (!json_is_number(v) || json_number_value(v) <= 0)
+		return bad(err, path, "%s needs \"freq_mhz\" > 0", "profile");
+	p->freq_mhz = json_number_value(v);
+	copy_str(p->freq_basis, sizeof(p->freq_basis), json_object_get(root, "freq_basis"));
+	o = json_object_get(root, "features");
+	p->tlbi_range = json_is_true(json_object_get(o, "tlbi_range"));
+	o = json_object_get(root, "errata");
+	p->erratum_4118414 = json_is_true(json_object_get(o, "ARM64_ERRATUM_4118414"));
+	copy_str(p->errata_basis, sizeof(p->errata_basis), json_object_get(o, "basis"));
+	costs = json_object_get(root, "costs");
+	if (!json_is_object(costs))
+		return bad(err, path, "%s needs a \"costs\" object", "profile");
+	for (int e = 0; e < VT_CE__NR; e++) {
+		o = json_object_get(costs, vt_cost_events[e].name);
+		if (!o)
+			return bad(err, path, "no price for cost event '%s'", vt_cost_events[e].name);
+		ret = load_param(o, &p->p[e], vt_cost_events[e].name, path, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static bool is_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json"));
+}
+
+int vt_profile_load(const char *name_or_path, struct vt_profile *p,
+		    struct vt_error *err)
+{
+	char path[4096];
+	json_error_t je;
+	json_t *root;
+	int ret;
+
+	if (is_path(name_or_path)) {
+		snprintf(path, sizeof(path), "%s", name_or_path);
+	} else {
+		for (const char *c = name_or_path; *c; c++)
+			if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+			      *c == '-' || *c == '_' || *c == '.'))
+				return vt_error_set(err, VT_ERR_NO_PROFILE,
+						    "no such cost profile '%s'", name_or_path);
+		snprintf(path, sizeof(path), "%s/%s.json", vt_profile_dir(), name_or_path);
+		if (access(path, R_OK))
+			return vt_error_set(err, VT_ERR_NO_PROFILE,
+					    "no such cost profile '%s' (looked in %s)",
+					    name_or_path, vt_profile_dir());
+	}
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		if (access(path, R_OK))
+			return vt_error_set(err, -errno, "cannot read profile '%s'", path);
+		vt_error_set(err, VT_ERR_BAD_PROFILE, "%s", je.text);
+		snprintf(err->file, sizeof(err->file), "%.255s", path);
+		err->line = je.line > 0 ? je.line : 0;
+		err->column = je.column > 0 ? je.column : 0;
+		return VT_ERR_BAD_PROFILE;
+	}
+	ret = profile_from_json(root, p, path, err);
+	json_decref(root);
+	return ret;
+}
+
+static json_t *param_to_json(const struct vt_cost_param *cp)
+{
+	json_t *o = json_object();
+
+	/* Six significant digits: enough for any price, stable across libcs. */
+	{
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%.6g", cp->cycles);
+		json_object_set_new(o, "cycles", json_real(strtod(buf, NULL)));
+		snprintf(buf, sizeof(buf), "%.6g", cp->anchor);
+		json_object_set_new(o, "anchor", json_real(strtod(buf, NULL)));
+		snprintf(buf, sizeof(buf), "%.6g", cp->range);
+		json_object_set_new(o, "range", json_real(strtod(buf, NULL)));
+	}
+	json_object_set_new(o, "source", json_string(vt_cost_source_names[cp->source]));
+	json_object_set_new(o, "fit", json_boolean(cp->fit));
+	if (cp->determined >= 0) {
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "%.2f", cp->determined);
+		json_object_set_new(o, "determined", json_real(strtod(buf, NULL)));
+	}
+	json_object_set_new(o, "basis", json_string(cp->basis));
+	return o;
+}
+
+int vt_profile_save(const struct vt_profile *p, const char *path,
+		    struct vt_error *err)
+{
+	json_t *root = json_object(), *costs = json_object(), *o;
+	char tmp[4096];
+	int ret = 0;
+	FILE *f;
+
+	json_object_set_new(root, "format", json_string(VT_PROFILE_FORMAT));
+	json_object_set_new(root, "version", json_integer(VT_PROFILE_VERSION));
+	json_object_set_new(root, "name", json_string(p->name));
+	json_object_set_new(root, "description", json_string(p->description));
+	json_object_set_new(root, "cpu", json_string(p->cpu));
+	json_object_set_new(root, "freq_mhz", json_real(p->freq_mhz));
+	json_object_set_new(root, "freq_basis", json_string(p->freq_basis));
+	o = json_object();
+	json_object_set_new(o, "tlbi_range", json_boolean(p->tlbi_range));
+	json_object_set_new(root, "features", o);
+	o = json_object();
+	json_object_set_new(o, "ARM64_ERRATUM_4118414", json_boolean(p->erratum_4118414));
+	json_object_set_new(o, "basis", json_string(p->errata_basis));
+	json_object_set_new(root, "errata", o);
+	json_object_set_new(root, "calibration", json_string(p->calibration));
+	for (int e = 0; e < VT_CE__NR; e++)
+		json_object_set_new(costs, vt_cost_events[e].name, param_to_json(&p->p[e]));
+	json_object_set_new(root, "costs", costs);
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		ret = vt_error_set(err, -errno, "cannot write profile '%s'", path);
+		goto out;
+	}
+	if (json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) ||
+	    fputc('\n', f) == EOF)
+		ret = vt_error_set(err, -EIO, "cannot write profile '%s'", path);
+	if (fclose(f) && !ret)
+		ret = vt_error_set(err, -errno, "cannot write profile '%s'", path);
+	if (!ret && rename(tmp, path))
+		ret = vt_error_set(err, -errno, "cannot write profile '%s'", path);
+	if (ret)
+		unlink(tmp);
+out:
+	json_decref(root);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int vt_profile_names(char ***names, unsigned int *nr, struct vt_error *err)
+{
+	DIR *d = opendir(vt_profile_dir());
+	struct dirent *de;
+	unsigned int n = 0, cap = 0;
+	char **v = NULL;
+
+	*names = NULL;
+	*nr = 0;
+	if (!d)
+		return vt_error_set(err, -errno, "cannot read the profile folder '%s'",
+				    vt_profile_dir());
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char **nv;
+
+		if (len <= 5 || strcmp(de->d_name + len - 5, ".json") || de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				goto nomem;
+			v = nv;
+		}
+		v[n] = strndup(de->d_name, len - 5);
+		if (!v[n])
+			goto nomem;
+		n++;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), cmp_str);
+	*names = v;
+	*nr = n;
+	return 0;
+nomem:
+	closedir(d);
+	vt_profile_names_free(v, n);
+	return vt_error_set(err, -ENOMEM, "out of memory");
+}
+
+void vt_profile_names_free(char **names, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+}

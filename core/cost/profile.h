@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPU cost profiles: the frequency, the price in cycles of every cost event
+ * (core/cost/estimate.h) with where each price came from, the errata
+ * workarounds and features that change costs.  Profiles are JSON files
+ * (format "vmaptool-profile", version 1; docs/cost-model.md); the built-in
+ * ones live in the project's profiles/ folder.
+ */
+#ifndef VT_COST_PROFILE_H
+#define VT_COST_PROFILE_H
+
+#include <stdbool.h>
+
+#include "core/cost/estimate.h"
+#include "core/error.h"
+
+#define VT_PROFILE_FORMAT "vmaptool-profile"
+#define VT_PROFILE_VERSION 1
+#define VT_PROFILE_DEFAULT "generic-a76"
+
+enum vt_cost_source {
+	VT_SRC_HARDWARE,	/* a hardware default: documented latencies, never fitted to figures */
+	VT_SRC_MEASURED,	/* a published micro-benchmark of this very event */
+	VT_SRC_FITTED,		/* fitted to published figures by vmaptool calibrate */
+};
+extern const char *const vt_cost_source_names[3];
+
+struct vt_cost_param {
+	double cycles;		/* the price used */
+	double anchor;		/* the hardware anchor the range is around */
+	double range;		/* plausible factor: anchor / range .. anchor * range */
+	enum vt_cost_source source;
+	bool fit;		/* calibrate may move it */
+	double determined;	/* 0..1: share of the prior's variance the data removed; -1 unknown */
+	char basis[512];	/* where the anchor comes from */
+};
+
+struct vt_profile {
+	char name[64];
+	char description[320];
+	char cpu[96];
+	double freq_mhz;
+	char freq_basis[320];
+	bool tlbi_range;	/* FEAT_TLBIRANGE (the replay's --tlbi-range unless given) */
+	bool erratum_4118414;	/* ARM64_ERRATUM_4118414: repeat of each broadcast TLBI + dsb */
+	char errata_basis[320];
+	struct vt_cost_param p[VT_CE__NR];
+	char calibration[320];	/* how the fitted values were obtained (free text) */
+};
+
+/* Where the built-in profiles live: $VMAPTOOL_PROFILES or the source tree's profiles/. */
+const char *vt_profile_dir(void);
+
+/*
+ * vt_profile_load() - read @name_or_path: a path (contains '/' or ends in
+ * ".json") or the name of a built-in profile.  Every event must have a
+ * price; unknown keys are ignored.  Errors: VT_ERR_BAD_PROFILE (malformed,
+ * with file:line:column), -ENOENT (no such profile).
+ */
+int vt_profile_load(const char *name_or_path, struct vt_profile *p,
+		    struct vt_error *err);
+
+/* Write @p as a profile JSON file, whole or not at all. */
+int vt_profile_save(const struct vt_profile *p, const char *path,
+		    struct vt_error *err);
+
+/* Names of the built-in profiles, sorted; free with vt_profile_names_free(). */
+int vt_profile_names(char ***names, unsigned int *nr, struct vt_error *err);
+void vt_profile_names_free(char **names, unsigned int nr);
+
+#endif

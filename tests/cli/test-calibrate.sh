@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The cost model's calibration holds its bounds (docs/cost-model.md): over
+# every expressed ratio figure the median |error| is <= 10 % and the worst
+# <= 25 %, in sample and leave-one-out (the leave-one-out exceptions are
+# listed below with their reason); the time figures likewise.  The shipped
+# profiles are the fit's output ('calibrate --check' with them predicts
+# what the fit predicts), calibration/figures.json carries every published
+# figure unchanged, and 'profiles' lists what 'calibrate' fitted.
+# An engine change that moves a count enough to break the fit fails here.
+set -u
+
+VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
+VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
+[ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+"$VT_BIN" calibrate -j >"$TMP/fit.json" 2>"$TMP/err" || fail "calibrate: $(head -3 "$TMP/err")"
+"$VT_BIN" calibrate -j --check="$VT_SRC/calibration/figures.json" >"$TMP/check.json" \
+	2>"$TMP/err" || fail "calibrate --check: $(head -3 "$TMP/err")"
+"$VT_BIN" calibrate >"$TMP/fit.txt" 2>&1 || fail "calibrate (table)"
+grep -q "^ratios (" "$TMP/fit.txt" || fail "the table has no ratio summary"
+
+# Leave-one-out exceptions, each with the reason it cannot hold:
+#  barry-vmap-rfc-128M(-speedup): the only measurement on generic-a76 (one
+#  measurement published twice); without it the profile has no data and the
+#  prediction is the hardware prior's.
+#  seed002-fix_size_alloc_test-p4-h0: one buddy_block price serves a per-CPU
+#  list refill (a batch of order-2 blocks under one lock, this row) and a lone
+#  buddy allocation (p:16 and up); left out, the others pull it to the latter.
+python3 - "$TMP/fit.json" "$TMP/check.json" "$VT_SRC/calibration/figures.json" \
+	"$VT_SHARED/calibration/published.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+fit = json.load(open(sys.argv[1]))
+check = json.load(open(sys.argv[2]))
+figs = json.load(open(sys.argv[3]))
+LOO_EXCEPT = {"barry-vmap-rfc-128M", "barry-vmap-rfc-128M-speedup",
+              "seed002-fix_size_alloc_test-p4-h0"}
+bad = []
+s = fit["summary"]
+if s["expressed"] < 143 or s["pending"]:
+    bad.append("only %d figures expressed" % s["expressed"])
+for k in ("ratio", "time"):
+    if s[k + "_median_abs_error"] > 0.10: bad.append(k + " median %.3f > 10 %%" % s[k + "_median_abs_error"])
+    if s[k + "_worst_abs_error"] > 0.25: bad.append(k + " worst %.3f > 25 %%" % s[k + "_worst_abs_error"])
+    if s[k + "_median_abs_error_loo"] > 0.10: bad.append(k + " leave-one-out median > 10 %")
+byid = {}
+for f in fit["figures"]:
+    byid[f["id"]] = f
+    if f["state"] != "expressed":
+        if not f.get("why"): bad.append(f["id"] + ": not expressed, no reason")
+        continue
+    if abs(f["error"]) > 0.25: bad.append("%s: error %+.3f" % (f["id"], f["error"]))
+    if f["id"] not in LOO_EXCEPT and abs(f["loo_error"]) > 0.25:
+        bad.append("%s: leave-one-out error %+.3f" % (f["id"], f["loo_error"]))
+for f in check["figures"]:
+    if f["state"] != "expressed": continue
+    p, q = byid[f["id"]]["predicted"], f["predicted"]
+    if abs(p / q - 1) > 1e-3:
+        bad.append("%s: shipped profiles predict %g, the fit %g: run 'vmaptool calibrate --write'" % (f["id"], q, p))
+# the seed figures the issue names are among the expressed ones
+for need in ("seed000-vmap-order8", "seed000-vmalloc-1M-huge", "seed000-ioremap-1M"):
+    if byid.get(need, {}).get("state") != "expressed": bad.append(need + " not expressed")
+# every published figure is in the calibration set, with the published numbers
+try:
+    pub = json.load(open(sys.argv[4]))
+    mine = {f["id"]: f for f in figs}
+    for p in pub:
+        m = mine.get(p["id"])
+        if m is None:
+            bad.append(p["id"] + ": published but not in calibration/figures.json"); continue
+        for k in ("before", "after", "unit", "change_percent", "metric", "platform"):
+            if m.get(k) != p.get(k): bad.append("%s: %s differs from published.json" % (p["id"], k))
+    if len(figs) != len(pub): bad.append("figures.json has %d figures, published %d" % (len(figs), len(pub)))
+except FileNotFoundError:
+    print("note: no published.json; the copy is not compared")
+for b in bad: print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+
+# --write: the written profiles reproduce the fit's predictions
+mkdir "$TMP/prof"
+"$VT_BIN" calibrate --write="$TMP/prof" >/dev/null 2>"$TMP/err" || fail "--write: $(head -3 "$TMP/err")"
+[ "$(ls "$TMP/prof" | wc -l)" -ge 7 ] || fail "--write wrote $(ls "$TMP/prof" | wc -l) profiles"
+VMAPTOOL_PROFILES=$TMP/prof "$VT_BIN" calibrate -j --check="$VT_SRC/calibration/figures.json" \
+	>"$TMP/check2.json" || fail "--check with the written profiles"
+cmp -s "$TMP/check.json" "$TMP/check2.json" || fail "the shipped profiles are not the fit's output"
+
+# profiles lists every profile with its sources
+"$VT_BIN" profiles -v -j >"$TMP/prof.json" || fail "profiles -v -j"
+python3 - "$TMP/prof.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {p["name"] for p in d["profiles"]}
+need = {"rk3588-a55", "rk3588-a76", "altra-vm", "altra-metal", "m2-vm", "kunpeng920", "generic-a76"}
+bad = sorted(need - names)
+if d["default"] != "generic-a76": bad.append("default is " + d["default"])
+for p in d["profiles"]:
+    for e, c in p["costs"].items():
+        if c["source"] not in ("hardware", "measured", "fitted"): bad.append(p["name"] + "." + e)
+        if not (c["anchor"] / c["range"] * 0.999 <= c["cycles"] <= c["anchor"] * c["range"] * 1.001):
+            bad.append("%s.%s outside its range" % (p["name"], e))
+for b in bad: print("FAIL: profiles:", b)
+sys.exit(1 if bad else 0)
+PY
+
+# every cost event is documented
+for e in $(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))['profiles'][0]['costs']))" "$TMP/prof.json"); do
+	grep -q "\`$e\`" "$VT_SRC/docs/cost-model.md" || fail "cost event '$e' is not in docs/cost-model.md"
+done
+
+# usage and input errors
+"$VT_BIN" calibrate a.json --check=b.json >/dev/null 2>&1; [ $? = 2 ] || fail "file + --check is not a usage error"
+echo '[{"id": "x", "unit": "x", "after": 2}]' >"$TMP/bad.json"
+"$VT_BIN" calibrate "$TMP/bad.json" >/dev/null 2>"$TMP/err"; [ $? = 3 ] || fail "a figure without experiment: not exit 3"
+grep -q "neither" "$TMP/err" || fail "no reason for the bad figure: $(cat "$TMP/err")"
+
+[ $fails = 0 ] && echo "test-calibrate: all passed"
+exit $((fails > 0))
