@@ -252,34 +252,14 @@ int arm64_free_lower_table(struct arm64_mm *mm, int d, uint64_t *p, uint64_t add
 /* pmd_clear_huge()/pud_clear_huge(): 1 if a leaf was cleared. */
 int arm64_clear_huge(struct arm64_mm *mm, int d, uint64_t *p);
 /* The kernel's per-level names of the three above (mmu.c). */
-static inline int arm64_pmd_set_huge(struct arm64_mm *mm, uint64_t *pmdp,
-				     uint64_t phys, uint64_t prot)
-{
-	return arm64_set_huge_block(mm, mm->g.pmd_depth, pmdp, phys, prot);
-}
-static inline int arm64_pud_set_huge(struct arm64_mm *mm, uint64_t *pudp,
-				     uint64_t phys, uint64_t prot)
-{
-	return arm64_set_huge_block(mm, mm->g.pud_depth, pudp, phys, prot);
-}
-static inline int arm64_pmd_free_pte_page(struct arm64_mm *mm, uint64_t *pmdp,
-					  uint64_t addr)
-{
-	return arm64_free_lower_table(mm, mm->g.pmd_depth, pmdp, addr);
-}
-static inline int arm64_pud_free_pmd_page(struct arm64_mm *mm, uint64_t *pudp,
-					  uint64_t addr)
-{
-	return arm64_free_lower_table(mm, mm->g.pud_depth, pudp, addr);
-}
-static inline int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp)
-{
-	return arm64_clear_huge(mm, mm->g.pmd_depth, pmdp);
-}
-static inline int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp)
-{
-	return arm64_clear_huge(mm, mm->g.pud_depth, pudp);
-}
+int arm64_pmd_set_huge(struct arm64_mm *mm, uint64_t *pmdp, uint64_t phys,
+		       uint64_t prot);
+int arm64_pud_set_huge(struct arm64_mm *mm, uint64_t *pudp, uint64_t phys,
+		       uint64_t prot);
+int arm64_pmd_free_pte_page(struct arm64_mm *mm, uint64_t *pmdp, uint64_t addr);
+int arm64_pud_free_pmd_page(struct arm64_mm *mm, uint64_t *pudp, uint64_t addr);
+int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp);
+int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp);
 /* ptep_get_and_clear(): returns the old entry. */
 uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep);
 /* n x ptep_get_and_clear() of ptep[0..n), counted once. */

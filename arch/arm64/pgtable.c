@@ -542,6 +542,39 @@ int arm64_clear_huge(struct arm64_mm *mm, int d, uint64_t *p)
 	return 1;
 }
 
+/* The kernel's per-level names of the three above (arch/arm64/mm/mmu.c). */
+int arm64_pmd_set_huge(struct arm64_mm *mm, uint64_t *pmdp, uint64_t phys,
+		       uint64_t prot)
+{
+	return arm64_set_huge_block(mm, mm->g.pmd_depth, pmdp, phys, prot);
+}
+
+int arm64_pud_set_huge(struct arm64_mm *mm, uint64_t *pudp, uint64_t phys,
+		       uint64_t prot)
+{
+	return arm64_set_huge_block(mm, mm->g.pud_depth, pudp, phys, prot);
+}
+
+int arm64_pmd_free_pte_page(struct arm64_mm *mm, uint64_t *pmdp, uint64_t addr)
+{
+	return arm64_free_lower_table(mm, mm->g.pmd_depth, pmdp, addr);
+}
+
+int arm64_pud_free_pmd_page(struct arm64_mm *mm, uint64_t *pudp, uint64_t addr)
+{
+	return arm64_free_lower_table(mm, mm->g.pud_depth, pudp, addr);
+}
+
+int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp)
+{
+	return arm64_clear_huge(mm, mm->g.pmd_depth, pmdp);
+}
+
+int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp)
+{
+	return arm64_clear_huge(mm, mm->g.pud_depth, pudp);
+}
+
 uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep)
 {
 	uint64_t old = *ptep;

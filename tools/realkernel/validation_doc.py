@@ -3,6 +3,8 @@ import collections
 import os
 import subprocess
 
+from a64 import decode
+
 # Model disagreements listed in known-differences.txt, by reason.
 REASONS = {
     "initial-pmd-table": """\
@@ -255,6 +257,5 @@ def fmt_shape(s):
 
 
 def decode_key(insn):
-    from compare import decode
     k, o = decode(insn)
     return k if k in ("dmb", "isb") and o in ("sy",) else "%s %s" % (k, o)
