@@ -97,7 +97,7 @@ static int runs_reserve(struct vt_pages *p, uint64_t n)
 
 	if (n <= p->cap)
 		return 0;
-	if (n > UINT32_MAX || n > SIZE_MAX / sizeof(*nr))
+	if (n > (uint64_t)VT_RUNS_MAX + 1 || n > SIZE_MAX / sizeof(*nr))
 		return -ENOMEM;
 	while (c < n)
 		c = c > UINT32_MAX / 2 ? n : c * 2;
@@ -164,9 +164,16 @@ int vt_area_keep_runs(struct vt_area *a, const struct vt_page_run *r, uint32_t n
 	return 0;
 }
 
-/* Append @n pages from @pfn to the area's runs, merging a contiguous
- * order-0 continuation into the previous run. */
-static int runs_append(struct vt_page_run **runs, uint32_t *n, uint32_t *cap,
+/*
+ * Append @count pages from @pfn to the area's runs, merging a contiguous
+ * order-0 continuation into the previous run.  The count and capacity
+ * are 64-bit and the growth checked: a vmalloc of terabytes is valid
+ * input and, should its pages ever come back scattered, would need more
+ * than 2^31 runs, where a 32-bit doubling wraps.  The page array indexes
+ * runs with 32 bits (struct vt_pages): beyond that the allocation fails
+ * as runs_reserve() does.
+ */
+static int runs_append(struct vt_page_run **runs, uint64_t *n, uint64_t *cap,
 		       uint64_t pfn, uint64_t count)
 {
 	struct vt_page_run *r = *n ? &(*runs)[*n - 1] : NULL;
@@ -175,10 +182,15 @@ static int runs_append(struct vt_page_run **runs, uint32_t *n, uint32_t *cap,
 		r->count += count;
 		return 0;
 	}
+	if (*n >= VT_RUNS_MAX)
+		return -ENOMEM;
 	if (*n == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 8;
-		struct vt_page_run *nr = realloc(*runs, c * sizeof(*nr));
+		uint64_t c = *cap ? *cap * 2 : 8;
+		struct vt_page_run *nr;
 
+		if (c > VT_RUNS_MAX)
+			c = VT_RUNS_MAX;
+		nr = realloc(*runs, c * sizeof(*nr));
 		if (!nr)
 			return -ENOMEM;
 		*runs = nr;
@@ -202,8 +214,7 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 {
 	const struct arm64_geom *g = &e->mm.g;
 	struct vt_page_run *runs = NULL;
-	uint32_t n = 0, cap = 0;
-	uint64_t done = 0, pfn, bulk[100];
+	uint64_t n = 0, cap = 0, done = 0, pfn, bulk[100];
 	int err = 0;
 
 	if (e->o.vmalloc_high_order) {
@@ -243,8 +254,8 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 		return err;
 	}
 	a->runs = runs;
-	a->nr_runs = n;
-	return vt_pages_from_runs(e, runs, n, nr);
+	a->nr_runs = (uint32_t)n;	/* <= VT_RUNS_MAX */
+	return vt_pages_from_runs(e, runs, a->nr_runs, nr);
 }
 
 /*
@@ -413,7 +424,8 @@ static uint64_t vmalloc_huge_nr(struct vt_engine *e, uint32_t flags,
 static int area_keep_runs_prefix(struct vt_area *a, const struct vt_page_run *r,
 				 uint32_t n, uint64_t nr)
 {
-	uint32_t i, k = 0;
+	uint64_t k = 0;
+	uint32_t i;
 
 	/* a cut inside a block of run i leaves at most i + 2 runs */
 	a->runs = malloc(((uint64_t)n + 1) * sizeof(*r));
@@ -437,7 +449,9 @@ static int area_keep_runs_prefix(struct vt_area *a, const struct vt_page_run *r,
 				nr & ((1ull << r[i].order) - 1), 0 };
 		nr = 0;
 	}
-	a->nr_runs = k;
+	if (k > VT_RUNS_MAX)
+		return -ENOMEM;	/* a->runs freed with the area */
+	a->nr_runs = (uint32_t)k;
 	return 0;
 }
 

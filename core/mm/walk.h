@@ -28,6 +28,9 @@ struct vt_pages {
 	uint32_t cur;		/* the run of the last lookup */
 	uint64_t nr;
 };
+/* The most runs a page array holds (start[] has one entry more, and a
+ * capacity of 32 bits). */
+#define VT_RUNS_MAX (UINT32_MAX - 1)
 
 /* The run holding page @i of the array (i < p->nr). */
 static inline uint32_t vt_pages_run(struct vt_pages *p, uint64_t i)
