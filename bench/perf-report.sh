@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Regenerate the measured part of docs/performance.md: build BASE (a commit,
-# default bf7373c, the main this work is based on) and the working tree in Release
+# default 9a0bf90, the main this work is merged onto) and the working tree in Release
 # under $TMPDIR/vt-perf, run bench/perf-report.py on both side by side and
 # replace the text between the perf-report markers of docs/performance.md.
 #
 #   bench/perf-report.sh [BASE] [--runs N] [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-base=${1:-bf7373c}
+base=${1:-9a0bf90}
 shift || true
 work=${TMPDIR:-/tmp}/vt-perf
 rm -rf "$work/base-src"
