@@ -6,9 +6,10 @@
  * /tmp/vt-bench-parse-N.jsonl (kept for reruns; --fresh rewrites it), then
  * reads it in a child process and prints events/s, MB/s and the child's
  * peak RSS (getrusage ru_maxrss), so that generating never inflates the
- * figure.
+ * figure: one JSON line per N.  --jansson reads through the jansson path
+ * only (the JSON Lines fast path off), for comparison.
  *
- *   bench-parse [--fresh] [N...]
+ *   bench-parse [--fresh] [--jansson] [N...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -79,17 +80,19 @@ static int write_trace(const char *path, unsigned long n)
 	return 1;
 }
 
+/* CPU time of this process (see bench-replay.c) */
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* In the child: read @path whole and report. */
-static int read_trace(const char *path, off_t bytes)
+static int read_trace(const char *path, off_t bytes, bool jansson)
 {
+	struct vt_trace_read_opts ro = { .no_fast_path = jansson };
 	struct vt_trace_reader *r;
 	struct vt_error err;
 	struct vt_event ev;
@@ -99,7 +102,7 @@ static int read_trace(const char *path, off_t bytes)
 	int ret;
 
 	vt_error_init(&err);
-	ret = vt_trace_open(path, NULL, &r, &err);
+	ret = vt_trace_open(path, &ro, &r, &err);
 	while (!ret && (ret = vt_trace_next(r, &ev, &err)) == 1) {
 		n++;
 		pages += ev.nr_pages;
@@ -112,8 +115,11 @@ static int read_trace(const char *path, off_t bytes)
 	vt_trace_close(r);
 	dt = now() - t0;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("%10lu events  %7.1f MB  %6.2f s  %10.0f events/s  %6.1f MB/s  peak RSS %ld KB  (%lu pages)\n",
-	       n, bytes / 1e6, dt, n / dt, bytes / 1e6 / dt, ru.ru_maxrss, pages);
+	printf("{\"bench\":\"parse\",\"reader\":\"%s\",\"events\":%lu,\"bytes\":%lld,"
+	       "\"cpu_s\":%.4f,\"events_per_s\":%.0f,\"mb_per_s\":%.1f,"
+	       "\"peak_rss_kib\":%ld,\"pages\":%lu}\n",
+	       jansson ? "jansson" : "default", n, (long long)bytes, dt, n / dt,
+	       bytes / 1e6 / dt, ru.ru_maxrss, pages);
 	return 0;
 }
 
@@ -122,11 +128,17 @@ int main(int argc, char **argv)
 	static const char *const defaults[] = { "1000000", "10000000" };
 	const char *const *counts = defaults;
 	int nr = 2, fresh = 0, rc = 0;
+	bool jansson = false;
 
-	if (argc > 1 && !strcmp(argv[1], "--fresh")) {
-		fresh = 1;
-		argc--;
-		argv++;
+	for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {
+		if (!strcmp(argv[1], "--fresh")) {
+			fresh = 1;
+		} else if (!strcmp(argv[1], "--jansson")) {
+			jansson = true;
+		} else {
+			fprintf(stderr, "usage: bench-parse [--fresh] [--jansson] [N...]\n");
+			return 2;
+		}
 	}
 	if (argc > 1) {
 		counts = (const char *const *)argv + 1;
@@ -151,7 +163,7 @@ int main(int argc, char **argv)
 		if (pid < 0)
 			return 1;
 		if (!pid) {
-			int ret = read_trace(path, st.st_size);
+			int ret = read_trace(path, st.st_size, jansson);
 
 			fflush(stdout);
 			_exit(ret);

@@ -10,7 +10,12 @@
  * ru_maxrss is its own).  By default the trace is replayed at 1x and 4x
  * its length to show that memory follows the live mappings, not the trace.
  *
- *   bench-replay [-b BUFFERS] [-s SIZE_MIB] [-l LIVE] [-x SCALE,...] [-r REPEAT] [-k]
+ *   bench-replay [-b BUFFERS] [-s SIZE_MIB] [-l LIVE] [-x SCALE,...] [-r REPEAT]
+ *                [-S STRATEGY,...] [-V] [-k]
+ *
+ * -S replays under each strategy named (default pagewise; "all": every
+ * built-in one), -V with --verify.  Output: one JSON line per scale and
+ * strategy (bench/README.md lists the fields).
  *
  * Build with -DCMAKE_BUILD_TYPE=Release to measure (see bench/README.md).
  */
@@ -30,11 +35,13 @@
 #include "core/model.h"
 #include "core/trace/trace.h"
 
+/* CPU time of this process: on a shared machine wall time measures the
+ * other jobs as much as vmaptool. */
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -113,7 +120,8 @@ fail:
 	return -1;
 }
 
-static int replay_pass(const char *path, struct figures *f)
+static int replay_pass(const char *path, const char *strategy, bool verify,
+		       struct figures *f)
 {
 	struct vt_strategy_spec spec;
 	struct vt_model_opts o;
@@ -129,7 +137,8 @@ static int replay_pass(const char *path, struct figures *f)
 	vt_model_opts_init(&o);
 	o.page_shift = 0;
 	o.va_bits = 0;
-	ret = vt_strategy_parse("pagewise", &spec, &err);
+	o.verify = verify;
+	ret = vt_strategy_parse(strategy, &spec, &err);
 	if (!ret)
 		ret = vt_replay_run(&req, NULL, &res, &err);
 	if (ret) {
@@ -142,7 +151,8 @@ static int replay_pass(const char *path, struct figures *f)
 }
 
 /* In a child process: best of @repeat read passes and replays. */
-static int measure(const char *path, unsigned int repeat, int fd)
+static int measure(const char *path, const char *strategy, bool verify,
+		   unsigned int repeat, int fd)
 {
 	struct figures f = { .t_read = 1e99, .t_replay = 1e99 };
 
@@ -155,7 +165,7 @@ static int measure(const char *path, unsigned int repeat, int fd)
 		if (t1 < f.t_read)
 			f.t_read = t1;
 		t0 = now();
-		if (replay_pass(path, &f))
+		if (replay_pass(path, strategy, verify, &f))
 			return 1;
 		t1 = now() - t0;
 		if (t1 < f.t_replay)
@@ -166,17 +176,37 @@ static int measure(const char *path, unsigned int repeat, int fd)
 	return 0;
 }
 
+/* -S: a comma-separated list, or "all" for every built-in strategy. */
+static unsigned int parse_strategies(const char *arg, const char **out,
+				     unsigned int max)
+{
+	unsigned int n = 0;
+
+	if (!strcmp(arg, "all")) {
+		for (const struct vt_strategy_info *i = vt_strategy_infos();
+		     i->name && n < max; i++)
+			if (strcmp(i->name, "mainline"))
+				out[n++] = i->name;
+		return n;
+	}
+	for (char *p = strdup(arg), *t; p && (t = strsep(&p, ",")) && n < max;)
+		if (*t)
+			out[n++] = t;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long buffers = 512, live = 4, scales[8] = { 1, 4 };
-	unsigned int nr_scales = 2, repeat = 3;
+	unsigned int nr_scales = 2, repeat = 3, nr_strats = 1;
+	const char *strats[16] = { "pagewise" };
 	uint64_t size_mib = 128;
-	bool keep = false;
+	bool keep = false, verify = false;
 	const char *tmp = getenv("TMPDIR");
 	char dir[256];
 	int c, status = 0;
 
-	while ((c = getopt(argc, argv, "b:s:l:x:r:kh")) != -1) {
+	while ((c = getopt(argc, argv, "b:s:l:x:r:S:Vkh")) != -1) {
 		switch (c) {
 		case 'b':
 			buffers = strtoul(optarg, NULL, 0);
@@ -189,6 +219,12 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			repeat = strtoul(optarg, NULL, 0);
+			break;
+		case 'S':
+			nr_strats = parse_strategies(optarg, strats, 16);
+			break;
+		case 'V':
+			verify = true;
 			break;
 		case 'k':
 			keep = true;
@@ -205,12 +241,12 @@ int main(int argc, char **argv)
 			break;
 		}
 		default:
-			fprintf(stderr, "usage: %s [-b BUFFERS] [-s SIZE_MIB] [-l LIVE] [-x SCALE,...] [-r REPEAT] [-k]\n",
+			fprintf(stderr, "usage: %s [-b BUFFERS] [-s SIZE_MIB] [-l LIVE] [-x SCALE,...] [-r REPEAT] [-S STRATEGY,...|all] [-V] [-k]\n",
 				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (!buffers || !size_mib || !live || !repeat) {
+	if (!buffers || !size_mib || !live || !repeat || !nr_strats) {
 		fprintf(stderr, "bench-replay: counts must be > 0\n");
 		return 2;
 	}
@@ -219,63 +255,71 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 4;
 	}
-	printf("system heap: %lu MiB buffers of order-8 pages, vmap + vunmap, %lu live; pagewise, no --verify; best of %u\n",
-	       (unsigned long)size_mib, live, repeat);
-	printf("%9s %9s %8s %9s %9s %9s %12s %10s %8s %9s\n", "buffers", "mapped", "events",
-	       "file", "read s", "replay s", "Mpages/s", "Mpages/s", "events/s", "peak RSS");
-	printf("%9s %9s %8s %9s %9s %9s %12s %10s %8s %9s\n", "", "GiB", "", "MiB", "(parse)",
-	       "(total)", "(replay)", "(engine)", "", "MiB");
-	for (unsigned int s = 0; s < nr_scales; s++) {
+	for (unsigned int s = 0; s < nr_scales && !status; s++) {
 		unsigned long n = buffers * scales[s];
-		struct figures f;
-		struct rusage ru;
 		struct stat st;
 		char path[300];
-		int fds[2], ws;
-		pid_t pid;
 
 		snprintf(path, sizeof(path), "%s/systemheap-%lu.jsonl", dir, n);
-		if (make_trace(path, n, size_mib << 20, live) || stat(path, &st) ||
-		    pipe(fds)) {
+		if (make_trace(path, n, size_mib << 20, live) || stat(path, &st)) {
 			status = 4;
 			break;
 		}
-		fflush(stdout);
-		pid = fork();
-		if (pid < 0) {
-			perror("fork");
-			status = 4;
-			break;
-		}
-		if (!pid) {
+		for (unsigned int k = 0; k < nr_strats; k++) {
+			struct figures f;
+			struct rusage ru;
+			int fds[2], ws;
+			pid_t pid;
+
+			if (pipe(fds)) {
+				status = 4;
+				break;
+			}
+			fflush(stdout);
+			pid = fork();
+			if (pid < 0) {
+				perror("fork");
+				status = 4;
+				break;
+			}
+			if (!pid) {
+				close(fds[0]);
+				_exit(measure(path, strats[k], verify, repeat, fds[1]));
+			}
+			close(fds[1]);
+			if (wait4(pid, &ws, 0, &ru) != pid || !WIFEXITED(ws) ||
+			    WEXITSTATUS(ws) ||
+			    read(fds[0], &f, sizeof(f)) != sizeof(f)) {
+				fprintf(stderr, "bench-replay: the measuring child failed\n");
+				close(fds[0]);
+				status = 4;
+				break;
+			}
 			close(fds[0]);
-			_exit(measure(path, repeat, fds[1]));
+			printf("{\"bench\":\"replay\",\"strategy\":\"%s\",\"verify\":%s,"
+			       "\"buffers\":%lu,\"buffer_mib\":%llu,\"live\":%lu,"
+			       "\"mapped_gib\":%.1f,\"events\":%ld,\"pages\":%llu,"
+			       "\"file_bytes\":%lld,\"repeat\":%u,\"read_cpu_s\":%.4f,"
+			       "\"replay_cpu_s\":%.4f,\"mpages_per_s\":%.1f,"
+			       "\"engine_mpages_per_s\":%.1f,\"events_per_s\":%.0f,"
+			       "\"peak_rss_kib\":%ld,\"pte_writes\":%llu}\n",
+			       strats[k], verify ? "true" : "false", n,
+			       (unsigned long long)size_mib, live,
+			       (double)f.pages * 4096 / (1ull << 30), f.events,
+			       (unsigned long long)f.pages, (long long)st.st_size,
+			       repeat, f.t_read, f.t_replay,
+			       f.pages / f.t_replay / 1e6,
+			       f.t_replay > f.t_read ?
+			       f.pages / (f.t_replay - f.t_read) / 1e6 : 0.0,
+			       f.events / f.t_replay, ru.ru_maxrss,
+			       (unsigned long long)f.pte_writes);
 		}
-		close(fds[1]);
-		if (wait4(pid, &ws, 0, &ru) != pid || !WIFEXITED(ws) || WEXITSTATUS(ws) ||
-		    read(fds[0], &f, sizeof(f)) != sizeof(f)) {
-			fprintf(stderr, "bench-replay: the measuring child failed\n");
-			close(fds[0]);
-			status = 4;
-			break;
-		}
-		close(fds[0]);
-		printf("%9lu %9.1f %8ld %9.1f %9.3f %9.3f %12.1f %10.1f %8.0f %9.1f\n",
-		       n, (double)f.pages * 4096 / (1ull << 30), f.events,
-		       st.st_size / 1048576.0, f.t_read, f.t_replay,
-		       f.pages / f.t_replay / 1e6,
-		       f.t_replay > f.t_read ? f.pages / (f.t_replay - f.t_read) / 1e6 : 0.0,
-		       f.events / f.t_replay, ru.ru_maxrss / 1024.0);
-		if (f.pte_writes != f.pages)
-			fprintf(stderr, "bench-replay: %llu pte_writes for %llu pages\n",
-				(unsigned long long)f.pte_writes,
-				(unsigned long long)f.pages);
 		if (!keep)
 			unlink(path);
 	}
 	if (!keep)
 		rmdir(dir);
 	else
-		printf("traces kept in %s\n", dir);
+		fprintf(stderr, "traces kept in %s\n", dir);
 	return status;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/strategy/registry.h"
@@ -126,7 +127,8 @@ static const struct argp_option common_head[] = {
 	{ "max-input", OPT_MAX_INPUT, "SIZE", 0,
 	  "most bytes of one input held at once: a JSON trace, a JSON Lines "
 	  "line, a recording after decompression (K, M, G, T suffixes; default 1G)", 0 },
-	{ "jobs", OPT_JOBS, "N", 0, "replay up to N traces in parallel", 0 },
+	{ "jobs", OPT_JOBS, "N", 0,
+	  "replay up to N traces, or the strategies of one trace, in parallel (default: the number of cores)", 0 },
 	{ "quiet", 'q', NULL, 0, "no warnings or informational messages", 0 },
 	{ "verbose", 'v', NULL, 0, "more detail; repeat for debug output", 0 },
 	{ NULL, 'h', NULL, 0, "same as --help", 0 },
@@ -761,7 +763,11 @@ int main(int argc, char **argv)
 	build_common_options();
 	vt_model_opts_init(&vt_cli.model);
 	vt_cli.format = VT_FMT_TABLE;
-	vt_cli.jobs = 1;
+	{
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+		vt_cli.jobs = cores < 1 ? 1 : cores > 1024 ? 1024 : cores;
+	}
 
 	argp_parse(&top_argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	cmd = cmd_find(argv[cmd_index]);

@@ -229,8 +229,13 @@ struct job {
 	bool ran;
 };
 
+/*
+ * Replay one trace; @strat_jobs threads for its strategies (one parse,
+ * core/replay.c), @progress: the progress line (not while traces run in
+ * parallel: their lines would interleave).
+ */
 static int run_one(struct job *j, const struct vt_spec_list *specs,
-		   FILE *per_event)
+		   FILE *per_event, unsigned int strat_jobs, bool progress)
 {
 	struct run_ctx ctx = { .trace = j->path, .specs = specs,
 			       .per_event = per_event };
@@ -240,13 +245,14 @@ static int run_one(struct job *j, const struct vt_spec_list *specs,
 	struct vt_replay_req req;
 
 	vt_run_req_init(&req, &opts, specs, j->path);
+	req.jobs = strat_jobs;
 	vt_error_init(&j->err);
 	memset(&j->res, 0, sizeof(j->res));
 	vt_dbg(1, "replaying '%s' under %u strateg%s", j->path, specs->nr,
 	       specs->nr == 1 ? "y" : "ies");
 	if (!per_event)
 		cb.event = NULL;
-	if (vt_cli.jobs <= 1)	/* parallel jobs would interleave the line */
+	if (progress)
 		cb.progress = on_progress;
 	j->ret = vt_replay_run(&req, &cb, &j->res, &j->err);
 	j->ran = true;
@@ -278,7 +284,7 @@ static void *worker(void *arg)
 	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->n) {
 		if (__atomic_load_n(&p->failed, __ATOMIC_RELAXED))
 			break;
-		if (run_one(&p->jobs[i], p->specs, NULL) < 0)
+		if (run_one(&p->jobs[i], p->specs, NULL, 1, false) < 0)
 			__atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
@@ -327,8 +333,10 @@ int vt_run_traces(char **traces, int n, const struct vt_spec_list *specs,
 
 		run_parallel(&p, nthreads);
 	} else {
+		/* one trace at a time: its strategies get the --jobs threads */
 		for (int i = 0; i < n; i++)
-			if (run_one(&jobs[i], specs, per_event) < 0)
+			if (run_one(&jobs[i], specs, per_event, vt_cli.jobs,
+				    vt_cli.jobs <= 1 || n == 1) < 0)
 				break;
 	}
 	/* Report the first failure in trace order, as a serial run would. */

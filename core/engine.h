@@ -78,6 +78,7 @@ struct vt_engine {
 	uint64_t memstart;
 	bool memstart_set;
 	/* --verify */
+	struct vt_written written;	/* by the walks of the current event */
 	uint64_t mismapped;
 	const struct vt_replay_cb *cb;
 	long cur_index;

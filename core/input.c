@@ -81,6 +81,30 @@ static ssize_t input_read(void *cookie, char *buf, size_t size)
 	return n;
 }
 
+/*
+ * Only a regular file can be read twice (the two passes of a streamed
+ * one-document trace, core/trace/trace-json.c); the count follows the
+ * position, so that a second pass is not counted twice and the limit stays
+ * one of the input's size.  A limit once hit stays hit.
+ */
+static int input_seek(void *cookie, off64_t *pos, int whence)
+{
+	struct vt_input *in = cookie;
+	off_t o;
+
+	if (in->size < 0) {
+		errno = ESPIPE;
+		return -1;
+	}
+	o = lseek(in->fd, *pos, whence);
+	if (o < 0)
+		return -1;
+	*pos = o;
+	in->total = o;
+	in->since_nl = 0;
+	return 0;
+}
+
 static int input_close(void *cookie)
 {
 	struct vt_input *in = cookie;
@@ -95,7 +119,7 @@ int vt_input_open(const char *path, const char *what, uint64_t max, FILE **f,
 		  struct vt_input **out, struct vt_error *err)
 {
 	static const cookie_io_functions_t io = {
-		.read = input_read, .close = input_close,
+		.read = input_read, .seek = input_seek, .close = input_close,
 	};
 	struct vt_input *in;
 	struct stat st;
@@ -161,6 +185,11 @@ int vt_input_whole(struct vt_input *in, struct vt_error *err)
 			    "input of %s is larger than the --max-input limit of %s",
 			    vt_input_size_text(in->size, a, sizeof(a)),
 			    vt_input_size_text(in->max, b, sizeof(b)));
+}
+
+bool vt_input_seekable(const struct vt_input *in)
+{
+	return in && in->size >= 0;
 }
 
 void vt_input_per_line(struct vt_input *in)

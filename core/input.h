@@ -39,6 +39,13 @@ int vt_input_open(const char *path, const char *what, uint64_t max, FILE **f,
  * limit is refused now, before the rest is read (VT_ERR_INPUT_LIMIT).
  */
 int vt_input_whole(struct vt_input *in, struct vt_error *err);
+/*
+ * Whether the stream can be rewound with fseek() and read again (a regular
+ * file); the count then follows the position, so a second pass over the
+ * same bytes does not count them twice.  Pipes, FIFOs and devices: false,
+ * and fseek() fails with ESPIPE.
+ */
+bool vt_input_seekable(const struct vt_input *in);
 /* From now on the limit applies to each line, not to the whole input. */
 void vt_input_per_line(struct vt_input *in);
 /* Count @n more bytes produced from this input (decompressed bytes):

@@ -5,6 +5,7 @@
  * constant memory.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,388 @@ static void account(struct vt_engine *e, struct vt_strategy_result *r,
 	e->purged_in_event = false;
 }
 
+/* ---- strategies in parallel ------------------------------------------ */
+
+/*
+ * With req->jobs > 1 and more than one strategy, the trace is parsed once
+ * (on the calling thread) into batches of events that the strategies'
+ * threads replay in order, each engine on its own: the engines share
+ * nothing, so each strategy's counts are those of a serial run.  What a
+ * serial run would report comes out the same: the first error in
+ * (event, strategy) order, and the --verify findings up to it in that
+ * order, replayed after the threads are done.  --per-event and ptdump
+ * --at stay serial (their output is interleaved by event).
+ */
+#define PAR_BATCH 1024		/* events per batch */
+#define PAR_SLOTS 8		/* batches in flight */
+
+struct par_batch {
+	struct vt_event ev[PAR_BATCH];
+	int n;
+	long base;			/* index of ev[0] */
+	struct vt_page_run *runs;	/* the events' runs, copied */
+	size_t nr_runs, cap_runs;
+	char *strs;			/* the events' strings, copied */
+	size_t len_strs, cap_strs;
+	int refs;			/* threads yet to replay it */
+};
+
+struct par_mismap {
+	long index;
+	unsigned int strat;
+	size_t seq;			/* order of the strategy's own records */
+	uint64_t first_va, expected_pa, found_pa, pages;
+};
+
+struct par_strat {
+	struct vt_engine *e;
+	struct vt_replay_cb cb;		/* e->cb: records mismaps */
+	struct par_mismap *mm;
+	size_t nr_mm, cap_mm;
+	int mm_err;
+	int ret;			/* the strategy's error, and where */
+	long err_index;
+	struct vt_error err;
+};
+
+struct par {
+	const struct vt_replay_req *req;
+	struct vt_strategy_result *res;
+	struct par_strat *st;
+	unsigned int nr_threads;
+	struct par_batch slot[PAR_SLOTS];
+	long produced;			/* batches published */
+	bool done;			/* no more batches */
+	pthread_mutex_t lock;
+	pthread_cond_t more, room;
+};
+
+struct par_worker {
+	struct par *p;
+	unsigned int first;		/* strategies first, first + nr_threads, ... */
+};
+
+static void par_on_mismap(void *ctx, long index, unsigned int strat,
+			  uint64_t first_va, uint64_t expected_pa,
+			  uint64_t found_pa, uint64_t pages)
+{
+	struct par_strat *ps = ctx;
+
+	if (ps->nr_mm == ps->cap_mm) {
+		size_t cap = ps->cap_mm ? ps->cap_mm * 2 : 64;
+		struct par_mismap *n = realloc(ps->mm, cap * sizeof(*n));
+
+		if (!n) {
+			ps->mm_err = -ENOMEM;
+			return;
+		}
+		ps->mm = n;
+		ps->cap_mm = cap;
+	}
+	ps->mm[ps->nr_mm] = (struct par_mismap){ index, strat, ps->nr_mm, first_va,
+						 expected_pa, found_pa, pages };
+	ps->nr_mm++;
+}
+
+static void *par_worker(void *arg)
+{
+	struct par_worker *w = arg;
+	struct par *p = w->p;
+
+	for (long seq = 0;; seq++) {
+		struct par_batch *b = &p->slot[seq % PAR_SLOTS];
+
+		pthread_mutex_lock(&p->lock);
+		while (p->produced <= seq && !p->done)
+			pthread_cond_wait(&p->more, &p->lock);
+		if (p->produced <= seq) {
+			pthread_mutex_unlock(&p->lock);
+			break;
+		}
+		pthread_mutex_unlock(&p->lock);
+		for (int k = 0; k < b->n; k++) {
+			for (unsigned int i = w->first; i < p->req->nr_specs;
+			     i += p->nr_threads) {
+				struct par_strat *ps = &p->st[i];
+				uint64_t va, peak;
+
+				if (ps->ret)
+					continue;
+				peak = tlb_peak_entries(ps->e);
+				ps->ret = vt_engine_apply(ps->e, b->base + k, &b->ev[k],
+							  &va, &ps->err);
+				if (ps->ret) {
+					/* as the serial loop completes it */
+					const struct vt_event *ev = &b->ev[k];
+
+					ps->err_index = b->base + k;
+					if (!ps->err.line && ev->line) {
+						ps->err.line = ev->line;
+						ps->err.column = ev->column;
+					}
+					ps->err.event = ps->err_index;
+					if (!ps->err.file[0])
+						snprintf(ps->err.file, sizeof(ps->err.file),
+							 "%s", p->req->path);
+					continue;
+				}
+				account(ps->e, &p->res[i], NULL, i, b->base + k,
+					&b->ev[k], va, peak, p->req->profile);
+			}
+		}
+		pthread_mutex_lock(&p->lock);
+		if (!--b->refs)
+			pthread_cond_signal(&p->room);
+		pthread_mutex_unlock(&p->lock);
+	}
+	return NULL;
+}
+
+/* Copy @ev into batch @b (its runs and strings; pointers fixed later). */
+static int par_copy(struct par_batch *b, const struct vt_event *ev)
+{
+	struct vt_event *c = &b->ev[b->n];
+	size_t need = 0;
+
+	*c = *ev;
+	if (b->nr_runs + ev->nr_runs > b->cap_runs) {
+		size_t cap = b->cap_runs ? b->cap_runs : 4096;
+		struct vt_page_run *r;
+
+		while (cap < b->nr_runs + ev->nr_runs)
+			cap *= 2;
+		r = realloc(b->runs, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		b->runs = r;
+		b->cap_runs = cap;
+	}
+	if (ev->nr_runs)
+		memcpy(b->runs + b->nr_runs, ev->runs,
+		       ev->nr_runs * sizeof(*ev->runs));
+	c->runs = (void *)(uintptr_t)b->nr_runs;	/* an offset until fixed */
+	b->nr_runs += ev->nr_runs;
+	if (ev->id.is_str && ev->id.str)
+		need += strlen(ev->id.str) + 1;
+	if (ev->caller)
+		need += strlen(ev->caller) + 1;
+	if (b->len_strs + need > b->cap_strs) {
+		size_t cap = b->cap_strs ? b->cap_strs : 65536;
+		char *sn;
+
+		while (cap < b->len_strs + need)
+			cap *= 2;
+		sn = realloc(b->strs, cap);
+		if (!sn)
+			return -ENOMEM;
+		b->strs = sn;
+		b->cap_strs = cap;
+	}
+	if (ev->id.is_str && ev->id.str) {
+		size_t n = strlen(ev->id.str) + 1;
+
+		memcpy(b->strs + b->len_strs, ev->id.str, n);
+		c->id.str = (char *)(uintptr_t)(b->len_strs + 1);
+		b->len_strs += n;
+	}
+	if (ev->caller) {
+		size_t n = strlen(ev->caller) + 1;
+
+		memcpy(b->strs + b->len_strs, ev->caller, n);
+		c->caller = (const char *)(uintptr_t)(b->len_strs + 1);
+		b->len_strs += n;
+	}
+	b->n++;
+	return 0;
+}
+
+static void par_fix(struct par_batch *b)
+{
+	for (int k = 0; k < b->n; k++) {
+		struct vt_event *c = &b->ev[k];
+
+		c->runs = c->nr_runs ? b->runs + (uintptr_t)c->runs : NULL;
+		if (c->id.is_str && c->id.str)
+			c->id.str = b->strs + (uintptr_t)c->id.str - 1;
+		if (c->caller)
+			c->caller = b->strs + (uintptr_t)c->caller - 1;
+	}
+}
+
+static int par_cmp_mismap(const void *x, const void *y)
+{
+	const struct par_mismap *a = x, *b = y;
+
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	if (a->strat != b->strat)
+		return a->strat < b->strat ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/*
+ * Replay the events of @rd on @eng with @nthreads threads.  Returns as the
+ * serial loop does: 0 with *@events read, or the error a serial run would
+ * have met first.
+ */
+static int replay_parallel(const struct vt_replay_req *req,
+			   struct vt_trace_reader *rd, struct vt_engine **eng,
+			   struct vt_replay_result *res,
+			   const struct vt_replay_cb *cb, unsigned int nthreads,
+			   long *events, struct vt_error *err)
+{
+	struct par p = { .req = req, .res = res->s, .nr_threads = nthreads };
+	struct par_worker *w = calloc(nthreads, sizeof(*w));
+	pthread_t *t = calloc(nthreads, sizeof(*t));
+	struct par_mismap *all = NULL;
+	struct vt_error rerr;
+	unsigned int started = 0, first = UINT32_MAX;
+	long index = 0, seq = 0, err_index = -1;
+	size_t nr_all = 0;
+	int ret = 0, rret = 0;
+	struct vt_event ev;
+
+	p.st = calloc(req->nr_specs, sizeof(*p.st));
+	if (!w || !t || !p.st) {
+		free(w);
+		free(t);
+		free(p.st);
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	}
+	vt_error_init(&rerr);
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.more, NULL);
+	pthread_cond_init(&p.room, NULL);
+	for (unsigned int i = 0; i < req->nr_specs; i++) {
+		struct par_strat *ps = &p.st[i];
+
+		ps->e = eng[i];
+		ps->cb = (struct vt_replay_cb){ .ctx = ps,
+						.mismap = cb && cb->mismap ? par_on_mismap : NULL };
+		eng[i]->cb = &ps->cb;
+		vt_error_init(&ps->err);
+	}
+	for (unsigned int i = 0; i < nthreads; i++) {
+		w[i] = (struct par_worker){ &p, i };
+		if (pthread_create(&t[i], NULL, par_worker, &w[i]))
+			break;
+		started++;
+	}
+	if (started < nthreads) {
+		/* no threads: the caller replays serially (nothing read yet) */
+		ret = 1;
+		goto produced;
+	}
+	/* the producer: parse once, publish batches */
+	for (;;) {
+		struct par_batch *b = &p.slot[seq % PAR_SLOTS];
+
+		pthread_mutex_lock(&p.lock);
+		while (b->refs)
+			pthread_cond_wait(&p.room, &p.lock);
+		pthread_mutex_unlock(&p.lock);
+		b->n = 0;
+		b->base = index;
+		b->nr_runs = 0;
+		b->len_strs = 0;
+		while (b->n < PAR_BATCH && (rret = vt_trace_next(rd, &ev, &rerr)) > 0) {
+			rret = par_copy(b, &ev);
+			if (rret) {
+				vt_error_set(&rerr, rret, "out of memory");
+				break;
+			}
+			index++;
+			if (cb && cb->progress && !(index % VT_PROGRESS_EVENTS))
+				cb->progress(cb->ctx, index, false);
+		}
+		if (!b->n)
+			break;
+		par_fix(b);
+		pthread_mutex_lock(&p.lock);
+		b->refs = nthreads;
+		p.produced = ++seq;
+		pthread_cond_broadcast(&p.more);
+		pthread_mutex_unlock(&p.lock);
+		if (rret < 0)
+			break;
+	}
+produced:
+	pthread_mutex_lock(&p.lock);
+	p.done = true;
+	pthread_cond_broadcast(&p.more);
+	pthread_mutex_unlock(&p.lock);
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	if (ret == 1)
+		goto free;
+	if (cb && cb->progress)
+		cb->progress(cb->ctx, index, true);
+
+	/* the error a serial run meets first: by event, then strategy */
+	for (unsigned int i = 0; i < req->nr_specs; i++) {
+		struct par_strat *ps = &p.st[i];
+
+		if (ps->mm_err && !ps->ret) {
+			ps->ret = vt_error_set(&ps->err, ps->mm_err, "out of memory");
+			ps->err_index = -1;
+		}
+		if (ps->ret && (first == UINT32_MAX || ps->err_index < err_index)) {
+			first = i;
+			err_index = ps->err_index;
+		}
+	}
+	/* --verify findings up to it, in serial order */
+	for (unsigned int i = 0; i < req->nr_specs; i++)
+		nr_all += p.st[i].nr_mm;
+	if (nr_all && (all = malloc(nr_all * sizeof(*all)))) {
+		size_t k = 0;
+
+		for (unsigned int i = 0; i < req->nr_specs; i++) {
+			if (p.st[i].nr_mm)
+				memcpy(all + k, p.st[i].mm, p.st[i].nr_mm * sizeof(*all));
+			k += p.st[i].nr_mm;
+		}
+		qsort(all, nr_all, sizeof(*all), par_cmp_mismap);
+		for (k = 0; k < nr_all; k++) {
+			const struct par_mismap *m = &all[k];
+
+			if (first != UINT32_MAX && (m->index > err_index ||
+			    (m->index == err_index && m->strat > first)))
+				break;
+			cb->mismap(cb->ctx, m->index, m->strat, m->first_va,
+				   m->expected_pa, m->found_pa, m->pages);
+		}
+	} else if (nr_all) {
+		ret = vt_error_set(err, -ENOMEM, "out of memory");
+	}
+	if (!ret && first != UINT32_MAX) {
+		*err = p.st[first].err;
+		ret = p.st[first].ret;
+	} else if (!ret && rret < 0) {
+		*err = rerr;
+		ret = rret;
+	}
+	if (!ret)
+		*events = index;
+free:
+	for (unsigned int i = 0; i < req->nr_specs; i++) {
+		eng[i]->cb = cb;
+		free(p.st[i].mm);
+	}
+	for (int k = 0; k < PAR_SLOTS; k++) {
+		free(p.slot[k].runs);
+		free(p.slot[k].strs);
+	}
+	free(all);
+	free(p.st);
+	free(w);
+	free(t);
+	pthread_cond_destroy(&p.more);
+	pthread_cond_destroy(&p.room);
+	pthread_mutex_destroy(&p.lock);
+	return ret;
+}
+
 int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb,
 		  struct vt_replay_result *res, struct vt_error *err)
 {
@@ -71,6 +454,9 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 	struct vt_event ev;
 	long index = 0;
 	bool stopped = false;	/* at req->stop_after */
+	unsigned int nthreads = req->jobs < req->nr_specs ? req->jobs : req->nr_specs;
+	/* --per-event lines and ptdump --at are interleaved by event */
+	bool par = nthreads > 1 && req->stop_after < 0 && !(cb && cb->event);
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -103,7 +489,13 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 		eng[i]->cb = cb;
 		eng[i]->strat_idx = i;
 	}
-	while ((ret = vt_trace_next(rd, &ev, err)) > 0) {
+	if (par) {
+		ret = replay_parallel(req, rd, eng, res, cb, nthreads, &index, err);
+		if (ret < 0)
+			goto out;
+		par = !ret;	/* 1: no threads, replay serially */
+	}
+	while (!par && (ret = vt_trace_next(rd, &ev, err)) > 0) {
 		for (unsigned int i = 0; i < req->nr_specs; i++) {
 			struct vt_engine *e = eng[i];
 			uint64_t va, peak = tlb_peak_entries(e);
@@ -130,7 +522,7 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 		if (cb && cb->progress && !(index % VT_PROGRESS_EVENTS))
 			cb->progress(cb->ctx, index, false);
 	}
-	if (cb && cb->progress)
+	if (!par && cb && cb->progress)
 		cb->progress(cb->ctx, index, true);
 	if (ret < 0)
 		goto out;

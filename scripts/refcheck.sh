@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Byte-identity check for restructurings (issue 8): replay every bundled
 # trace (traces/**) and every ../shared/spec/scenarios trace under every
-# strategy (batched@digits sets and segments:force included) and a few
+# strategy (batched@digits sets, segments:force, batched-v2, the vfree and
+# linear-map axes included) and a few
 # what-if options, with -j --per-op, --per-event and --verify, and save the
 # outputs (stdout, stderr, exit status) in OUTDIR.  Record once from the
 # reference build, then compare a later build:
@@ -19,7 +20,7 @@ export bin out src
 mkdir -p "$out"
 one() {
 	t=$1
-	strats=pagewise,zigzag,batched,batched@1,batched@12,batched@1234,batched@135,batched@1357,batched@12345678,segments,segments:force,mainline
+	strats=pagewise,zigzag,batched,batched@1,batched@12,batched@1234,batched@135,batched@1357,batched@12345678,segments,segments:force,mainline,batched-v2,batched-v2+vfree-perpage,zigzag+vfree-bulk,linear-old,linear-p1,linear-p1p2
 	base=$(echo "${t#"$src"/}" | sed 's|^\.\./||; s|/|_|g')
 	verify=--verify
 	[ "$(stat -c %s "$t")" -gt 100000 ] && verify=

@@ -91,12 +91,45 @@ enum arm64_pgprot {
 
 /* Descriptor attribute values for a protection. */
 uint64_t arm64_prot_bits(const struct arm64_geom *g, enum arm64_pgprot prot);
-/* __phys_to_pte_val(): output address bits for a PA (52-bit PA folding). */
-uint64_t arm64_pa_to_desc(const struct arm64_geom *g, uint64_t pa);
+/* __phys_to_pte_val(): output address bits for a PA (52-bit PA folding);
+ * inline: the walkers and --verify use it for every page. */
+static inline uint64_t arm64_pa_to_desc(const struct arm64_geom *g, uint64_t pa)
+{
+	if (g->page_shift == 16 && g->pa_bits == 52)
+		/* 64K, 52-bit PA: PTE_ADDR_LOW is bits [49:16] and PA[51:48]
+		 * also goes to bits [15:12] (__phys_to_pte_val()) */
+		return (pa & 0x0003ffffffff0000ull) | ((pa >> 36) & 0xf000ull);
+	if (g->lpa2)
+		/* LPA2: PA[49:PS] in place, PA[51:50] in bits [9:8] */
+		return (pa & ((1ull << 50) - 1) & ~(g->page_size - 1)) |
+		       ((pa >> 42) & 0x300ull);
+	return pa & 0x0000ffffffffffffull & ~(g->page_size - 1);
+}
 /* __pte_to_phys() */
-uint64_t arm64_desc_to_pa(const struct arm64_geom *g, uint64_t desc);
+static inline uint64_t arm64_desc_to_pa(const struct arm64_geom *g, uint64_t d)
+{
+	if (g->page_shift == 16 && g->pa_bits == 52)
+		return (d & 0x0003ffffffff0000ull) | ((d & 0xf000ull) << 36);
+	if (g->lpa2)
+		return (d & ((1ull << 50) - 1) & ~(g->page_size - 1) & ~0x3ffull) |
+		       ((d & 0x300ull) << 42);
+	return d & 0x0000ffffffffffffull & ~(g->page_size - 1);
+}
 /* The bits of a descriptor that are not its output address. */
-uint64_t arm64_desc_attrs(const struct arm64_geom *g, uint64_t desc);
+static inline uint64_t arm64_desc_attrs(const struct arm64_geom *g, uint64_t d)
+{
+	return d & ~arm64_pa_to_desc(g, arm64_desc_to_pa(g, d));
+}
+/* Whether the encoding has no PA folding: then arm64_pa_to_desc(pa) is
+ * pa & arm64_desc_addr_mask() and consecutive pages differ by PAGE_SIZE. */
+static inline bool arm64_desc_linear(const struct arm64_geom *g)
+{
+	return !(g->page_shift == 16 && g->pa_bits == 52) && !g->lpa2;
+}
+static inline uint64_t arm64_desc_addr_mask(const struct arm64_geom *g)
+{
+	return 0x0000ffffffffffffull & ~(g->page_size - 1);
+}
 
 static inline bool arm64_desc_valid(uint64_t d) { return d & PTE_VALID; }
 static inline bool arm64_desc_table(uint64_t d) { return (d & PTE_TYPE_MASK) == PMD_TYPE_TABLE; }
@@ -195,12 +228,13 @@ void arm64_set_entry(struct arm64_mm *mm, int d, uint64_t *p, uint64_t v);
 int arm64_populate(struct arm64_mm *mm, int d, uint64_t *p);
 /* set_pte_at(&init_mm, ...) for one entry. */
 void arm64_set_pte_at(struct arm64_mm *mm, uint64_t *ptep, uint64_t pte);
-/* set_ptes()-style batch of the per-page loop of vmap_pages_pte_range():
- * set_pte_at() of pa(pfn[j]) | prot into the none entries ptep[0..n), in
- * order, stopping at the first entry that is not none.  Returns the
- * entries written; counts as n set_pte_at() calls would. */
-uint64_t arm64_set_ptes_pages(struct arm64_mm *mm, uint64_t *ptep,
-			      const uint64_t *pfn, uint64_t n, uint64_t prot);
+/* set_ptes()-style batch of the per-page loop of vmap_pages_pte_range()
+ * over physically contiguous pages: set_pte_at() of pa(pfn + j) | prot into
+ * the none entries ptep[0..n), in order, stopping at the first entry that
+ * is not none.  Returns the entries written; counts as that many
+ * set_pte_at() calls would. */
+uint64_t arm64_set_ptes(struct arm64_mm *mm, uint64_t *ptep, uint64_t pfn,
+			uint64_t n, uint64_t prot);
 /* num_contig_ptes(): entries and stride for a huge size. */
 uint64_t arm64_num_contig_ptes(const struct arm64_mm *mm, uint64_t size,
 			       uint64_t *pgsize);
@@ -228,6 +262,21 @@ int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp);
 int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp);
 /* ptep_get_and_clear(): returns the old entry. */
 uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep);
+/* n x ptep_get_and_clear() of ptep[0..n), counted once. */
+void arm64_ptes_get_and_clear(struct arm64_mm *mm, uint64_t *ptep, uint64_t n);
+/* The first of ptep[0..n) that is a valid PTE_CONT entry, or n. */
+static inline uint64_t arm64_first_cont(const uint64_t *ptep, uint64_t n)
+{
+	uint64_t acc = 0, i;
+
+	for (i = 0; i < n; i++)		/* branch-free: the common answer is n */
+		acc |= ptep[i] & (ptep[i] << 52) & PTE_CONT;
+	if (!acc)
+		return n;
+	for (i = 0; !((ptep[i] & PTE_VALID) && (ptep[i] & PTE_CONT)); i++)
+		;
+	return i;
+}
 /* huge_ptep_get_and_clear(&init_mm, addr, ptep, size). */
 uint64_t arm64_huge_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep,
 				       uint64_t size);
@@ -255,6 +304,10 @@ struct arm64_xlat {
 	int depth;		/* depth of the leaf */
 	bool cont;
 };
+/* The PTE table the walk for @va reaches (and @va's index in it), or NULL
+ * if a level above faults or holds a block. */
+const uint64_t *arm64_pte_table(const struct arm64_mm *mm, uint64_t va,
+				unsigned int *idx);
 /* Walk the tables as the MMU does; 0 or -EFAULT (translation fault). */
 int arm64_translate(const struct arm64_mm *mm, uint64_t va, struct arm64_xlat *x);
 /* Contiguous-hint invariants over [start, end): every entry of an aligned

@@ -41,34 +41,6 @@ uint64_t arm64_prot_bits(const struct arm64_geom *g, enum arm64_pgprot prot)
 	}
 }
 
-uint64_t arm64_pa_to_desc(const struct arm64_geom *g, uint64_t pa)
-{
-	if (g->page_shift == 16 && g->pa_bits == 52)
-		/* 64K, 52-bit PA: PTE_ADDR_LOW is bits [49:16] and PA[51:48]
-		 * also goes to bits [15:12] (__phys_to_pte_val()) */
-		return (pa & 0x0003ffffffff0000ull) | ((pa >> 36) & 0xf000ull);
-	if (g->lpa2)
-		/* LPA2: PA[49:PS] in place, PA[51:50] in bits [9:8] */
-		return (pa & ((1ull << 50) - 1) & ~(g->page_size - 1)) |
-		       ((pa >> 42) & 0x300ull);
-	return pa & 0x0000ffffffffffffull & ~(g->page_size - 1);
-}
-
-uint64_t arm64_desc_to_pa(const struct arm64_geom *g, uint64_t d)
-{
-	if (g->page_shift == 16 && g->pa_bits == 52)
-		return (d & 0x0003ffffffff0000ull) | ((d & 0xf000ull) << 36);
-	if (g->lpa2)
-		return (d & ((1ull << 50) - 1) & ~(g->page_size - 1) & ~0x3ffull) |
-		       ((d & 0x300ull) << 42);
-	return d & 0x0000ffffffffffffull & ~(g->page_size - 1);
-}
-
-uint64_t arm64_desc_attrs(const struct arm64_geom *g, uint64_t d)
-{
-	return d & ~arm64_pa_to_desc(g, arm64_desc_to_pa(g, d));
-}
-
 /* ---- table pool -------------------------------------------------------- */
 
 int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
@@ -342,35 +314,48 @@ void arm64_set_pte_at(struct arm64_mm *mm, uint64_t *ptep, uint64_t pte)
 
 /*
  * The loop of vmap_pages_pte_range() (mm/vmalloc.c @ 00cc00cd1fb6) at
- * PAGE_SHIFT: one set_pte_at() per page; the counts are added once for the
- * batch, as n arm64_set_pte_at() calls of valid kernel entries would add
- * them (pte_valid_not_user(): the lazy-MMU pair is queued, or one pair per
- * entry with eager barriers, i.e. outside lazy mode).
+ * PAGE_SHIFT over a physically contiguous stretch of the page array: one
+ * set_pte_at() per page; the counts are added once for the batch, as n
+ * arm64_set_pte_at() calls of valid kernel entries would add them
+ * (pte_valid_not_user(): the lazy-MMU pair is queued, or one pair per
+ * entry with eager barriers, i.e. outside lazy mode).  One OR over the
+ * slots checks they are none, then the stores, the descriptor of page j
+ * being that of page 0 plus j pages when the encoding folds nothing.
  */
-uint64_t arm64_set_ptes_pages(struct arm64_mm *mm, uint64_t *ptep,
-			      const uint64_t *pfn, uint64_t n, uint64_t prot)
+uint64_t arm64_set_ptes(struct arm64_mm *mm, uint64_t *ptep, uint64_t pfn,
+			uint64_t n, uint64_t prot)
 {
 	const struct arm64_geom *g = &mm->g;
-	uint64_t j;
+	const unsigned int ps = g->page_shift;
+	uint64_t acc = 0, j;
 
-	for (j = 0; j < n; j++) {
-		if (ptep[j])
-			break;
-		ptep[j] = arm64_pa_to_desc(g, pfn[j] << g->page_shift) | prot;
+	for (j = 0; j < n; j++)
+		acc |= ptep[j];
+	if (acc)	/* stop before the first entry that is not none */
+		for (n = 0; !ptep[n]; n++)
+			;
+	if (arm64_desc_linear(g)) {
+		const uint64_t mask = arm64_desc_addr_mask(g);
+
+		for (j = 0; j < n; j++)
+			ptep[j] = (((pfn + j) << ps) & mask) | prot;
+	} else {
+		for (j = 0; j < n; j++)
+			ptep[j] = arm64_pa_to_desc(g, (pfn + j) << ps) | prot;
 	}
-	ST(mm, pte_writes) += j;
-	ST(mm, set_pte_at_calls) += j;
-	arm64_tlb_add(mm, (int64_t)(j * g->cont_ptes));
-	if (j) {
+	ST(mm, pte_writes) += n;
+	ST(mm, set_pte_at_calls) += n;
+	arm64_tlb_add(mm, (int64_t)(n * g->cont_ptes));
+	if (n) {
 		if (mm->o.eager_barriers) {
-			ST(mm, dsb) += j;
-			ST(mm, dsb_ishst) += j;
-			ST(mm, isb) += j;
+			ST(mm, dsb) += n;
+			ST(mm, dsb_ishst) += n;
+			ST(mm, isb) += n;
 		} else {
 			mm->lazy_pending = true;
 		}
 	}
-	return j;
+	return n;
 }
 
 uint64_t arm64_num_contig_ptes(const struct arm64_mm *mm, uint64_t size,
@@ -601,14 +586,35 @@ uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep)
 	return old;
 }
 
+/*
+ * __ptep_get_and_clear() of each of ptep[0..n): the entries cleared and the
+ * TLB-entry units they held (1 for a PTE_CONT entry, CONT_PTES for
+ * another, as tlb_units_of()) summed in one branch-free pass, the counts
+ * added once.
+ */
+void arm64_ptes_get_and_clear(struct arm64_mm *mm, uint64_t *ptep, uint64_t n)
+{
+	uint64_t nv = 0, nc = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t old = ptep[i];
+
+		ptep[i] = 0;
+		nv += old & PTE_VALID;
+		nc += (old & (old << 52)) >> 52 & 1;	/* valid and CONT */
+	}
+	ST(mm, pte_clears) += n;
+	arm64_tlb_add(mm, -((int64_t)(nv - nc) * (int64_t)mm->g.cont_ptes +
+			    (int64_t)nc));
+}
+
 uint64_t arm64_huge_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep,
 				       uint64_t size)
 {
 	uint64_t pgsize, n = arm64_num_contig_ptes(mm, size, &pgsize);
 	uint64_t old = ptep[0];
 
-	for (uint64_t i = 0; i < n; i++)
-		arm64_ptep_get_and_clear(mm, &ptep[i]);
+	arm64_ptes_get_and_clear(mm, ptep, n);
 	return old;
 }
 

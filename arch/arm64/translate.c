@@ -4,6 +4,8 @@
  * descriptor formats of asm/pgtable-hwdef.h, and the contiguous-hint
  * invariants every CONT group must keep.  Reads only; counts nothing.
  */
+#include <stddef.h>
+
 #include "arch/arm64/arm64.h"
 
 int arm64_translate(const struct arm64_mm *mm, uint64_t va, struct arm64_xlat *x)
@@ -38,32 +40,83 @@ int arm64_translate(const struct arm64_mm *mm, uint64_t va, struct arm64_xlat *x
 	return -14;
 }
 
+const uint64_t *arm64_pte_table(const struct arm64_mm *mm, uint64_t va,
+				unsigned int *idx)
+{
+	const struct arm64_geom *g = &mm->g;
+	uint32_t id = mm->pgd;
+
+	for (unsigned int d = 0; d + 1 < g->levels; d++) {
+		uint64_t desc = mm->tbl[id][arm64_index(g, d, va)];
+
+		if (!(desc & PTE_VALID) || !arm64_desc_table(desc))
+			return NULL;
+		id = arm64_desc_table_id(mm, desc);
+		if (id == UINT32_MAX)
+			return NULL;
+	}
+	*idx = arm64_index(g, g->levels - 1, va);
+	return mm->tbl[id];
+}
+
+/*
+ * A CONT group lies in one PTE table, so each group is checked on that
+ * table's entries (one walk of the upper levels per table, not one per
+ * page): a page translates at the leaf level exactly when the upper levels
+ * reach the table and its entry is a valid page descriptor (0b11).
+ */
 uint64_t arm64_check_cont(const struct arm64_mm *mm, uint64_t start,
 			  uint64_t end, uint64_t *first_va)
 {
 	const struct arm64_geom *g = &mm->g;
+	const unsigned int tshift = g->shift[g->levels - 2];
+	const bool linear = arm64_desc_linear(g);
+	const uint64_t mask = arm64_desc_addr_mask(g);
 	uint64_t bad = 0, n = g->cont_ptes;
 	uint64_t va = start & ~(g->cont_pte_size - 1);
+	const uint64_t *tbl = NULL;
+	uint64_t tbl_va = 1;	/* not a table's base: nothing looked up yet */
 
 	for (; va < end; va += g->cont_pte_size) {
-		struct arm64_xlat x0, x;
-		bool any = false, ok = true;
+		unsigned int idx;
+		const uint64_t *t;
+		uint64_t acc = 0, d0, pa0, attrs0;
+		bool ok = true;
 
-		for (uint64_t i = 0; i < n; i++) {
-			if (!arm64_translate(mm, va + i * g->page_size, &x) &&
-			    x.depth == (int)g->levels - 1 && x.cont)
-				any = true;
+		if ((va >> tshift << tshift) != tbl_va) {
+			tbl_va = va >> tshift << tshift;
+			tbl = arm64_pte_table(mm, va, &idx);
 		}
-		if (!any)
+		if (!tbl)
+			continue;	/* no page of the group is a leaf PTE */
+		t = tbl + arm64_index(g, g->levels - 1, va);
+		/* any valid page descriptor with PTE_CONT (bits 0, 1, 52) */
+		for (uint64_t i = 0; i < n; i++)
+			acc |= t[i] & (t[i] << 52) & (t[i] << 51) & PTE_CONT;
+		if (!acc)
 			continue;
-		if (arm64_translate(mm, va, &x0) || !x0.cont ||
-		    (x0.pa & (g->cont_pte_size - 1)))
-			ok = false;
-		for (uint64_t i = 1; ok && i < n; i++) {
-			if (arm64_translate(mm, va + i * g->page_size, &x) ||
-			    !x.cont || x.pa != x0.pa + i * g->page_size ||
-			    arm64_desc_attrs(g, x.desc) != arm64_desc_attrs(g, x0.desc))
+		d0 = t[0];
+		if (linear) {
+			/* same attributes, contiguous output: entry i is entry 0
+			 * plus i pages (no carry: pa0 is CONT-aligned) */
+			uint64_t diff = 0;
+
+			for (uint64_t i = 1; i < n; i++)
+				diff |= t[i] ^ (d0 + (i << g->page_shift));
+			ok = (d0 & PTE_TYPE_MASK) == PTE_TYPE_PAGE && (d0 & PTE_CONT) &&
+			     !((d0 & mask) & (g->cont_pte_size - 1)) && !diff;
+		} else {
+			pa0 = arm64_desc_to_pa(g, d0);
+			attrs0 = arm64_desc_attrs(g, d0);
+			if ((d0 & PTE_TYPE_MASK) != PTE_TYPE_PAGE || !(d0 & PTE_CONT) ||
+			    (pa0 & (g->cont_pte_size - 1)))
 				ok = false;
+			for (uint64_t i = 1; ok && i < n; i++)
+				if ((t[i] & PTE_TYPE_MASK) != PTE_TYPE_PAGE ||
+				    !(t[i] & PTE_CONT) ||
+				    arm64_desc_to_pa(g, t[i]) != pa0 + i * g->page_size ||
+				    arm64_desc_attrs(g, t[i]) != attrs0)
+					ok = false;
 		}
 		if (!ok) {
 			if (!bad && first_va)

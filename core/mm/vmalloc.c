@@ -85,65 +85,72 @@ static void area_free(struct vt_area *a)
 /* ---- the page array -------------------------------------------------------- */
 
 /*
- * Grow the page array to @n entries.  Callers have bounded @n by the
- * vmalloc area (engine_apply()), but the arithmetic is checked here too: a
+ * Make room for @n page runs.  The arithmetic is checked (issue 12): a run
  * count whose byte size overflows size_t, or a doubling that would wrap,
  * is refused before realloc() sees it.
  */
-static int pages_reserve(struct vt_pages *p, uint64_t n)
+static int runs_reserve(struct vt_pages *p, uint64_t n)
 {
+	uint64_t c = p->cap ? p->cap : 64;
+	struct vt_page_run *nr;
+	uint64_t *st;
+
 	if (n <= p->cap)
 		return 0;
-	if (n > SIZE_MAX / sizeof(*p->pfn))
+	if (n > (uint64_t)VT_RUNS_MAX + 1 || n > SIZE_MAX / sizeof(*nr))
 		return -ENOMEM;
-	uint64_t c = p->cap ? p->cap : 1024;
-
 	while (c < n)
-		c = c > SIZE_MAX / sizeof(*p->pfn) / 2 ? n : c * 2;
-	uint64_t *pf = realloc(p->pfn, c * sizeof(*pf));
-
-	if (!pf)
+		c = c > UINT32_MAX / 2 ? n : c * 2;
+	nr = realloc(p->runs, c * sizeof(*nr));
+	if (!nr)
 		return -ENOMEM;
-	p->pfn = pf;
-	uint8_t *ho = realloc(p->head_order, c);
-
-	if (!ho)
+	p->runs = nr;
+	st = realloc(p->start, c * sizeof(*st));
+	if (!st)
 		return -ENOMEM;
-	p->head_order = ho;
+	p->start = st;
 	p->cap = c;
 	return 0;
 }
 
-/* The struct page * array a caller builds from page runs. */
+/*
+ * The struct page * array a caller builds from page runs, kept as the runs
+ * (core/mm/walk.h struct vt_pages): O(runs), not O(pages).  Callers have
+ * bounded @nr_pages by the vmalloc area (engine_apply()); the page totals
+ * are checked here too.
+ */
 int vt_pages_from_runs(struct vt_engine *e, const struct vt_page_run *r,
-			   uint32_t nr_runs, uint64_t nr_pages)
+		       uint32_t nr_runs, uint64_t nr_pages)
 {
 	struct vt_pages *p = &e->pages;
 	uint64_t k = 0;
-	int err = pages_reserve(p, nr_pages);
+	int err = runs_reserve(p, (uint64_t)nr_runs + 1);
 
 	if (err)
 		return vt_error_set(e->err, err,
-				    "cannot allocate the page array of %llu pages (%llu MiB)",
-				    (unsigned long long)nr_pages,
-				    (unsigned long long)(nr_pages / (1 << 20) *
-							 (sizeof(uint64_t) + 1)));
+				    "cannot allocate the page array of %llu runs (%llu pages)",
+				    (unsigned long long)nr_runs,
+				    (unsigned long long)nr_pages);
 	for (uint32_t i = 0; i < nr_runs; i++) {
-		uint64_t bs = 1ull << r[i].order;
+		uint64_t n;
 
-		for (uint64_t b = 0; b < r[i].count; b++) {
-			uint64_t pfn = r[i].pfn + b * bs;
-
-			for (uint64_t j = 0; j < bs; j++) {
-				p->pfn[k] = pfn + j;
-				p->head_order[k] = 0;
-				k++;
-			}
-			if (r[i].order)
-				p->head_order[k - bs] = r[i].order;
-		}
+		if (r[i].order > 63 || r[i].count > (UINT64_MAX >> r[i].order) ||
+		    __builtin_add_overflow(k, r[i].count << r[i].order, &n))
+			return vt_error_set(e->err, VT_ERR_INVARIANT,
+					    "page runs of more than 2^64 pages");
+		p->runs[i] = r[i];
+		p->start[i] = k;
+		k = n;
 	}
+	p->start[nr_runs] = k;
+	p->nr_runs = nr_runs;
+	p->cur = 0;
 	p->nr = k;
+	if (k != nr_pages)
+		return vt_error_set(e->err, VT_ERR_INVARIANT,
+				    "page runs of %llu pages for %llu",
+				    (unsigned long long)k,
+				    (unsigned long long)nr_pages);
 	return 0;
 }
 
@@ -157,9 +164,16 @@ int vt_area_keep_runs(struct vt_area *a, const struct vt_page_run *r, uint32_t n
 	return 0;
 }
 
-/* Append @n pages from @pfn to the area's runs, merging a contiguous
- * order-0 continuation into the previous run. */
-static int runs_append(struct vt_page_run **runs, uint32_t *n, uint32_t *cap,
+/*
+ * Append @count pages from @pfn to the area's runs, merging a contiguous
+ * order-0 continuation into the previous run.  The count and capacity
+ * are 64-bit and the growth checked: a vmalloc of terabytes is valid
+ * input and, should its pages ever come back scattered, would need more
+ * than 2^31 runs, where a 32-bit doubling wraps.  The page array indexes
+ * runs with 32 bits (struct vt_pages): beyond that the allocation fails
+ * as runs_reserve() does.
+ */
+static int runs_append(struct vt_page_run **runs, uint64_t *n, uint64_t *cap,
 		       uint64_t pfn, uint64_t count)
 {
 	struct vt_page_run *r = *n ? &(*runs)[*n - 1] : NULL;
@@ -168,10 +182,15 @@ static int runs_append(struct vt_page_run **runs, uint32_t *n, uint32_t *cap,
 		r->count += count;
 		return 0;
 	}
+	if (*n >= VT_RUNS_MAX)
+		return -ENOMEM;
 	if (*n == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 8;
-		struct vt_page_run *nr = realloc(*runs, c * sizeof(*nr));
+		uint64_t c = *cap ? *cap * 2 : 8;
+		struct vt_page_run *nr;
 
+		if (c > VT_RUNS_MAX)
+			c = VT_RUNS_MAX;
+		nr = realloc(*runs, c * sizeof(*nr));
 		if (!nr)
 			return -ENOMEM;
 		*runs = nr;
@@ -195,8 +214,7 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 {
 	const struct arm64_geom *g = &e->mm.g;
 	struct vt_page_run *runs = NULL;
-	uint32_t n = 0, cap = 0;
-	uint64_t done = 0, pfn, bulk[100];
+	uint64_t n = 0, cap = 0, done = 0, pfn, bulk[100];
 	int err = 0;
 
 	if (e->o.vmalloc_high_order) {
@@ -236,8 +254,8 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 		return err;
 	}
 	a->runs = runs;
-	a->nr_runs = n;
-	return vt_pages_from_runs(e, runs, n, nr);
+	a->nr_runs = (uint32_t)n;	/* <= VT_RUNS_MAX */
+	return vt_pages_from_runs(e, runs, a->nr_runs, nr);
 }
 
 /*
@@ -248,14 +266,14 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
  */
 static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 {
-	uint64_t k = 0, runs = 0;
+	uint64_t k = 0, runs = 0, start = 0, n = 0;	/* n: the open stretch */
 	int err;
 
 	if (!(e->spec.axes & VT_AXIS_VFREE_BULK)) {
 		for (uint32_t r = 0; r < a->nr_runs; r++) {
-			uint64_t n = a->runs[r].count << a->runs[r].order;
+			uint64_t c = a->runs[r].count << a->runs[r].order;
 
-			for (uint64_t i = 0; i < n; i++) {
+			for (uint64_t i = 0; i < c; i++) {
 				err = vt___free_page(&e->pa, a->runs[r].pfn + i);
 				if (err)
 					return err;
@@ -264,18 +282,40 @@ static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 		}
 		return 0;
 	}
-	err = pages_reserve(&e->pages, a->nr_pages);
-	if (err)
-		return err;
-	for (uint32_t r = 0; r < a->nr_runs; r++) {
-		uint64_t n = a->runs[r].count << a->runs[r].order;
+	/*
+	 * free_pages_bulk(vm->pages, vm->nr_pages) (seed 002): one
+	 * __free_contig_range() and one cond_resched() per stretch of entries
+	 * whose pfns follow each other (num_pages_contiguous()).  vm->pages
+	 * is kept as runs here: touching runs are one stretch, so the calls
+	 * are those over the spelled-out array, without building it.
+	 */
+	for (uint64_t r = 0; r <= a->nr_runs; r++) {
+		uint64_t c = 0;
 
-		for (uint64_t i = 0; i < n && k < a->nr_pages; i++)
-			e->pages.pfn[k++] = a->runs[r].pfn + i;
+		if (r < a->nr_runs) {
+			c = a->runs[r].count << a->runs[r].order;
+			if (c > a->nr_pages - k)
+				c = a->nr_pages - k;
+			if (!c)
+				continue;
+			if (n && a->runs[r].pfn == start + n) {
+				n += c;
+				k += c;
+				continue;
+			}
+		}
+		if (n) {
+			err = vt___free_contig_range(&e->pa, start, n);
+			if (err)
+				return err;
+			runs++;
+		}
+		start = r < a->nr_runs ? a->runs[r].pfn : 0;
+		n = c;
+		k += c;
 	}
-	err = vt_free_pages_bulk(&e->pa, e->pages.pfn, k, &runs);
 	EST(e, cond_resched) += runs;
-	return err;
+	return 0;
 }
 
 /* The page allocator's counts of this event into its metrics. */
@@ -384,7 +424,8 @@ static uint64_t vmalloc_huge_nr(struct vt_engine *e, uint32_t flags,
 static int area_keep_runs_prefix(struct vt_area *a, const struct vt_page_run *r,
 				 uint32_t n, uint64_t nr)
 {
-	uint32_t i, k = 0;
+	uint64_t k = 0;
+	uint32_t i;
 
 	/* a cut inside a block of run i leaves at most i + 2 runs */
 	a->runs = malloc(((uint64_t)n + 1) * sizeof(*r));
@@ -408,7 +449,9 @@ static int area_keep_runs_prefix(struct vt_area *a, const struct vt_page_run *r,
 				nr & ((1ull << r[i].order) - 1), 0 };
 		nr = 0;
 	}
-	a->nr_runs = k;
+	if (k > VT_RUNS_MAX)
+		return -ENOMEM;	/* a->runs freed with the area */
+	a->nr_runs = (uint32_t)k;
 	return 0;
 }
 
@@ -584,7 +627,7 @@ int vt___vmap_pages_range_noflush(struct vt_engine *e, uint64_t addr, uint64_t e
 							 g->page_shift);
 	for (; addr < end; addr += 1ull << page_shift, idx += step) {
 		int err = vt_vmap_range_noflush(&e->w, addr, addr + (1ull << page_shift),
-						e->pages.pfn[idx] << g->page_shift,
+						vt_pages_pfn(&e->pages, idx) << g->page_shift,
 						e->prot_kernel, page_shift);
 		if (err)
 			return err;
@@ -705,15 +748,37 @@ static uint64_t verify_area(struct vt_engine *e, struct vt_area *a,
 	return bad;
 }
 
+/*
+ * --verify is incremental: the walkers note the VA ranges they write under
+ * (vt_walk_note()); after the event only the live areas that overlap one
+ * are checked again.  An area no walk wrote under translates as it did
+ * after the last event, so it would add no mismapped pages, and its CONT
+ * groups passed then (a broken one stops the replay).  Both checks scan
+ * each PTE table linearly (arm64_verify_pages(), arm64_check_cont()).
+ */
+static bool area_written(const struct vt_engine *e, const struct vt_area *a)
+{
+	uint64_t end = a->va_start + a->size;
+
+	for (uint64_t i = 0; i < e->written.nr; i++)
+		if (e->written.v[i].start < end && a->va_start < e->written.v[i].end)
+			return true;
+	return false;
+}
+
 static int verify_all(struct vt_engine *e)
 {
 	uint64_t cont_va = 0;
 
-	for (uint64_t h = 0; h < e->hash_size; h++) {
+	if (e->written.err)
+		return vt_error_set(e->err, e->written.err, "out of memory");
+	for (uint64_t h = 0; h < e->hash_size && e->written.nr; h++) {
 		for (struct vt_area *a = e->hash[h]; a; a = a->hnext) {
-			uint64_t fva = 0, want = 0, got = 0;
-			uint64_t bad = verify_area(e, a, &fva, &want, &got);
+			uint64_t fva = 0, want = 0, got = 0, bad;
 
+			if (!area_written(e, a))
+				continue;
+			bad = verify_area(e, a, &fva, &want, &got);
 			if (bad > a->bad) {
 				EST(e, mismapped_pages) += bad - a->bad;
 				if (e->cb && e->cb->mismap)
@@ -760,7 +825,8 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 		return err == -EINVAL ? VT_ERR_GEOMETRY : err;
 	}
 	e->mm.st = &e->aev;
-	e->w = (struct vt_walk){ .mm = &e->mm, .pages = &e->pages, .st = &e->ev };
+	e->w = (struct vt_walk){ .mm = &e->mm, .pages = &e->pages, .st = &e->ev,
+				 .written = o->verify ? &e->written : NULL };
 	/* vmap() and ioremap pass pgprot_nx(prot): a no-op for these */
 	e->prot_kernel = arm64_prot_bits(&e->mm.g, ARM64_PAGE_KERNEL);
 	e->prot_device = arm64_prot_bits(&e->mm.g, ARM64_PROT_DEVICE_nGnRE);
@@ -814,8 +880,9 @@ void vt_engine_free(struct vt_engine *e)
 	free(e->hash);
 	free(e->free);
 	free(e->lazy);
-	free(e->pages.pfn);
-	free(e->pages.head_order);
+	free(e->pages.runs);
+	free(e->pages.start);
+	free(e->written.v);
 	vt_page_alloc_release(&e->pa);
 	arm64_mm_release(&e->mm);
 	free(e);
@@ -918,6 +985,19 @@ int vt_engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
 {
 	int ret = engine_apply(e, index, ev, va, err);
 
+	/*
+	 * Out of memory with no message: since the page array is kept as
+	 * runs (O(runs)), what a mapping that fits the vmalloc area but not
+	 * this machine runs out of is the modelled page tables (arm64_mm's
+	 * table pool); name the request and their size (docs/reliability.md).
+	 */
+	if (ret == -ENOMEM && !err->msg[0])
+		vt_error_set(err, ret,
+			     "cannot allocate the page tables of a %s of %llu pages (%llu tables, %llu MiB, allocated)",
+			     vt_op_names[ev->op], (unsigned long long)ev->nr_pages,
+			     (unsigned long long)e->mm.nr_tbl,
+			     (unsigned long long)((uint64_t)e->mm.nr_tbl *
+						  e->mm.g.ptrs_per_pte * 8 >> 20));
 	fold_arch_counters(e);
 	return ret;
 }
@@ -977,6 +1057,7 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 	e->w.err = err;
 	e->cur_index = index;
 	e->purged_in_event = false;
+	e->written.nr = 0;
 	*va = 0;
 	id_text(&ev->id, idb, sizeof(idb));
 	switch (ev->op) {

@@ -12,21 +12,63 @@
  * counts one per entry a loop of an unfolded level visits.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "core/mm/walk.h"
 
 #define WST(w, x) ((w)->st->m[VT_M_##x])
 
-uint64_t vt_num_pages_contiguous(const struct vt_pages *p, uint64_t i,
-				 uint64_t max)
+/* num_pages_contiguous(): from the runs, not page by page */
+uint64_t vt_num_pages_contiguous(struct vt_pages *p, uint64_t i, uint64_t max)
 {
-	uint64_t n = 1;
+	uint64_t n, end_pfn;
+	uint32_t r;
 
-	if (i + max > p->nr)
+	if (i >= p->nr)
+		return 0;
+	if (max > p->nr - i)
 		max = p->nr - i;
-	while (n < max && p->pfn[i + n] == p->pfn[i] + n)
-		n++;
-	return max ? n : 0;
+	if (!max)
+		return 0;
+	r = vt_pages_run(p, i);
+	n = p->start[r + 1] - i;
+	end_pfn = p->runs[r].pfn + (p->start[r + 1] - p->start[r]);
+	/* a run that starts where the last ended continues it */
+	while (n < max && ++r < p->nr_runs && p->runs[r].pfn == end_pfn) {
+		uint64_t len = p->start[r + 1] - p->start[r];
+
+		n += len;
+		end_pfn += len;
+	}
+	return n < max ? n : max;
+}
+
+void vt_walk_note(struct vt_walk *w, uint64_t start, uint64_t end)
+{
+	struct vt_written *wr = w->written;
+
+	if (wr->nr && start <= wr->v[wr->nr - 1].end &&
+	    end >= wr->v[wr->nr - 1].start) {
+		if (start < wr->v[wr->nr - 1].start)
+			wr->v[wr->nr - 1].start = start;
+		if (end > wr->v[wr->nr - 1].end)
+			wr->v[wr->nr - 1].end = end;
+		return;
+	}
+	if (wr->nr == wr->cap) {
+		uint64_t cap = wr->cap ? wr->cap * 2 : 16;
+		void *v = realloc(wr->v, cap * sizeof(*wr->v));
+
+		if (!v) {
+			wr->err = -ENOMEM;
+			return;
+		}
+		wr->v = v;
+		wr->cap = cap;
+	}
+	wr->v[wr->nr].start = start;
+	wr->v[wr->nr].end = end;
+	wr->nr++;
 }
 
 static int hw_level(const struct arm64_geom *g, int d)
@@ -184,6 +226,8 @@ int vt_vmap_range_noflush(struct vt_walk *w, uint64_t addr, uint64_t end,
 	if (addr >= end)
 		return vt_error_set(w->err, VT_ERR_INVARIANT, "empty vmap range");
 	WST(w, table_walks)++;
+	if (w->written)
+		vt_walk_note(w, addr, end);
 	return vt_vmap_pmd_range(w, 0, w->mm->pgd, addr, end, phys, prot,
 				max_page_shift);
 }
@@ -204,7 +248,7 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 	const struct arm64_geom *g = &mm->g;
 	int d = g->levels - 1;
 	uint64_t *t = mm->tbl[tid];
-	const struct vt_pages *pg = w->pages;
+	struct vt_pages *pg = w->pages;
 	unsigned int i = arm64_index(g, d, addr);
 	uint64_t n = (end - addr) >> g->page_shift;
 	int err = 0;
@@ -214,9 +258,26 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 				    "page array shorter than the range");
 	arch_enter_lazy_mmu_mode(mm);
 	if (shift == g->page_shift) {
-		/* the hot loop, arch's set_ptes()-style batch over the table */
-		uint64_t j = arm64_set_ptes_pages(mm, &t[i], pg->pfn + *nr, n, prot);
+		/*
+		 * The hot loop: per physically contiguous stretch of the page
+		 * array, arch's set_ptes()-style batch (set_pte_at() per page,
+		 * counted per batch).
+		 */
+		uint64_t j = 0;
 
+		while (j < n) {
+			uint64_t at = *nr + j;
+			uint32_t r = vt_pages_run(pg, at);
+			uint64_t m = pg->start[r + 1] - at, k;
+
+			if (m > n - j)
+				m = n - j;
+			k = arm64_set_ptes(mm, &t[i + j],
+					   pg->runs[r].pfn + (at - pg->start[r]), m, prot);
+			j += k;
+			if (k < m)
+				break;
+		}
 		*nr += j;
 		if (j < n)
 			err = vt_error_set(w->err, VT_ERR_INVARIANT,
@@ -224,7 +285,7 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 					   (unsigned long long)(addr + (j << g->page_shift)));
 	} else {
 		do {
-			uint64_t pfn = pg->pfn[*nr], size, steps = 1;
+			uint64_t pfn = vt_pages_pfn(pg, *nr), size, steps = 1;
 
 			if (t[i]) {
 				err = vt_error_set(w->err, VT_ERR_INVARIANT,
@@ -282,7 +343,7 @@ static int vt_vmap_pages_pmd_range(struct vt_walk *w, int d, uint32_t tid,
 		p = &mm->tbl[tid][i];
 		/* RFC 3/8: a PMD block when the walk runs at PMD_SHIFT */
 		if (d == g->pmd_depth && shift == g->pmd_shift) {
-			uint64_t phys = w->pages->pfn[*nr] << g->page_shift;
+			uint64_t phys = vt_pages_pfn(w->pages, *nr) << g->page_shift;
 			uint64_t np = 1ull << (shift - g->page_shift);
 
 			if (vt_vmap_try_huge_pmd(w, d, p, addr, next, phys, prot, shift)) {
@@ -318,17 +379,25 @@ int vt_vmap_small_pages_range_noflush(struct vt_walk *w, uint64_t addr,
 	if (addr >= end)
 		return vt_error_set(w->err, VT_ERR_INVARIANT, "empty vmap range");
 	WST(w, table_walks)++;
+	if (w->written)
+		vt_walk_note(w, addr, end);
 	return vt_vmap_pages_pmd_range(w, 0, w->mm->pgd, addr, end, prot, &nr, shift);
 }
 
 /* ---- unmap -------------------------------------------------------------- */
 
-/* vunmap_pte_range(): xchg-clears; CONT blocks via huge_ptep_get_and_clear() */
+/*
+ * vunmap_pte_range(): xchg-clears; CONT blocks via huge_ptep_get_and_clear().
+ * The entries up to the next CONT block (all of them without
+ * arch_vmap_pte_range_unmap_size()) go by one arch batch of
+ * ptep_get_and_clear(), counted once.
+ */
 static void vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 			     uint64_t end)
 {
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
+	const unsigned int ps = g->page_shift;
 	int d = g->levels - 1;
 	uint64_t *t = mm->tbl[tid];
 
@@ -338,20 +407,26 @@ static void vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 		uint64_t size = g->page_size;
 
 		/* arch_vmap_pte_range_unmap_size() (v6.16+) */
-		if (mm->o.vmap_cont && (t[i] & PTE_VALID) && (t[i] & PTE_CONT))
+		if (mm->o.vmap_cont && (t[i] & PTE_VALID) && (t[i] & PTE_CONT)) {
 			size = g->cont_pte_size;
-		if (size != g->page_size) {
 			if (addr & (size - 1)) {	/* WARN_ON: align down */
 				addr &= ~(size - 1);
 				i = arm64_index(g, d, addr);
 			}
+			if (w->written)	/* it may reach beyond [addr, end) */
+				vt_walk_note(w, addr, addr + size);
 			arm64_huge_ptep_get_and_clear(mm, &t[i], size);
 			if (end - addr < size)
 				size = end - addr;
+			addr += size;
 		} else {
-			arm64_ptep_get_and_clear(mm, &t[i]);
+			uint64_t left = (end - addr + g->page_size - 1) >> ps, k = left;
+
+			if (mm->o.vmap_cont)
+				k = arm64_first_cont(&t[i], left);
+			arm64_ptes_get_and_clear(mm, &t[i], k);
+			addr += k << ps;
 		}
-		addr += size;
 	} while (addr < end);
 	arch_leave_lazy_mmu_mode(mm);
 }
@@ -400,5 +475,7 @@ static int vt_vunmap_pmd_range(struct vt_walk *w, int d, uint32_t tid, uint64_t 
 int vt___vunmap_range_noflush(struct vt_walk *w, uint64_t start, uint64_t end)
 {
 	WST(w, table_walks)++;
+	if (w->written)
+		vt_walk_note(w, start, end);
 	return vt_vunmap_pmd_range(w, 0, w->mm->pgd, start, end);
 }

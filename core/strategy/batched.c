@@ -22,7 +22,7 @@ static inline bool vt_patch(const struct vt_engine *e, int n)
 static unsigned int vt_get_vmap_batch_order(struct vt_engine *e, uint64_t max_steps,
 					 uint64_t idx)
 {
-	const struct vt_pages *p = &e->pages;
+	struct vt_pages *p = &e->pages;
 	uint64_t nr = vt_compound_nr(p, idx);
 
 	if (e->o.nohugeiomap)
@@ -30,7 +30,7 @@ static unsigned int vt_get_vmap_batch_order(struct vt_engine *e, uint64_t max_st
 	if (nr == 1 || max_steps < nr)
 		return 0;
 	if (vt_num_pages_contiguous(p, idx, nr) == nr)
-		return p->head_order[idx];
+		return vt_head_order(p, idx);
 	return 0;
 }
 
@@ -49,7 +49,7 @@ static int vt_vmap_contig_pages_range(struct vt_engine *e, uint64_t addr, uint64
 
 		if (!vt_patch(e, 7)) {
 			err = vt_vmap_range_noflush(&e->w, addr, addr + (1ull << shift),
-						    e->pages.pfn[i] << g->page_shift,
+						    vt_pages_pfn(&e->pages, i) << g->page_shift,
 						    e->prot_kernel, shift);
 			if (err)
 				return err;

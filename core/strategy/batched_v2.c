@@ -42,11 +42,11 @@ static unsigned int vt_vm_shift(const struct vt_engine *e, uint64_t size)
  * PAGE_SHIFT (below CONT_PTE_SIZE: orders 1-3 on 4K, 1-6 on 16K, 1-4 on
  * 64K count as not batchable).
  */
-static unsigned int vt_get_vmap_batch_order(const struct vt_engine *e,
+static unsigned int vt_get_vmap_batch_order(struct vt_engine *e,
 					 uint64_t idx, uint32_t nr_pages)
 {
 	const struct arm64_geom *g = &e->mm.g;
-	uint64_t pfn = e->pages.pfn[idx], nr_contig;
+	uint64_t pfn = vt_pages_pfn(&e->pages, idx), nr_contig;
 	unsigned int order;
 
 	if (pfn > 0) {

@@ -34,7 +34,7 @@ static int segments_vmap_pages_range(struct vt_engine *e, uint64_t addr,
 				e->prot_kernel, idx, g->page_shift);
 	for (i = 0; i < (nr & ~(step - 1)); i += step) {
 		int err = vt_vmap_range_noflush(&e->w, addr, addr + (1ull << page_shift),
-				e->pages.pfn[idx + i] << g->page_shift,
+				vt_pages_pfn(&e->pages, idx + i) << g->page_shift,
 				e->prot_kernel, page_shift);
 		if (err)
 			return err;

@@ -26,6 +26,7 @@
 
 #include "core/input.h"
 #include "core/trace/trace.h"
+#include "core/trace/trace-fast.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define VT_ASAN 1
@@ -45,9 +46,6 @@
 #define JSON_PARSER_MAX_DEPTH 2048	/* jansson's src/jansson_config.h */
 #endif
 
-/* Strings the reader keeps (op, id, caller, flag names) are short. */
-#define VT_TRACE_MAX_STRING 4096
-
 /*
  * A bump allocator for the jansson values of one JSON Lines line; see
  * "line arenas" below.
@@ -56,6 +54,16 @@ struct line_arena {
 	char *buf;
 	size_t cap, used;
 	bool spilled;		/* some block of this line came from malloc */
+};
+
+struct doc_src {
+	FILE *f;
+	char *buf;		/* file: a window of the file; mem: the buffer */
+	size_t cap, off, len;
+	size_t mark;		/* keep buf[mark..] on refill; SIZE_MAX: none */
+	uint64_t base;		/* file offset of buf[0] */
+	bool eof, own, io_error;
+	unsigned long line, col;
 };
 
 struct vt_trace_reader {
@@ -76,16 +84,25 @@ struct vt_trace_reader {
 	size_t nr_events;
 	size_t next;
 	unsigned long *pos;		/* 2 per event: line, column */
+	bool doc_stream;		/* read in two streaming passes */
+	bool ds_started;
+	struct doc_src ds;
+	uint64_t ds_events_off;		/* just after "events": [ */
+	unsigned long ds_events_line, ds_events_col;
 
 	/* JSON Lines */
 	FILE *f;
 	const char *mem;
 	size_t mem_len, mem_off;
-	char *line;
+	char *line;			/* the header line, then read blocks */
 	size_t line_cap;
+	size_t blk_off, blk_len;	/* unread bytes of the block in @line */
+	bool blk_eof;
 	unsigned long lineno;
 	json_t *cur;			/* the line's tree, in @arena */
 	struct line_arena *arena;
+	bool no_fast_path;
+	struct vt_trace_fast *fast;	/* trace-fast.c */
 
 	long index;			/* of the event being read */
 	unsigned long ev_line, ev_col;
@@ -1161,6 +1178,7 @@ static struct vt_trace_reader *reader_alloc(const char *name,
 		r->max_order = opts->max_order;
 		r->pa_bits = opts->pa_bits;
 		r->max_input = opts->max_input;
+		r->no_fast_path = opts->no_fast_path;
 	}
 	r->index = -1;
 	return r;
@@ -1172,6 +1190,20 @@ static bool all_space(const char *s, size_t n)
 		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
 			return false;
 	return true;
+}
+
+/* The fast path, with the limits parse_header() settled. */
+static int fast_setup(struct vt_trace_reader *r, struct vt_error *err)
+{
+	if (r->no_fast_path)
+		return 0;
+	r->fast = calloc(1, sizeof(*r->fast));
+	if (!r->fast)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	r->fast->page_shift = r->page_shift;
+	r->fast->max_order = r->max_order;
+	r->fast->pa_bits = r->pa_bits;
+	return 0;
 }
 
 /*
@@ -1201,6 +1233,9 @@ static int try_jsonl_header(struct vt_trace_reader *r, const char *first,
 	}
 	ret = parse_header(r, h, true, err);
 	json_decref(h);
+	if (ret)
+		return ret;
+	ret = fast_setup(r, err);
 	return ret ? ret : 1;
 }
 
@@ -1234,6 +1269,387 @@ static int open_document(struct vt_trace_reader *r, const char *buf,
 	return 0;
 }
 
+/* ---- one-document traces, streamed ------------------------------------ */
+
+/*
+ * A one-document trace is read in two streaming passes so that memory
+ * stays flat whatever the file size (issue 14): at open, pass 1 checks the
+ * syntax of the whole document (each element of "events" through the fast
+ * path or one json_loadb(), then dropped), keeps the other top-level
+ * values for parse_header() and counts the events; vt_trace_next() then
+ * reads the events again from where the array starts, one element at a
+ * time, noting each element's line and column as scan_event_positions()
+ * does.  Whatever pass 1 does not recognise (a top-level key with an
+ * escape, a duplicate key, an element that is not an object, nesting
+ * deeper than DOC_MAX_DEPTH, a syntax or header error, a read error) is
+ * handed to the whole-document path, so that every error and its position
+ * stays exactly what it was.
+ */
+#define DOC_MAX_DEPTH 1024	/* well inside jansson's 2048 */
+#define DOC_MAX_KEYS 64
+#define DOC_BLOCK (256 * 1024)
+
+
+/* Read more of the file; false at the end (or on an error). */
+static bool ds_fill(struct doc_src *ds)
+{
+	size_t keep = ds->mark < ds->off ? ds->mark : ds->off, got;
+
+	if (ds->eof)
+		return false;
+	if (keep) {
+		memmove(ds->buf, ds->buf + keep, ds->len - keep);
+		ds->len -= keep;
+		ds->off -= keep;
+		if (ds->mark != SIZE_MAX)
+			ds->mark -= keep;
+		ds->base += keep;
+	}
+	if (ds->cap - ds->len < DOC_BLOCK / 2) {
+		size_t cap = ds->cap ? ds->cap * 2 : DOC_BLOCK;
+		char *nb = realloc(ds->buf, cap);
+
+		if (!nb) {
+			ds->io_error = true;
+			ds->eof = true;
+			return false;
+		}
+		ds->buf = nb;
+		ds->cap = cap;
+	}
+	got = fread(ds->buf + ds->len, 1, ds->cap - ds->len, ds->f);
+	ds->len += got;
+	if (!got) {
+		ds->eof = true;
+		ds->io_error = ferror(ds->f);
+	}
+	return got > 0;
+}
+
+static inline int ds_peek(struct doc_src *ds)
+{
+	while (ds->off == ds->len)
+		if (!ds_fill(ds))
+			return -1;
+	return (unsigned char)ds->buf[ds->off];
+}
+
+/* Take the byte ds_peek() saw, counting lines and columns as
+ * scan_event_positions() does. */
+static inline void ds_take(struct doc_src *ds)
+{
+	unsigned char c = ds->buf[ds->off++];
+
+	if (c == '\n') {
+		ds->line++;
+		ds->col = 0;
+	} else if ((c & 0xc0) != 0x80) {
+		ds->col++;
+	}
+}
+
+static inline int ds_skip_ws(struct doc_src *ds)
+{
+	int c;
+
+	while ((c = ds_peek(ds)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+		ds_take(ds);
+	return c;
+}
+
+/*
+ * The extent of the JSON value at the cursor (not checked: jansson or the
+ * fast path does that): *@p and *@n, valid until the next read.  False at
+ * the end of the file or beyond DOC_MAX_DEPTH.
+ */
+static bool ds_value(struct doc_src *ds, const char **p, size_t *n)
+{
+	int c = ds_peek(ds), depth = 0;
+	bool in_str = false, esc = false;
+
+	if (c < 0)
+		return false;
+	ds->mark = ds->off;
+	if (c != '{' && c != '[' && c != '"') {
+		/* a number, true, false, null (or garbage) */
+		while ((c = ds_peek(ds)) >= 0 && c != ',' && c != '}' &&
+		       c != ']' && c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			ds_take(ds);
+		goto done;
+	}
+	while ((c = ds_peek(ds)) >= 0) {
+		ds_take(ds);
+		if (in_str) {
+			if (esc)
+				esc = false;
+			else if (c == '\\')
+				esc = true;
+			else if (c == '"' && !depth)
+				break;
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		if (c == '"') {
+			in_str = true;
+		} else if (c == '{' || c == '[') {
+			if (++depth > DOC_MAX_DEPTH)
+				return false;
+		} else if (c == '}' || c == ']') {
+			if (!--depth)
+				break;
+		}
+	}
+	if (c < 0)
+		return false;
+done:
+	*p = ds->buf + ds->mark;
+	*n = ds->off - ds->mark;
+	ds->mark = SIZE_MAX;
+	return *n > 0;
+}
+
+/* A top-level key: printable ASCII without escapes, else false. */
+static bool ds_key(struct doc_src *ds, char *key, size_t size)
+{
+	size_t n = 0;
+	int c;
+
+	if (ds_peek(ds) != '"')
+		return false;
+	ds_take(ds);
+	while ((c = ds_peek(ds)) >= 0 && c != '"') {
+		if (c < 0x20 || c >= 0x7f || c == '\\' || n + 1 >= size)
+			return false;
+		key[n++] = c;
+		ds_take(ds);
+	}
+	if (c < 0)
+		return false;
+	ds_take(ds);
+	key[n] = '\0';
+	return true;
+}
+
+static void ds_release(struct doc_src *ds)
+{
+	if (ds->own)
+		free(ds->buf);
+	memset(ds, 0, sizeof(*ds));
+}
+
+/* Whether the element at @p is valid JSON (it is an object, checked). */
+static bool element_valid(struct vt_trace_reader *r,
+			  struct vt_trace_fast *fp, const char *p, size_t n)
+{
+	struct vt_event ev;
+	json_error_t je;
+	json_t *j;
+
+	if (vt_trace_fast_event(fp, p, n, &ev) == 1)
+		return true;
+	arena_reset(r);
+	j = arena_loadb(r, p, n, &je);
+	r->cur = j;
+	arena_reset(r);
+	return j != NULL;
+}
+
+/*
+ * Pass 1.  Returns 0 (streaming), 1 (use the whole-document path) or a
+ * negative code (out of memory).
+ */
+static int doc_stream_open(struct vt_trace_reader *r, struct vt_error *err)
+{
+	struct doc_src *ds = &r->ds;
+	struct vt_trace_fast *fp;
+	char keys[DOC_MAX_KEYS][64];
+	int nr_keys = 0, c, ret = 1;
+	bool have_events = false;
+	json_t *top;
+
+	ds->line = 1;
+	ds->mark = SIZE_MAX;
+	top = json_object();
+	fp = calloc(1, sizeof(*fp));
+	if (!r->arena)
+		r->arena = arena_new();
+	if (!top || !fp || !r->arena) {
+		ret = vt_error_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* syntax only: limits that refuse nothing the syntax allows */
+	fp->page_shift = 12;
+	fp->max_order = 63;
+	fp->pa_bits = 64;
+
+	if (ds_skip_ws(ds) != '{')
+		goto out;
+	ds_take(ds);
+	c = ds_skip_ws(ds);
+	if (c == '}')
+		goto end;
+	for (;;) {
+		char *key = keys[nr_keys];
+
+		if (nr_keys == DOC_MAX_KEYS || !ds_key(ds, key, sizeof(keys[0])))
+			goto out;
+		for (int i = 0; i < nr_keys; i++)
+			if (!strcmp(keys[i], key))
+				goto out;
+		nr_keys++;
+		if (ds_skip_ws(ds) != ':')
+			goto out;
+		ds_take(ds);
+		c = ds_skip_ws(ds);
+		if (!strcmp(key, "events")) {
+			if (c != '[')
+				goto out;
+			ds_take(ds);
+			have_events = true;
+			r->ds_events_off = ds->base + ds->off;
+			r->ds_events_line = ds->line;
+			r->ds_events_col = ds->col;
+			c = ds_skip_ws(ds);
+			if (c != ']') {
+				for (;;) {
+					const char *p;
+					size_t n;
+
+					if (c != '{' || !ds_value(ds, &p, &n) ||
+					    !element_valid(r, fp, p, n))
+						goto out;
+					r->nr_events++;
+					c = ds_skip_ws(ds);
+					if (c != ',')
+						break;
+					ds_take(ds);
+					c = ds_skip_ws(ds);
+				}
+				if (c != ']')
+					goto out;
+			}
+			ds_take(ds);
+			if (json_object_set_new(top, key, json_array()))
+				goto out;
+		} else {
+			const char *p;
+			size_t n;
+			json_error_t je;
+			json_t *v;
+
+			if (!ds_value(ds, &p, &n))
+				goto out;
+			v = json_loadb(p, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+			if (!v || json_object_set_new(top, key, v))
+				goto out;
+		}
+		c = ds_skip_ws(ds);
+		if (c == '}')
+			break;
+		if (c != ',')
+			goto out;
+		ds_take(ds);
+		ds_skip_ws(ds);
+	}
+end:
+	ds_take(ds);
+	if (ds_skip_ws(ds) >= 0 || ds->io_error || !have_events)
+		goto out;
+	{
+		size_t nr = r->nr_events;
+
+		if (parse_header(r, top, false, err)) {
+			free(r->meta);
+			r->meta = NULL;
+			r->nr_events = 0;
+			goto out;
+		}
+		r->nr_events = nr;
+	}
+	r->root = top;
+	top = NULL;
+	r->doc_stream = true;
+	r->ds_started = false;
+	ret = 0;
+out:
+	if (ret) {
+		r->nr_events = 0;
+		ds_release(ds);
+	}
+	json_decref(top);
+	if (fp)
+		vt_trace_fast_release(fp);
+	free(fp);
+	return ret;
+}
+
+/* Pass 2: the next element of "events". */
+static int next_doc_stream(struct vt_trace_reader *r, struct vt_event *ev,
+			   struct vt_error *err)
+{
+	struct doc_src *ds = &r->ds;
+
+	if (!r->ds_started) {
+		r->ds_started = true;
+		if (ds->f) {
+			if (fseek(ds->f, r->ds_events_off, SEEK_SET))
+				goto io_error;
+			ds->base = r->ds_events_off;
+			ds->off = ds->len = 0;
+			ds->eof = false;
+		} else {
+			ds->off = r->ds_events_off;
+		}
+		ds->mark = SIZE_MAX;
+		ds->line = r->ds_events_line;
+		ds->col = r->ds_events_col;
+	}
+	while (r->next < r->nr_events) {
+		const char *p;
+		size_t n;
+		json_error_t je;
+		int ret;
+
+		arena_reset(r);
+		ds_skip_ws(ds);
+		if (r->next) {
+			ds_take(ds);	/* ',' */
+			ds_skip_ws(ds);
+		}
+		r->index = r->next++;
+		r->ev_line = ds->line;
+		r->ev_col = ds->col + 1;
+		if (!ds_value(ds, &p, &n))
+			goto io_error;
+		if (r->fast) {
+			ret = vt_trace_fast_event(r->fast, p, n, ev);
+			if (ret < 0)
+				return vt_error_set(err, ret, "out of memory");
+			if (ret) {
+				ev->line = r->ev_line;
+				ev->column = r->ev_col;
+				return 1;
+			}
+		}
+		r->cur = arena_loadb(r, p, n, &je);
+		if (!r->cur)
+			return json_fail(r, err, &je, r->ev_line, r->index);
+		ret = parse_event(r, r->cur, ev, err);
+		if (ret == 1)
+			continue;
+		return ret ? ret : 1;
+	}
+	return 0;
+
+io_error:
+	set_loc(err, r->name, ds->line, 0, -1);
+	if (vt_input_limit_hit(r->in, err))
+		return err->code;
+	return vt_error_set(err, -EIO, "cannot read trace '%s': %s", r->name,
+			    "the file changed while it was read");
+}
+
 int vt_trace_open_mem(const char *name, const char *buf, size_t len,
 		      const struct vt_trace_read_opts *opts,
 		      struct vt_trace_reader **out, struct vt_error *err)
@@ -1253,7 +1669,17 @@ int vt_trace_open_mem(const char *name, const char *buf, size_t len,
 		r->mem_off = nl ? (size_t)(nl - buf) + 1 : len;
 		ret = 0;
 	} else if (ret == 0) {
-		ret = open_document(r, buf, len, err);
+		ret = 1;
+		if (!r->no_fast_path) {
+			r->ds.buf = (char *)buf;
+			r->ds.len = len;
+			r->ds.eof = true;
+			ret = doc_stream_open(r, err);
+			if (!ret)
+				ret = fast_setup(r, err);
+		}
+		if (ret == 1)
+			ret = open_document(r, buf, len, err);
 	}
 	if (ret) {
 		vt_trace_close(r);
@@ -1301,10 +1727,34 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 	if (ret < 0)
 		goto fail;
 
-	/* One document: the first line plus the rest of the file. */
+	/*
+	 * One document: --max-input limits it whole (docs/reliability.md),
+	 * streamed or not.  Streamed in two passes if the input can be read
+	 * twice (a regular file, through the same counting stream); else, and
+	 * when the streaming parser declines, read whole: the first line
+	 * plus the rest of a stream, or the file again from the start.
+	 */
 	ret = vt_input_whole(r->in, err);
 	if (ret)
 		goto fail;
+	if (!r->no_fast_path && vt_input_seekable(r->in) &&
+	    !fseek(r->f, 0, SEEK_SET)) {
+		r->ds.f = r->f;
+		r->ds.own = true;
+		ret = doc_stream_open(r, err);
+		if (!ret)
+			ret = fast_setup(r, err);
+		if (ret <= 0) {
+			if (ret)
+				goto fail;
+			*out = r;
+			return 0;
+		}
+		if (fseek(r->f, 0, SEEK_SET))
+			goto io_error;
+		clearerr(r->f);
+		len = 0;	/* read it again from the start */
+	}
 	cap = len + 65536;
 	buf = malloc(cap);
 	if (!buf) {
@@ -1379,6 +1829,69 @@ const char *vt_trace_warnings(const struct vt_trace_reader *r)
 
 /* ---- reading events ------------------------------------------------- */
 
+#define VT_READ_BLOCK (256 * 1024)
+
+/*
+ * Next line of a JSON Lines file, read in large blocks into r->line (so a
+ * line costs a memchr(), not a getline() call); lines of any length.
+ */
+static ssize_t next_file_line(struct vt_trace_reader *r, const char **line,
+			      struct vt_error *err)
+{
+	for (;;) {
+		char *s = r->line + r->blk_off, *nl;
+		size_t left = r->blk_len - r->blk_off, got;
+
+		nl = memchr(s, '\n', left);
+		if (nl) {
+			r->blk_off += nl - s + 1;
+			*line = s;
+			return nl - s;
+		}
+		if (r->blk_eof) {
+			if (!left)
+				return -1;
+			r->blk_off = r->blk_len;
+			*line = s;
+			return left;
+		}
+		/* keep the partial line, make room, read on */
+		memmove(r->line, s, left);
+		r->blk_len = left;
+		r->blk_off = 0;
+		if (r->line_cap - left < VT_READ_BLOCK / 2) {
+			size_t cap = r->line_cap < VT_READ_BLOCK ? VT_READ_BLOCK : r->line_cap * 2;
+			char *nb = realloc(r->line, cap);
+
+			if (!nb) {
+				set_loc(err, r->name, r->lineno, 0, -1);
+				vt_error_set(err, -ENOMEM, "out of memory");
+				return -2;
+			}
+			r->line = nb;
+			r->line_cap = cap;
+		}
+		/* through the counting stream: --max-input per line */
+		errno = 0;
+		got = fread(r->line + left, 1, r->line_cap - left, r->f);
+		r->blk_len += got;
+		if (got < r->line_cap - left) {
+			if (ferror(r->f)) {
+				int e = errno ? errno : EIO;
+
+				set_loc(err, r->name, r->lineno, 0, -1);
+				if (!vt_input_limit_hit(r->in, err))
+					vt_error_set(err, -e, "cannot read trace '%s': %s",
+						     r->name, strerror(e));
+				else
+					err->line = r->lineno;
+				return -2;
+			}
+			r->blk_eof = true;
+		}
+	}
+}
+
 /* Next line of a JSON Lines trace (without newline): length, or -1. */
 static ssize_t next_line(struct vt_trace_reader *r, const char **line,
 			 struct vt_error *err)
@@ -1398,27 +1911,7 @@ static ssize_t next_line(struct vt_trace_reader *r, const char **line,
 		*line = s;
 		return n;
 	}
-	errno = 0;
-	n = getline(&r->line, &r->line_cap, r->f);
-	/* getline() returns the part of a line read before an error */
-	if (n < 0 || ferror(r->f)) {
-		if (ferror(r->f) || errno) {
-			int e = errno ? errno : EIO;
-
-			set_loc(err, r->name, r->lineno, 0, -1);
-			if (!vt_input_limit_hit(r->in, err))
-				vt_error_set(err, -e, "cannot read trace '%s': %s",
-					     r->name, strerror(e));
-			else
-				err->line = r->lineno;
-			return -2;
-		}
-		return -1;
-	}
-	if (n && r->line[n - 1] == '\n')
-		n--;
-	*line = r->line;
-	return n;
+	return next_file_line(r, line, err);
 }
 
 static int next_jsonl(struct vt_trace_reader *r, struct vt_event *ev,
@@ -1435,12 +1928,22 @@ static int next_jsonl(struct vt_trace_reader *r, struct vt_event *ev,
 		if (n == -1)
 			return 0;
 		if (n < 0)
-			return -EIO;
+			return err && err->code ? err->code : -EIO;
 		if (all_space(line, n))
 			continue;
 		r->index++;
 		r->ev_line = r->lineno;
 		r->ev_col = 1;
+		if (r->fast) {
+			ret = vt_trace_fast_event(r->fast, line, n, ev);
+			if (ret < 0)
+				return vt_error_set(err, ret, "out of memory");
+			if (ret) {
+				ev->line = r->ev_line;
+				ev->column = r->ev_col;
+				return 1;
+			}
+		}
 		r->cur = arena_loadb(r, line, n, &je);
 		if (!r->cur)
 			return json_fail(r, err, &je, r->lineno, r->index);
@@ -1456,6 +1959,8 @@ int vt_trace_next(struct vt_trace_reader *r, struct vt_event *ev,
 {
 	if (r->jsonl)
 		return next_jsonl(r, ev, err);
+	if (r->doc_stream)
+		return next_doc_stream(r, ev, err);
 	while (r->next < r->nr_events) {
 		size_t i = r->next++;
 		int ret;
@@ -1479,6 +1984,10 @@ void vt_trace_close(struct vt_trace_reader *r)
 		vt_input_close(r->in, r->f);
 	arena_reset(r);
 	arena_destroy(r->arena);
+	ds_release(&r->ds);
+	if (r->fast)
+		vt_trace_fast_release(r->fast);
+	free(r->fast);
 	json_decref(r->root);
 	free(r->line);
 	free(r->pos);

@@ -144,6 +144,7 @@ struct vt_trace_read_opts {
 	unsigned int max_order;	/* orders above are bad input (default by granule) */
 	unsigned int pa_bits;	/* pfns beyond are bad input (default 48/52) */
 	uint64_t max_input;	/* --max-input (core/input.h); 0: the default */
+	bool no_fast_path;	/* JSON Lines through jansson only (tests) */
 };
 
 int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,

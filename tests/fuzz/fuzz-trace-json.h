@@ -8,7 +8,10 @@
  * (again with --skip-unknown if an unknown op stopped it), checks that a
  * failure is a located error with a message, and for a trace that reads
  * whole checks the writer's promise: read -> write -> read -> write gives
- * the same events and identical bytes.  A broken promise aborts.
+ * the same events and identical bytes; and the JSON Lines fast path
+ * (core/trace/trace-fast.c) reads it exactly as the jansson path does: the same
+ * events, errors and warnings (vt_fuzz_json_transcript()).  A broken
+ * promise aborts.
  */
 #ifndef VT_FUZZ_TRACE_JSON_H
 #define VT_FUZZ_TRACE_JSON_H
@@ -28,7 +31,7 @@
  * returned in *@out (*@out_len bytes, the caller frees).  Returns 0, or the
  * reader's negative code; *@nr counts the events read.
  */
-static int vt_fuzz_json_read(const char *buf, size_t len, bool skip_unknown,
+static inline int vt_fuzz_json_read(const char *buf, size_t len, bool skip_unknown,
 			     char **out, size_t *out_len, unsigned long *nr)
 {
 	struct vt_trace_read_opts ro = { .skip_unknown = skip_unknown };
@@ -86,7 +89,81 @@ static int vt_fuzz_json_read(const char *buf, size_t len, bool skip_unknown,
 	return ret;
 }
 
-static int vt_fuzz_trace_json(const uint8_t *data, size_t size)
+/*
+ * Everything a reader yields for @buf, as text (the caller frees): each
+ * event with every field and its position, then the error or the end, then
+ * the warnings.  @no_fast_path reads through jansson only (and a document
+ * whole).  With @path, the file is read instead of @buf.
+ */
+static inline char *vt_fuzz_json_transcript(const char *path, const char *buf,
+					    size_t len, bool skip_unknown,
+					    bool no_fast_path)
+{
+	struct vt_trace_read_opts ro = { .skip_unknown = skip_unknown,
+					 .no_fast_path = no_fast_path };
+	struct vt_trace_reader *r;
+	struct vt_error err;
+	struct vt_event ev;
+	char *out = NULL;
+	size_t out_len = 0;
+	FILE *f = open_memstream(&out, &out_len);
+	int ret;
+
+	VT_FUZZ_CHECK(f);
+	vt_error_init(&err);
+	if (path)
+		ret = vt_trace_open(path, &ro, &r, &err);
+	else
+		ret = vt_trace_open_mem("fuzz", buf, len, &ro, &r, &err);
+	while (!ret && (ret = vt_trace_next(r, &ev, &err)) == 1) {
+		ret = 0;
+		fprintf(f, "%lu:%lu op=%d id=%d,%d,%llu,%s flags=%#x prot=%u size=%llu phys=%llu align=%llu",
+			ev.line, ev.column, ev.op, ev.id.present, ev.id.is_str,
+			(unsigned long long)ev.id.num,
+			ev.id.is_str ? ev.id.str : "", ev.flags, ev.prot,
+			(unsigned long long)ev.size, (unsigned long long)ev.phys,
+			(unsigned long long)ev.align);
+		fprintf(f, " pages=%d,%u,%llu:", ev.has_pages, ev.nr_runs,
+			(unsigned long long)ev.nr_pages);
+		for (uint32_t i = 0; i < ev.nr_runs; i++)
+			fprintf(f, " %llx/%u/%llu", (unsigned long long)ev.runs[i].pfn,
+				ev.runs[i].order, (unsigned long long)ev.runs[i].count);
+		fprintf(f, " va=%d,%llu t=%d,%llu cpu=%d caller=%s\n", ev.has_va,
+			(unsigned long long)ev.va, ev.has_t,
+			(unsigned long long)ev.t, ev.cpu,
+			ev.caller ? ev.caller : "(none)");
+	}
+	if (ret)
+		fprintf(f, "error %d %s:%lu:%lu event %ld: %s\n", err.code, err.file,
+			err.line, err.column, err.event, err.msg);
+	else
+		fprintf(f, "end\n");
+	if (r) {
+		fprintf(f, "warnings:\n%s", vt_trace_warnings(r));
+		vt_trace_close(r);
+	}
+	fclose(f);
+	return out;
+}
+
+/* The fast path reads @buf (or the file @path) exactly as the jansson
+ * path does. */
+static inline void vt_fuzz_json_differential(const char *path,
+					     const char *buf, size_t len)
+{
+	for (int skip = 0; skip < 2; skip++) {
+		char *fast = vt_fuzz_json_transcript(path, buf, len, skip, false);
+		char *slow = vt_fuzz_json_transcript(path, buf, len, skip, true);
+
+		if (strcmp(fast, slow))
+			fprintf(stderr, "fast path:\n%s\njansson path:\n%s\n", fast, slow);
+		VT_FUZZ_CHECK(!strcmp(fast, slow));
+		free(fast);
+		free(slow);
+	}
+}
+
+static inline int vt_fuzz_trace_json(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data;
 	bool skip = false;
@@ -95,6 +172,7 @@ static int vt_fuzz_trace_json(const uint8_t *data, size_t size)
 	unsigned long nr, nr2;
 	int ret;
 
+	vt_fuzz_json_differential(NULL, buf, size);
 	ret = vt_fuzz_json_read(buf, size, false, &w1, &n1, &nr);
 	if (ret == VT_ERR_UNKNOWN_OP) {
 		skip = true;

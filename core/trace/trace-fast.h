@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The JSON Lines fast path (core/trace/trace-fast.c): a reader of its own
+ * for the event lines vmaptool writes and the common hand-written shapes.
+ * Private to the trace reader (core/trace/trace-json.c).
+ */
+#ifndef VT_TRACE_FAST_H
+#define VT_TRACE_FAST_H
+
+#include <stddef.h>
+
+#include "core/trace/trace.h"
+
+/* Strings the reader keeps (op, id, caller, flag names) are short. */
+#define VT_TRACE_MAX_STRING 4096
+
+struct vt_trace_fast {
+	/* the reader's limits, as parse_event() applies them */
+	unsigned int page_shift;
+	unsigned int max_order;
+	unsigned int pa_bits;
+	/* storage of the last event read */
+	struct vt_page_run *runs;
+	size_t runs_cap;
+	char id[VT_TRACE_MAX_STRING + 1];
+	char caller[VT_TRACE_MAX_STRING + 1];
+};
+
+/*
+ * Read the event line @line (@n bytes, no newline) into @ev.  Returns 1 if
+ * the line is one the fast path recognises and it is a valid event exactly
+ * as the jansson path would read it; 0 if the line is to be read by the
+ * jansson path (any other shape, any error, any warning: so messages stay
+ * the jansson path's); -ENOMEM.
+ */
+int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
+			struct vt_event *ev);
+void vt_trace_fast_release(struct vt_trace_fast *fp);
+
+#endif
