@@ -244,9 +244,18 @@ rm -f "$TMP/longline.txt" "$TMP/bomb.xz"
 sed 's/   100\.0000/   9300000000.0000/' "$D/ioremap.txt" >"$TMP/ts63.txt"
 run import-time-2^63 0 '' "$VT_BIN" import "$TMP/ts63.txt" -o "$TMP/ts63.json"
 run replay-time-2^63 0 '' "$VT_BIN" replay "$TMP/ts63.json"
-# times past 2^64 ns are not wrapped: those lines are not events
+# times past 2^64 ns are not wrapped: the first such line is a located
+# error (it said "holds no trace events")
 sed 's/   100\.0000/   18446744074.0000/' "$D/ioremap.txt" >"$TMP/ts64.txt"
-run import-time-2^64 3 'holds no trace events' "$VT_BIN" import "$TMP/ts64.txt" -o /dev/null
+run import-time-2^64 3 'ts64\.txt:7: error: the time 18446744074\.000010 s is 2\^64 ns .* or later' \
+	"$VT_BIN" import "$TMP/ts64.txt" -o /dev/null
+# one line past it among good ones: the same, on that line
+sed '9s/100\.000030/18446744073.709551616/' "$D/ioremap.txt" >"$TMP/ts64b.txt"
+run import-time-2^64-one-line 3 'ts64b\.txt:9: error: the time 18446744073\.709551616 s is 2\^64' \
+	"$VT_BIN" import "$TMP/ts64b.txt" -o /dev/null
+# 2^64 - 1 ns is the last time that does not wrap
+sed '9s/100\.000030/18446744073.709551615/' "$D/ioremap.txt" >"$TMP/ts64c.txt"
+run import-time-2^64-1 0 '' "$VT_BIN" import "$TMP/ts64c.txt" -o /dev/null
 # an ioremap beyond the physical address size is dropped with a warning
 sed 's/phys=0x10000000/phys=0xfffffff00000000/' "$D/ioremap.txt" >"$TMP/pa.txt"
 run import-ioremap-beyond-pa 0 'ioremap\(s\) of physical ranges beyond the [0-9]+-bit physical address size dropped' \
