@@ -32,6 +32,12 @@ struct vt_import_opts {
 	/* --max-input: bytes of the recording after decompression (0: the
 	 * default of core/input.h) */
 	uint64_t max_input;
+	/* the geometry of the trace written (--va-bits, --granule): 0 for
+	 * the VA_BITS inferred from the recording and 4K pages.  Physical
+	 * ranges and pfns are checked against its PA size
+	 * (vt_trace_pa_bits()), so that what is emitted reads back. */
+	unsigned int va_bits;
+	unsigned int page_shift;
 };
 
 void vt_import_opts_init(struct vt_import_opts *o);
@@ -64,7 +70,10 @@ struct vt_import_summary {
 	unsigned long first_bad_line;
 	uint64_t lost_events;		/* ring-buffer overruns reported */
 	uint64_t bad_fields;		/* known events with unreadable fields */
+	uint64_t maps_beyond_area;	/* mappings larger than their area */
 	uint64_t ioremap_beyond_pa;	/* ioremaps beyond the PA size, dropped */
+	uint64_t pages_beyond_pa;	/* recorded page lists beyond it, not used */
+	uint64_t synth_beyond_pa;	/* vmaps too large to synthesise below it */
 	uint64_t unknown_events;	/* records of events we do not use */
 
 	/* kernel events used */

@@ -261,6 +261,36 @@ sed 's/phys=0x10000000/phys=0xfffffff00000000/' "$D/ioremap.txt" >"$TMP/pa.txt"
 run import-ioremap-beyond-pa 0 'ioremap\(s\) of physical ranges beyond the [0-9]+-bit physical address size dropped' \
 	"$VT_BIN" import "$TMP/pa.txt" -o "$TMP/pa.json"
 run replay-imported-pa 0 '' "$VT_BIN" replay "$TMP/pa.json"
+# a mapping record of 11 GB in a 20 KiB area (fuzz-ftrace-text):
+# it was emitted as a vmap of 2.8 million synthesised pages
+run import-map-beyond-area 0 '1 mapping record\(s\) larger than their area ignored' \
+	"$VT_BIN" import "$VT_SRC/tests/fuzz/corpus/ftrace-text/regress-map-beyond-area.txt" -o "$TMP/mba.json"
+[ "$(wc -c <"$TMP/mba.json")" -lt 4096 ] || { echo "FAIL import-map-beyond-area: $(wc -c <"$TMP/mba.json") bytes written"; fail=1; }
+# the PA size is the written geometry's, not the inferred VA_BITS': an
+# ioremap at 2^50 in a recording with 52-bit pointers was emitted under
+# --va-bits=48, and replay refused it
+sed 's/phys=0x10000000/phys=0x4000000000000/' "$D/ioremap.txt" >"$TMP/pa50.txt"
+run import-pa50-va48 0 'ioremap\(s\) of physical ranges beyond the 48-bit physical address size dropped' \
+	"$VT_BIN" import --va-bits=48 "$TMP/pa50.txt" -o "$TMP/pa50-48.json"
+run replay-pa50-va48 0 '' "$VT_BIN" replay "$TMP/pa50-48.json"
+# ... and with 48-bit pointers, --va-bits=52 keeps it (it was dropped)
+sed 's/pmdp=0xfff0/pmdp=0xffff/' "$TMP/pa50.txt" >"$TMP/pa50b.txt"
+run import-pa50-va52 0 '' "$VT_BIN" import --va-bits=52 "$TMP/pa50b.txt" -o "$TMP/pa50-52.json"
+grep -q '"op":"ioremap"' "$TMP/pa50-52.json" || { echo "FAIL import-pa50-va52: the ioremap was dropped"; fail=1; }
+grep -q 'beyond' "$TMP/stderr" && { echo "FAIL import-pa50-va52: warned of a range beyond the PA size"; fail=1; }
+run replay-pa50-va52 0 '' "$VT_BIN" replay "$TMP/pa50-52.json"
+# recorded pfns beyond the PA size (in pages of the written granule) were
+# emitted and replay refused them
+sed 's/pfn=0x48259/pfn=0x1000000000/' "$D/garbage-line.txt" >"$TMP/pfn.txt"
+run import-pfn-beyond-pa 0 'recorded page list\(s\) with pfns beyond the 48-bit physical address size not used' \
+	"$VT_BIN" import "$TMP/pfn.txt" -o "$TMP/pfn.json"
+run replay-pfn-beyond-pa 0 '' "$VT_BIN" replay "$TMP/pfn.json"
+run import-pfn-va52 0 '' "$VT_BIN" import --va-bits=52 "$TMP/pfn.txt" -o "$TMP/pfn52.json"
+grep -q '"pfn":"0x1000000000"' "$TMP/pfn52.json" || { echo "FAIL import-pfn-va52: the pages were not kept"; fail=1; }
+run replay-pfn-va52 0 '' "$VT_BIN" replay "$TMP/pfn52.json"
+sed 's/pfn=0x48259/pfn=0x100000000/' "$D/garbage-line.txt" >"$TMP/pfn64k.txt"
+run import-pfn-64k 0 'pfns beyond the 48-bit' "$VT_BIN" import --granule=64k "$TMP/pfn64k.txt" -o "$TMP/pfn64k.json"
+run replay-pfn-64k 0 '' "$VT_BIN" replay "$TMP/pfn64k.json"
 
 #@@MORE@@
 
