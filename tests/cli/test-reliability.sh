@@ -292,6 +292,23 @@ sed 's/pfn=0x48259/pfn=0x100000000/' "$D/garbage-line.txt" >"$TMP/pfn64k.txt"
 run import-pfn-64k 0 'pfns beyond the 48-bit' "$VT_BIN" import --granule=64k "$TMP/pfn64k.txt" -o "$TMP/pfn64k.json"
 run replay-pfn-64k 0 '' "$VT_BIN" replay "$TMP/pfn64k.json"
 
+## gate: "-" is standard input for the baseline as for every input
+T=$VT_SRC/tests/cli/data/small.trace.json
+"$VT_BIN" -j replay "$T" >"$TMP/rep.json" 2>/dev/null
+run gate-baseline-stdin-file 0 '' sh -c '"$0" gate --baseline=- "$1" <"$2"' "$VT_BIN" "$TMP/rep.json" "$TMP/rep.json"
+run gate-baseline-stdin-pipe 0 '' sh -c 'cat "$2" | "$0" gate --baseline=- "$1"' "$VT_BIN" "$T" "$TMP/rep.json"
+grep -q '^gate: ok' "$TMP/stdout" || { echo "FAIL gate-baseline-stdin-pipe: no 'gate: ok'"; fail=1; }
+# it said "cannot open report '-'" (exit 4)
+run gate-baseline-stdin-bad 3 '^-:1:1: error: report is not valid JSON' sh -c 'echo x | "$0" gate --baseline=- "$1"' "$VT_BIN" "$T"
+run gate-baseline-stdin-limit 3 'larger than the --max-input limit of 1 KiB' \
+	sh -c 'cat "$2" | "$0" --max-input=1K gate --baseline=- "$1"' "$VT_BIN" "$T" "$TMP/rep.json"
+# a lone "-" is a report, or else a trace, from a pipe as from a file
+run gate-report-stdin-pipe 0 '' sh -c 'cat "$1" | "$0" gate --baseline="$1" -' "$VT_BIN" "$TMP/rep.json"
+grep -q '^gate: ok' "$TMP/stdout" || { echo "FAIL gate-report-stdin-pipe: no 'gate: ok'"; fail=1; }
+run gate-trace-stdin-pipe 1 '' sh -c 'cat "$1" | "$0" gate --baseline="$2" -' "$VT_BIN" "$T" "$TMP/rep.json"
+grep -q '^-: not in the baseline' "$TMP/stdout" || { echo "FAIL gate-trace-stdin-pipe: the trace was not read"; fail=1; }
+run gate-stdin-twice 2 "standard input \('-'\) is given twice" sh -c '"$0" gate --baseline=- - <"$1"' "$VT_BIN" "$TMP/rep.json"
+
 #@@MORE@@
 
 exit $fail
