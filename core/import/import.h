@@ -166,4 +166,21 @@ int vt_import_write(const struct vt_import *im, struct vt_trace_writer *w,
 
 void vt_import_close(struct vt_import *im);
 
+/*
+ * Below libtracecmd (the fast trace.dat fuzz harness, tests): an import
+ * whose trace.dat records are handed in one at a time, read with @tep,
+ * the recording's event formats and symbols, parsed once by the caller
+ * (who keeps it; vt_import_close() does not free it).  Feed the records
+ * as libtracecmd's iterator would (cpu, ts, data, size, missed_events),
+ * then vt_import_run() reconstructs as for a trace.dat.
+ */
+struct tep_handle;
+struct tep_record;
+int vt_import_open_records(const char *name, struct tep_handle *tep,
+			   const struct vt_import_opts *opts,
+			   struct vt_import **out, struct vt_error *err);
+/* Return: 0, or -ENOMEM (then vt_import_run() fails too). */
+int vt_import_feed_record(struct vt_import *im, struct tep_record *r,
+			  int cpu);
+
 #endif

@@ -1421,7 +1421,12 @@ int vt_import_run(struct vt_import *im, struct vt_error *err)
 	if (im->ran)
 		return (int)im->sum.out_events;
 	im->ran = true;
-	rc = im->dat ? vt_im_dat_run(im, err) : vt_im_text_run(im, err);
+	if (im->fed)
+		rc = im->oom ? vt_error_set(err, -ENOMEM, "out of memory") : 0;
+	else if (im->dat)
+		rc = vt_im_dat_run(im, err);
+	else
+		rc = vt_im_text_run(im, err);
 	if (rc < 0)
 		return rc;
 	if (!im->sum.records && !im->sum.functions)

@@ -28,6 +28,7 @@
 #include "../fuzz/fuzz-ftrace-text.h"
 #include "../fuzz/fuzz-xz.h"
 #include "../fuzz/fuzz-report.h"
+#include "../fuzz/fuzz-dat-records.h"
 
 struct target {
 	const char *name;
@@ -42,6 +43,7 @@ static const struct target targets[] = {
 	{ "ftrace-text", vt_fuzz_ftrace_text },
 	{ "xz", vt_fuzz_xz },
 	{ "report", vt_fuzz_report },
+	{ "dat-records", vt_fuzz_dat_records },
 };
 
 static int read_file(const char *path, uint8_t **buf, size_t *len)
