@@ -74,6 +74,8 @@ struct vt_import_summary {
 	uint64_t ioremap_beyond_pa;	/* ioremaps beyond the PA size, dropped */
 	uint64_t pages_beyond_pa;	/* recorded page lists beyond it, not used */
 	uint64_t synth_beyond_pa;	/* vmaps too large to synthesise below it */
+	uint64_t pages_beyond_limit;	/* page lists replay's --max-input refuses */
+	uint64_t synth_beyond_limit;	/* vmaps whose synthesised list would be */
 	uint64_t unknown_events;	/* records of events we do not use */
 
 	/* kernel events used */

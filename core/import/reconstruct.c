@@ -1135,7 +1135,7 @@ static void finish_purges(struct vt_import *im)
 
 static int finish(struct vt_import *im, struct vt_error *err)
 {
-	uint64_t next_id = 1, pa_end, pfn_end;
+	uint64_t next_id = 1, pa_end, pfn_end, max_runs;
 	unsigned int pa_bits;
 	size_t i;
 	int lead;
@@ -1157,6 +1157,13 @@ static int finish(struct vt_import *im, struct vt_error *err)
 	pa_bits = vt_trace_pa_bits(&im->cfg);
 	pa_end = 1ull << pa_bits;
 	pfn_end = 1ull << (pa_bits - im->cfg.page_shift);
+	/*
+	 * A page run is written as at least 23 bytes
+	 * ({"pfn":"0x0","order":0}): an event with more runs than
+	 * --max-input / 23 is one replay refuses, whole or as one JSON Lines
+	 * line, under the same limit.
+	 */
+	max_runs = im->max_input / 23;
 	for (i = 0; i < im->nareas; i++) {
 		struct area *a = &im->areas[i];
 		struct slot *s = &im->slots[a->map_slot];
@@ -1241,11 +1248,25 @@ static int finish(struct vt_import *im, struct vt_error *err)
 				im->sum.pages_beyond_pa++;
 				r = 0;
 			}
+			if (r > 0 && im->nruns - first > max_runs) {
+				/* a page list replay would refuse as too long */
+				im->nruns = first;
+				im->sum.pages_beyond_limit++;
+				r = 0;
+			}
 			if (r == 0 && (a->kind == AK_VMAP ||
 				       a->kind == AK_VM_MAP_RAM)) {
 				/* the caller's pfns are not in the recording */
 				nr = a->map_size >> PAGE_SHIFT_4K;
-				if (synth_fits(im, nr, pfn_end)) {
+				if (nr > max_runs) {
+					/*
+					 * one run a page: longer than --max-input
+					 * lets replay read; checked before the
+					 * runs are allocated
+					 */
+					im->sum.synth_beyond_limit++;
+					s->drop = true;
+				} else if (synth_fits(im, nr, pfn_end)) {
 					r = synth_pages(im, nr, &first) ? 1 : -ENOMEM;
 					im->sum.pages_synthesised++;
 				} else {
@@ -1315,6 +1336,12 @@ static void build_warnings(struct vt_import *im)
 	if (s->ioremap_beyond_pa)
 		warnf(im, "%" PRIu64 " ioremap(s) of physical ranges beyond the %u-bit physical address size dropped",
 		      s->ioremap_beyond_pa, vt_trace_pa_bits(&im->cfg));
+	if (s->pages_beyond_limit)
+		warnf(im, "%" PRIu64 " recorded page list(s) longer than the --max-input limit lets replay read not used (vmalloc: the engine allocates; vmap, vm_map_ram: pages synthesised)",
+		      s->pages_beyond_limit);
+	if (s->synth_beyond_limit)
+		warnf(im, "%" PRIu64 " vmap/vm_map_ram area(s) dropped: their synthesised page lists (one run a page) would be longer than the --max-input limit lets replay read",
+		      s->synth_beyond_limit);
 	if (s->synth_beyond_pa)
 		warnf(im, "%" PRIu64 " vmap/vm_map_ram area(s) dropped: their synthesised pages would pass the %u-bit physical address size",
 		      s->synth_beyond_pa, vt_trace_pa_bits(&im->cfg));

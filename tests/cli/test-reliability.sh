@@ -266,6 +266,25 @@ run replay-imported-pa 0 '' "$VT_BIN" replay "$TMP/pa.json"
 run import-map-beyond-area 0 '1 mapping record\(s\) larger than their area ignored' \
 	"$VT_BIN" import "$VT_SRC/tests/fuzz/corpus/ftrace-text/regress-map-beyond-area.txt" -o "$TMP/mba.json"
 [ "$(wc -c <"$TMP/mba.json")" -lt 4096 ] || { echo "FAIL import-map-beyond-area: $(wc -c <"$TMP/mba.json") bytes written"; fail=1; }
+# a vmap of 1 TiB whose pages are not recorded: 2^28 synthesised runs
+# (6 GiB) were allocated (fuzz-dat-records, out of memory); a page list
+# longer than --max-input lets replay read is not made
+awk '/alloc_vmap_area/ && /size=20480/ { sub(/size=20480/, "size=1099511631872") }
+     /vmap_(pages|small)/ { sub(/end=0xffff800083104000/, "end=0xffff810083100000") } { print }' \
+	"$D/vmap.txt" >"$TMP/vmap1t.txt"
+run import-vmap-1t 0 '1 vmap/vm_map_ram area\(s\) dropped: their synthesised page lists .* longer than the --max-input limit' \
+	"$VT_BIN" import "$TMP/vmap1t.txt" -o "$TMP/vmap1t.json"
+# 64 MiB: kept under the default limit, dropped under 64K, which replay
+# would apply to the written trace
+awk '/alloc_vmap_area/ && /size=20480/ { sub(/size=20480/, "size=67112960") }
+     /vmap_(pages|small)/ { sub(/end=0xffff800083104000/, "end=0xffff800087100000") } { print }' \
+	"$D/vmap.txt" >"$TMP/vmap64m.txt"
+run import-vmap-64m 0 '' "$VT_BIN" import "$TMP/vmap64m.txt" -o "$TMP/vmap64m.json"
+grep -q '"op":"vmap"' "$TMP/vmap64m.json" || { echo "FAIL import-vmap-64m: the vmap was dropped"; fail=1; }
+run replay-vmap-64m-limit 3 'larger than the --max-input limit of 64 KiB' "$VT_BIN" --max-input=64K replay "$TMP/vmap64m.json"
+run import-vmap-64m-limit 0 'synthesised page lists .* longer than the --max-input limit' \
+	"$VT_BIN" --max-input=64K import "$TMP/vmap64m.txt" -o "$TMP/vmap64m-l.json"
+run replay-vmap-64m-limited 0 '' "$VT_BIN" --max-input=64K replay "$TMP/vmap64m-l.json"
 # the PA size is the written geometry's, not the inferred VA_BITS': an
 # ioremap at 2^50 in a recording with 52-bit pointers was emitted under
 # --va-bits=48, and replay refused it

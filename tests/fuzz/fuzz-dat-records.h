@@ -67,13 +67,15 @@ static int vt_fuzz_dat_records(const uint8_t *data, size_t size)
 	struct tep_handle *tep = vt_fuzz_dat_tep_get();
 	unsigned long long ts = 1000000000ull;
 	unsigned char buf[256 + 16];
+	struct vt_import_opts o;
 	struct vt_import *im;
 	struct vt_error err;
 	size_t pos = 0;
 	int ret;
 
+	vt_fuzz_import_opts(&o);
 	vt_error_init(&err);
-	ret = vt_import_open_records("fuzz-records", tep, NULL, &im, &err);
+	ret = vt_import_open_records("fuzz-records", tep, &o, &im, &err);
 	VT_FUZZ_CHECK(!ret && im);
 	while (pos + VT_DAT_REC_HEAD <= size) {
 		unsigned int sel = data[pos];

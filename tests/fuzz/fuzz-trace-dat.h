@@ -51,6 +51,17 @@ const char *__lsan_default_suppressions(void)
 #define VT_FUZZ_READBACK_PAGES (1u << 18)
 
 /*
+ * The imports' --max-input: 16 MiB.  It bounds the recording and each
+ * page list the import writes (a list replay would refuse under the limit
+ * is not made): a line of fuzz input may ask for a vmap of a terabyte.
+ */
+static inline void vt_fuzz_import_opts(struct vt_import_opts *o)
+{
+	vt_import_opts_init(o);
+	o->max_input = 16u << 20;
+}
+
+/*
  * The checks on an import @im that vt_import_run() returned @ret for: a
  * failure has a message; what it reconstructs reads back (closes @im).
  */
@@ -140,12 +151,14 @@ static int vt_fuzz_import_check(struct vt_import *im, int ret,
 
 static __attribute__((unused)) int vt_fuzz_trace_dat(const uint8_t *data, size_t size)
 {
+	struct vt_import_opts o;
 	struct vt_import *im;
 	struct vt_error err;
 	int ret;
 
+	vt_fuzz_import_opts(&o);
 	vt_error_init(&err);
-	ret = vt_import_open_mem("fuzz", data, size, NULL, &im, &err);
+	ret = vt_import_open_mem("fuzz", data, size, &o, &im, &err);
 	if (ret) {
 		VT_FUZZ_CHECK(ret < 0 && err.msg[0] && !im);
 		return 0;
