@@ -41,11 +41,13 @@
  * tep_handle of tracecmd_alloc_fd() when it refuses a trace.dat header
  * (a truncated "tracing7" file); that is the library's, not ours.
  */
+#ifndef VT_FUZZ_OWN_LSAN_SUPPRESSIONS
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
 	return "leak:tracecmd_alloc_fd\n";
 }
+#endif
 
 /* pages of an import above which it is not written and read back */
 #define VT_FUZZ_READBACK_PAGES (1u << 18)

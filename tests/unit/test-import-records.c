@@ -20,7 +20,16 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "test.h"
+/* tracecmd_open() of the recording: libtraceevent keeps a few format
+ * strings for the process lifetime (as in test-import.c) */
+#define VT_FUZZ_OWN_LSAN_SUPPRESSIONS
 #include "../fuzz/fuzz-dat-records.h"
+
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:tracecmd_alloc_fd\nleak:libtraceevent.so\nleak:libtracecmd.so\n";
+}
 
 static const char *src, *shared;
 
