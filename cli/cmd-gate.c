@@ -19,10 +19,13 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/report-doc.h"
 #include "cli/run.h"
+#include "core/input.h"
 
 struct gate_args {
 	const char *baseline;
@@ -166,6 +169,55 @@ static bool same_file(const char *path, const struct stat *st)
 	struct stat s;
 
 	return !stat(path, &s) && s.st_dev == st->st_dev && s.st_ino == st->st_ino;
+}
+
+/*
+ * A lone argument "-" is read twice: once as a report, then, if it is not
+ * one, as a trace.  Standard input that cannot seek (a pipe) is copied
+ * into a memory file put in its place first, at most @max bytes (the
+ * --max-input limit); *@start is where both reads begin.
+ */
+static int stdin_rereadable(uint64_t max, off_t *start)
+{
+	static char buf[1 << 16];
+	uint64_t total = 0;
+	ssize_t n;
+	int fd;
+
+	*start = lseek(STDIN_FILENO, 0, SEEK_CUR);
+	if (*start >= 0)
+		return 0;
+	*start = 0;
+	fd = memfd_create("vt-gate-stdin", MFD_CLOEXEC);
+	if (fd < 0) {
+		vt_err("cannot copy standard input: %s", strerror(errno));
+		return VT_EC_SYSTEM;
+	}
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(fd, buf, (size_t)n) != n) {
+			vt_err("cannot copy standard input: %s", strerror(errno));
+			close(fd);
+			return VT_EC_SYSTEM;
+		}
+		total += (uint64_t)n;
+		if (total > max) {
+			char b[64];
+
+			vt_err("-: input is larger than the --max-input limit of %s",
+			       vt_input_size_text(max, b, sizeof(b)));
+			close(fd);
+			return VT_EC_INPUT;
+		}
+	}
+	if (dup2(fd, STDIN_FILENO) < 0 || lseek(STDIN_FILENO, 0, SEEK_SET)) {
+		vt_err("cannot copy standard input: %s", strerror(errno));
+		close(fd);
+		return VT_EC_SYSTEM;
+	}
+	close(fd);
+	return 0;
 }
 
 /* ---- options: the command line against the baseline ------------------ */
@@ -476,7 +528,8 @@ int cmd_gate(int argc, char **argv)
 	struct stat bst;
 	bool have_bst;
 	struct vt_error err;
-	int rc = 0, n = 0;
+	off_t stdin_start = 0;
+	int rc = 0, n = 0, stdin_users = 0;
 
 	argv[0] = name;
 	vt_gate_opts_init(&a.g);
@@ -485,8 +538,16 @@ int cmd_gate(int argc, char **argv)
 		vt_err("gate: --per-event is not supported");
 		return VT_EC_USAGE;
 	}
+	/* "-" is standard input, for the baseline as for every input; it
+	 * can be read once */
+	for (int i = 0; i < a.t.n; i++)
+		if (!strcmp(a.t.v[i], "-") &&
+		    (!strcmp(a.baseline, "-") || stdin_users++)) {
+			vt_err("gate: standard input ('-') is given twice");
+			return VT_EC_USAGE;
+		}
 	vt_error_init(&err);
-	if (vt_report_load(a.baseline, &base, &err)) {
+	if (vt_report_load_max(a.baseline, vt_cli.model.max_input, &base, &err)) {
 		if (!(a.update && err.code == -ENOENT))
 			return vt_report_error(&err);
 		base = NULL;
@@ -494,7 +555,15 @@ int cmd_gate(int argc, char **argv)
 
 	/* One argument that is a report; otherwise traces. */
 	vt_error_init(&err);
-	if (!a.update && a.t.n == 1 && !vt_report_load(a.t.v[0], &cur, &err)) {
+	if (!a.update && a.t.n == 1 && !strcmp(a.t.v[0], "-")) {
+		rc = stdin_rereadable(vt_cli.model.max_input ?
+				      vt_cli.model.max_input :
+				      VT_MAX_INPUT_DEFAULT, &stdin_start);
+		if (rc)
+			goto out;
+	}
+	if (!a.update && a.t.n == 1 &&
+	    !vt_report_load_max(a.t.v[0], vt_cli.model.max_input, &cur, &err)) {
 		vt_dbg(1, "comparing report '%s' with '%s'", a.t.v[0], a.baseline);
 		rc = check_report_config(base, cur);
 		if (rc)
@@ -512,9 +581,18 @@ int cmd_gate(int argc, char **argv)
 		rc = vt_report_error(&err);
 		goto out;
 	}
+	/* not a report: the same bytes again, as a trace */
+	if (!a.update && a.t.n == 1 && !strcmp(a.t.v[0], "-") &&
+	    lseek(STDIN_FILENO, stdin_start, SEEK_SET) < 0) {
+		vt_err("cannot re-read standard input: %s", strerror(errno));
+		rc = VT_EC_SYSTEM;
+		goto out;
+	}
 
-	/* Traces: the baseline itself (a glob of its folder) is not one of them. */
-	have_bst = !stat(a.baseline, &bst);
+	/* Traces: the baseline itself (a glob of its folder) is not one of
+	 * them; a baseline from standard input has no folder but the
+	 * current one. */
+	have_bst = strcmp(a.baseline, "-") && !stat(a.baseline, &bst);
 	inputs = calloc((size_t)a.t.n + 1, sizeof(*inputs));
 	keys = calloc((size_t)a.t.n + 1, sizeof(*keys));
 	if (!inputs || !keys) {

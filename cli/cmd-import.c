@@ -167,6 +167,11 @@ int cmd_import(int argc, char **argv)
 	argv[0] = name;
 	argp_parse(&import_argp, argc, argv, 0, NULL, &a);
 	a.opts.max_input = vt_cli.model.max_input;
+	/* the importer checks what it emits against this geometry's PA size */
+	if (vt_cli.va_bits_set)
+		a.opts.va_bits = vt_cli.model.va_bits;
+	if (vt_cli.granule_set)
+		a.opts.page_shift = vt_cli.model.page_shift;
 	vt_error_init(&err);
 	/* --vmlinux: addresses the recording did not name become symbols */
 	if (vt_cli.vmlinux) {
@@ -199,10 +204,6 @@ int cmd_import(int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	cfg = *vt_import_config(im);
-	if (vt_cli.va_bits_set)
-		cfg.va_bits = vt_cli.model.va_bits;
-	if (vt_cli.granule_set)
-		cfg.page_shift = vt_cli.model.page_shift;
 	print_summary(im);
 	if (vt_cli.vmlinux) {
 		vt_info("--vmlinux: %" PRIu64 " address(es) resolved to symbols", nsym);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/report-doc.h"
+#include "core/input.h"
 
 static int schema(struct vt_error *err, const char *path, const char *what)
 {
@@ -20,24 +21,37 @@ static int schema(struct vt_error *err, const char *path, const char *what)
 int vt_report_load(const char *path, struct vt_report **out,
 		   struct vt_error *err)
 {
+	return vt_report_load_max(path, 0, out, err);
+}
+
+int vt_report_load_max(const char *path, uint64_t max,
+		       struct vt_report **out, struct vt_error *err)
+{
 	struct vt_report *r;
+	struct vt_input *in;
 	json_error_t jerr;
 	const char *format;
 	json_t *root, *t;
 	size_t i;
 	FILE *fp;
+	int ret;
 
 	*out = NULL;
-	fp = fopen(path, "r");
-	if (!fp) {
-		int e = errno;
-
-		snprintf(err->file, sizeof(err->file), "%s", path);
-		return vt_error_set(err, -e, "cannot open report '%s': %s",
-				    path, strerror(e));
+	/* "-", pipes and devices like every input; held whole: bounded */
+	ret = vt_input_open(path, "report", max, &fp, &in, err);
+	if (ret)
+		return ret;
+	ret = vt_input_whole(in, err);
+	if (ret) {
+		vt_input_close(in, fp);
+		return ret;
 	}
 	root = json_loadf(fp, JSON_REJECT_DUPLICATES, &jerr);
-	fclose(fp);
+	if (!root && vt_input_limit_hit(in, err)) {
+		vt_input_close(in, fp);
+		return err->code;
+	}
+	vt_input_close(in, fp);
 	if (!root) {
 		snprintf(err->file, sizeof(err->file), "%s", path);
 		err->line = jerr.line > 0 ? (unsigned long)jerr.line : 0;

@@ -53,10 +53,14 @@ int vt_report_write(const struct vt_report *r, FILE *f, enum vt_format fmt,
 /* ---- reading a report back (gate) ----------------------------------- */
 
 /* Load and check a report file: format "vmaptool-report", version 1.
+ * @path may be "-" (standard input), a pipe or a FIFO (core/input.h).
  * Errors: VT_ERR_TRACE_SYNTAX, VT_ERR_TRACE_VERSION, VT_ERR_TRACE_SCHEMA,
- * -errno. */
+ * VT_ERR_INPUT_LIMIT, -errno. */
 int vt_report_load(const char *path, struct vt_report **out,
 		   struct vt_error *err);
+/* The same with the --max-input limit @max (0: the default). */
+int vt_report_load_max(const char *path, uint64_t max,
+		       struct vt_report **out, struct vt_error *err);
 /* The model options, the strategy list ("a,b,c", malloc'd) and whether
  * per_op was asked for, as a report was made, so that gate can replay
  * traces the same way. */

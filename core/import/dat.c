@@ -186,16 +186,39 @@ static int dat_cb(struct tracecmd_input *h, struct tep_record *r, int cpu,
 	return im->oom ? -1 : 0;
 }
 
+struct dat_ctx *vt_im_dat_ctx_new(struct vt_import *im, struct tep_handle *tep)
+{
+	struct dat_ctx *c = calloc(1, sizeof(*c));
+
+	if (c) {
+		c->im = im;
+		c->tep = tep;
+	}
+	return c;
+}
+
+void vt_im_dat_ctx_free(struct dat_ctx *c)
+{
+	free(c);
+}
+
+int vt_import_feed_record(struct vt_import *im, struct tep_record *r, int cpu)
+{
+	if (!im->fed || im->ran)
+		return -EINVAL;
+	if (im->oom)
+		return -ENOMEM;
+	return dat_cb(NULL, r, cpu, im->fed) ? -ENOMEM : 0;
+}
+
 int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
 {
 	struct dat_ctx *c;
 	int rc;
 
-	c = calloc(1, sizeof(*c));
+	c = vt_im_dat_ctx_new(im, tracecmd_get_tep(im->dat));
 	if (!c)
 		return vt_error_set(err, -ENOMEM, "out of memory");
-	c->im = im;
-	c->tep = tracecmd_get_tep(im->dat);
 	if (!c->tep) {
 		free(c);
 		return vt_error_set(err, VT_ERR_IMPORT,

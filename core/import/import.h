@@ -41,6 +41,12 @@ struct vt_import_opts {
 	void *symbolize_ctx;
 	/* how many addresses it resolved, and how many it could not */
 	uint64_t *symbolized, *unsymbolized;
+	/* the geometry of the trace written (--va-bits, --granule): 0 for
+	 * the VA_BITS inferred from the recording and 4K pages.  Physical
+	 * ranges and pfns are checked against its PA size
+	 * (vt_trace_pa_bits()), so that what is emitted reads back. */
+	unsigned int va_bits;
+	unsigned int page_shift;
 };
 
 void vt_import_opts_init(struct vt_import_opts *o);
@@ -73,7 +79,12 @@ struct vt_import_summary {
 	unsigned long first_bad_line;
 	uint64_t lost_events;		/* ring-buffer overruns reported */
 	uint64_t bad_fields;		/* known events with unreadable fields */
+	uint64_t maps_beyond_area;	/* mappings larger than their area */
 	uint64_t ioremap_beyond_pa;	/* ioremaps beyond the PA size, dropped */
+	uint64_t pages_beyond_pa;	/* recorded page lists beyond it, not used */
+	uint64_t synth_beyond_pa;	/* vmaps too large to synthesise below it */
+	uint64_t pages_beyond_limit;	/* page lists replay's --max-input refuses */
+	uint64_t synth_beyond_limit;	/* vmaps whose synthesised list would be */
 	uint64_t unknown_events;	/* records of events we do not use */
 
 	/* kernel events used */
@@ -165,5 +176,22 @@ int vt_import_write(const struct vt_import *im, struct vt_trace_writer *w,
 		    struct vt_error *err);
 
 void vt_import_close(struct vt_import *im);
+
+/*
+ * Below libtracecmd (the fast trace.dat fuzz harness, tests): an import
+ * whose trace.dat records are handed in one at a time, read with @tep,
+ * the recording's event formats and symbols, parsed once by the caller
+ * (who keeps it; vt_import_close() does not free it).  Feed the records
+ * as libtracecmd's iterator would (cpu, ts, data, size, missed_events),
+ * then vt_import_run() reconstructs as for a trace.dat.
+ */
+struct tep_handle;
+struct tep_record;
+int vt_import_open_records(const char *name, struct tep_handle *tep,
+			   const struct vt_import_opts *opts,
+			   struct vt_import **out, struct vt_error *err);
+/* Return: 0, or -ENOMEM (then vt_import_run() fails too). */
+int vt_import_feed_record(struct vt_import *im, struct tep_record *r,
+			  int cpu);
 
 #endif

@@ -159,6 +159,7 @@ struct vt_import {
 
 	/* input */
 	struct tracecmd_input *dat;
+	struct dat_ctx *fed;	/* records handed in (vt_import_open_records) */
 	FILE *f;
 	const unsigned char *mem;
 	size_t mem_len, mem_pos;
@@ -222,5 +223,8 @@ int vt_im_kind_of(const char *name, const char *sym);
 /* The front ends: read every record and hand it to vt_im_handle(). */
 int vt_im_text_run(struct vt_import *im, struct vt_error *err);
 int vt_im_dat_run(struct vt_import *im, struct vt_error *err);
+/* The trace.dat front end's per-recording state (dat.c). */
+struct dat_ctx *vt_im_dat_ctx_new(struct vt_import *im, struct tep_handle *tep);
+void vt_im_dat_ctx_free(struct dat_ctx *c);
 
 #endif

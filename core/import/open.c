@@ -107,7 +107,8 @@ static struct vt_import *import_alloc(const char *name,
 	im->max_input = im->opts.max_input ? im->opts.max_input :
 			VT_MAX_INPUT_DEFAULT;
 	im->min_linear = UINT64_MAX;
-	im->cfg.page_shift = PAGE_SHIFT_4K;
+	im->cfg.page_shift = im->opts.page_shift ? im->opts.page_shift :
+			     PAGE_SHIFT_4K;
 	return im;
 }
 
@@ -263,6 +264,26 @@ int vt_import_open_mem(const char *name, const void *buf, size_t len,
 	return 0;
 }
 
+int vt_import_open_records(const char *name, struct tep_handle *tep,
+			   const struct vt_import_opts *opts,
+			   struct vt_import **out, struct vt_error *err)
+{
+	struct vt_import *im;
+
+	*out = NULL;
+	im = import_alloc(name, opts);
+	if (!im)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	im->sum.format = VT_IMPORT_FMT_DAT;
+	im->fed = vt_im_dat_ctx_new(im, tep);
+	if (!im->fed) {
+		vt_import_close(im);
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	}
+	*out = im;
+	return 0;
+}
+
 void vt_import_close(struct vt_import *im)
 {
 	size_t i;
@@ -271,6 +292,7 @@ void vt_import_close(struct vt_import *im)
 		return;
 	if (im->dat)
 		tracecmd_close(im->dat);
+	vt_im_dat_ctx_free(im->fed);
 	if (im->f || im->in)
 		vt_input_close(im->in, im->f);
 	if (im->lz_init)

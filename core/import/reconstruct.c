@@ -646,12 +646,28 @@ static void on_vmap_pages(struct vt_import *im, struct task *t,
 		long b = vblock_of(im, k->f[0]);
 
 		t->mapping = -1;
-		if ((b >= 0 || t->in_vmr) && k->f[2] == PAGE_SHIFT_4K) {
+		/*
+		 * vb_alloc() hands out at most VMAP_MAX_ALLOC (BITS_PER_LONG)
+		 * pages of a block (mm/vmalloc.c, linux-mm 2025): a larger
+		 * mapping there is not a vm_map_ram()
+		 */
+		if ((b >= 0 || t->in_vmr) && k->f[2] == PAGE_SHIFT_4K &&
+		    k->f[1] - k->f[0] <= (64ull << PAGE_SHIFT_4K)) {
 			t->in_vmr = false;
 			vmr_small_new(im, t, k, b);
 			return;
 		}
 		im->sum.unmatched_maps++;
+		return;
+	}
+	if (k->f[1] - k->f[0] > a->vsize) {
+		/*
+		 * __vmap_pages_range_noflush() maps inside the area
+		 * alloc_vmap_area() returned: a larger range is a damaged
+		 * record (it would be emitted as a mapping larger than its
+		 * area, with a page for each page of it)
+		 */
+		im->sum.maps_beyond_area++;
 		return;
 	}
 	a->state = AS_MAPPED;
@@ -711,6 +727,11 @@ static void on_vmap_range(struct vt_import *im, struct task *t,
 	a = top_open(im, t);
 	if (!a || a->va != k->f[0] || a->state != AS_OPEN) {
 		im->sum.unmatched_maps++;
+		return;
+	}
+	if (k->f[1] - k->f[0] > a->vsize) {
+		/* ioremap maps inside its area: a damaged record */
+		im->sum.maps_beyond_area++;
 		return;
 	}
 	a->state = AS_MAPPED;
@@ -1063,6 +1084,17 @@ static int area_pages(struct vt_import *im, struct area *a, size_t *first,
 	return 0;
 }
 
+#define SYNTH_PFN_BASE 0x1000000ull
+
+/* Whether @n more synthesised pages stay below @pfn_end. */
+static bool synth_fits(const struct vt_import *im, uint64_t n,
+		       uint64_t pfn_end)
+{
+	uint64_t next = im->synth_pfn ? im->synth_pfn : SYNTH_PFN_BASE;
+
+	return next < pfn_end && n <= (pfn_end - next) / 2;
+}
+
 /*
  * Page lists the recording does not hold (the caller's pages of a vmap or
  * vm_map_ram, allocated before it or by another task, or in bulk):
@@ -1074,7 +1106,7 @@ static bool synth_pages(struct vt_import *im, uint64_t n, size_t *first)
 {
 	*first = im->nruns;
 	if (!im->synth_pfn)
-		im->synth_pfn = 0x1000000;
+		im->synth_pfn = SYNTH_PFN_BASE;
 	if (!vt_im_grow((void **)&im->runs, &im->runs_cap, im->nruns + n,
 		  sizeof(*im->runs)))
 		return false;
@@ -1082,6 +1114,17 @@ static bool synth_pages(struct vt_import *im, uint64_t n, size_t *first)
 		im->runs[im->nruns++] = (struct vt_page_run){ im->synth_pfn, 1, 0 };
 		im->synth_pfn += 2;
 	}
+	return true;
+}
+
+/* Whether the runs from @first on end at or below @pfn_end. */
+static bool runs_below(const struct vt_import *im, size_t first,
+		       uint64_t pfn_end)
+{
+	for (size_t i = first; i < im->nruns; i++)
+		if (im->runs[i].pfn >= pfn_end ||
+		    im->runs[i].count > pfn_end - im->runs[i].pfn)
+			return false;
 	return true;
 }
 
@@ -1124,7 +1167,8 @@ static void finish_purges(struct vt_import *im)
 
 static int finish(struct vt_import *im, struct vt_error *err)
 {
-	uint64_t next_id = 1, pa_end;
+	uint64_t next_id = 1, pa_end, pfn_end, max_runs;
+	unsigned int pa_bits;
 	size_t i;
 	int lead;
 
@@ -1135,8 +1179,23 @@ static int finish(struct vt_import *im, struct vt_error *err)
 		if (64 - lead == 39 || 64 - lead == 48 || 64 - lead == 52)
 			im->sum.va_bits = 64 - lead;
 	}
-	/* the PA size the trace reader checks ioremaps against */
-	pa_end = 1ull << (im->sum.va_bits == 52 ? 52 : 48);
+	/*
+	 * The geometry written (--va-bits, or the inferred VA_BITS) gives the
+	 * PA size the trace reader checks ioremaps and pfns against: check
+	 * against the same, so that import never writes what replay refuses
+	 * nor drops what it accepts.
+	 */
+	im->cfg.va_bits = im->opts.va_bits ? im->opts.va_bits : im->sum.va_bits;
+	pa_bits = vt_trace_pa_bits(&im->cfg);
+	pa_end = 1ull << pa_bits;
+	pfn_end = 1ull << (pa_bits - im->cfg.page_shift);
+	/*
+	 * A page run is written as at least 23 bytes
+	 * ({"pfn":"0x0","order":0}): an event with more runs than
+	 * --max-input / 23 is one replay refuses, whole or as one JSON Lines
+	 * line, under the same limit.
+	 */
+	max_runs = im->max_input / 23;
 	for (i = 0; i < im->nareas; i++) {
 		struct area *a = &im->areas[i];
 		struct slot *s = &im->slots[a->map_slot];
@@ -1213,29 +1272,54 @@ static int finish(struct vt_import *im, struct vt_error *err)
 		case AK_VBLOCK:
 			break;
 		}
+		if (!s->drop && a->kind != AK_IOREMAP) {
+			r = im->opts.no_pages ? 0 : area_pages(im, a, &first, &nr);
+			if (r > 0 && !runs_below(im, first, pfn_end)) {
+				/* recorded pfns the trace reader would refuse */
+				im->nruns = first;
+				im->sum.pages_beyond_pa++;
+				r = 0;
+			}
+			if (r > 0 && im->nruns - first > max_runs) {
+				/* a page list replay would refuse as too long */
+				im->nruns = first;
+				im->sum.pages_beyond_limit++;
+				r = 0;
+			}
+			if (r == 0 && (a->kind == AK_VMAP ||
+				       a->kind == AK_VM_MAP_RAM)) {
+				/* the caller's pfns are not in the recording */
+				nr = a->map_size >> PAGE_SHIFT_4K;
+				if (nr > max_runs) {
+					/*
+					 * one run a page: longer than --max-input
+					 * lets replay read; checked before the
+					 * runs are allocated
+					 */
+					im->sum.synth_beyond_limit++;
+					s->drop = true;
+				} else if (synth_fits(im, nr, pfn_end)) {
+					r = synth_pages(im, nr, &first) ? 1 : -ENOMEM;
+					im->sum.pages_synthesised++;
+				} else {
+					/* more pages than fit below the PA size */
+					im->sum.synth_beyond_pa++;
+					s->drop = true;
+				}
+			}
+			if (r < 0)
+				return vt_error_set(err, -ENOMEM, "out of memory");
+			if (r > 0) {
+				/* runs are resolved to pointers once all are built */
+				s->ev.has_pages = true;
+				s->ev.nr_pages = nr;
+				s->ev.runs = (struct vt_page_run *)(uintptr_t)first;
+				s->ev.nr_runs = (uint32_t)(im->nruns - first);
+			} else if (!s->drop) {
+				im->sum.vmalloc_no_pages++;
+			}
+		}
 		count_mapping(im, a, s);
-		if (s->drop || a->kind == AK_IOREMAP)
-			goto unmap;
-		r = im->opts.no_pages ? 0 : area_pages(im, a, &first, &nr);
-		if (r == 0 && (a->kind == AK_VMAP || a->kind == AK_VM_MAP_RAM)) {
-			/* the caller's pfns are not in the recording */
-			r = synth_pages(im, a->map_size >> PAGE_SHIFT_4K, &first) ?
-			    1 : -ENOMEM;
-			nr = a->map_size >> PAGE_SHIFT_4K;
-			im->sum.pages_synthesised++;
-		}
-		if (r < 0)
-			return vt_error_set(err, -ENOMEM, "out of memory");
-		if (r > 0) {
-			/* runs are resolved to pointers once all are built */
-			s->ev.has_pages = true;
-			s->ev.nr_pages = nr;
-			s->ev.runs = (struct vt_page_run *)(uintptr_t)first;
-			s->ev.nr_runs = (uint32_t)(im->nruns - first);
-		} else {
-			im->sum.vmalloc_no_pages++;
-		}
-unmap:
 		if (!s->drop) {
 			s->ev.id.present = true;
 			s->ev.id.num = next_id++;
@@ -1267,7 +1351,6 @@ unmap:
 		im->order[im->sum.out_events++] = i;
 		im->sum.out_by_op[s->ev.op]++;
 	}
-	im->cfg.va_bits = im->sum.va_bits;
 	return 0;
 }
 
@@ -1284,7 +1367,22 @@ static void build_warnings(struct vt_import *im)
 		      s->lost_events);
 	if (s->ioremap_beyond_pa)
 		warnf(im, "%" PRIu64 " ioremap(s) of physical ranges beyond the %u-bit physical address size dropped",
-		      s->ioremap_beyond_pa, s->va_bits == 52 ? 52 : 48);
+		      s->ioremap_beyond_pa, vt_trace_pa_bits(&im->cfg));
+	if (s->pages_beyond_limit)
+		warnf(im, "%" PRIu64 " recorded page list(s) longer than the --max-input limit lets replay read not used (vmalloc: the engine allocates; vmap, vm_map_ram: pages synthesised)",
+		      s->pages_beyond_limit);
+	if (s->synth_beyond_limit)
+		warnf(im, "%" PRIu64 " vmap/vm_map_ram area(s) dropped: their synthesised page lists (one run a page) would be longer than the --max-input limit lets replay read",
+		      s->synth_beyond_limit);
+	if (s->synth_beyond_pa)
+		warnf(im, "%" PRIu64 " vmap/vm_map_ram area(s) dropped: their synthesised pages would pass the %u-bit physical address size",
+		      s->synth_beyond_pa, vt_trace_pa_bits(&im->cfg));
+	if (s->pages_beyond_pa)
+		warnf(im, "%" PRIu64 " recorded page list(s) with pfns beyond the %u-bit physical address size not used (vmalloc: the engine allocates; vmap, vm_map_ram: pages synthesised)",
+		      s->pages_beyond_pa, vt_trace_pa_bits(&im->cfg));
+	if (s->maps_beyond_area)
+		warnf(im, "%" PRIu64 " mapping record(s) larger than their area ignored (damaged records)",
+		      s->maps_beyond_area);
 	if (s->bad_fields)
 		warnf(im, "%" PRIu64 " known event(s) lack required fields and were ignored",
 		      s->bad_fields);
@@ -1382,7 +1480,12 @@ int vt_import_run(struct vt_import *im, struct vt_error *err)
 	if (im->ran)
 		return (int)im->sum.out_events;
 	im->ran = true;
-	rc = im->dat ? vt_im_dat_run(im, err) : vt_im_text_run(im, err);
+	if (im->fed)
+		rc = im->oom ? vt_error_set(err, -ENOMEM, "out of memory") : 0;
+	else if (im->dat)
+		rc = vt_im_dat_run(im, err);
+	else
+		rc = vt_im_text_run(im, err);
 	if (rc < 0)
 		return rc;
 	if (!im->sum.records && !im->sum.functions)

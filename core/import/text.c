@@ -243,19 +243,23 @@ static char *tok_end(char *p)
 
 /*
  * Timestamp "SECS.FRAC:" (microseconds from ftrace, nanoseconds from
- * trace-cmd -t) to ns.
+ * trace-cmd -t) to ns.  Returns 1, 0 if @s is not a time, or -1 for a
+ * time of 2^64 ns (584 years) or more, which would wrap: vmaptool keeps
+ * times in 64-bit nanoseconds (spec/interfaces.md 2).
  */
-static bool parse_ts(const char *s, size_t len, uint64_t *ns)
+static int parse_ts(const char *s, size_t len, uint64_t *ns)
 {
 	uint64_t sec = 0, frac = 0;
 	size_t i = 0, nd = 0;
+	bool big = false;
 
 	if (!len || !isdigit((unsigned char)s[0]))
-		return false;
+		return 0;
 	for (; i < len && isdigit((unsigned char)s[i]); i++) {
 		if (sec > UINT64_MAX / 10 / 1000000000ULL)
-			return false;
-		sec = sec * 10 + (s[i] - '0');
+			big = true;
+		else
+			sec = sec * 10 + (s[i] - '0');
 	}
 	if (i < len && s[i] == '.') {
 		for (i++; i < len && isdigit((unsigned char)s[i]); i++, nd++)
@@ -263,14 +267,13 @@ static bool parse_ts(const char *s, size_t len, uint64_t *ns)
 				frac = frac * 10 + (s[i] - '0');
 	}
 	if (i != len)
-		return false;
+		return 0;
 	for (; nd < 9; nd++)
 		frac *= 10;
-	/* a time of 2^64 ns (584 years) or more does not wrap: refused */
-	if (sec > (UINT64_MAX - frac) / 1000000000ULL)
-		return false;
+	if (big || sec > (UINT64_MAX - frac) / 1000000000ULL)
+		return -1;
 	*ns = sec * 1000000000ULL + frac;
-	return true;
+	return 1;
 }
 
 /* Fill the fields of @k from "key=value" (or "key: value") tokens. */
@@ -315,7 +318,8 @@ static void parse_fields(struct vt_import *im, char *p, struct kev *k)
 
 /*
  * One text line.  Returns 1 for a record, 0 for a line to skip (header,
- * comment, lost-events note), -1 for a line that is not an event.
+ * comment, lost-events note), -1 for a line that is not an event, -2 for
+ * an event whose time overflows 64-bit nanoseconds (@name holds the time).
  */
 static int text_parse(struct vt_import *im, char *line, struct kev *k,
 		      char *name, size_t name_sz)
@@ -324,7 +328,7 @@ static int text_parse(struct vt_import *im, char *line, struct kev *k,
 	char sym[128];
 	uint64_t v;
 	size_t n;
-	int kind;
+	int kind, ts;
 
 	line[strcspn(line, "\r")] = '\0';
 	p = skip_sp(line);
@@ -376,15 +380,24 @@ static int text_parse(struct vt_import *im, char *line, struct kev *k,
 	/* optional irq/preempt flags, then "ts:" */
 	p = skip_sp(cpu_end + 1);
 	e = tok_end(p);
-	if (e == p || e[-1] != ':' || !parse_ts(p, e - p - 1, &k->t)) {
+	ts = e == p || e[-1] != ':' ? 0 : parse_ts(p, e - p - 1, &k->t);
+	if (ts == 0) {
 		/* irqs-off, need-resched, hardirq/softirq ('h', 's', 'H') */
 		if (e - p >= 3)
 			k->irq = p[2] == 'h' || p[2] == 's' || p[2] == 'H';
 		p = skip_sp(e);
 		e = tok_end(p);
-		if (e == p || e[-1] != ':' || !parse_ts(p, e - p - 1, &k->t))
-			return -1;
+		ts = e == p || e[-1] != ':' ? 0 : parse_ts(p, e - p - 1, &k->t);
 	}
+	if (ts < 0) {
+		/* the time, for the message */
+		n = (size_t)(e - p - 1) < name_sz ? (size_t)(e - p - 1) : name_sz - 1;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		return -2;
+	}
+	if (ts == 0)
+		return -1;
 	p = skip_sp(e);
 	e = tok_end(p);
 	if (e == p)
@@ -470,6 +483,13 @@ int vt_im_text_run(struct vt_import *im, struct vt_error *err)
 		memset(&k, 0, sizeof(k));
 		k.line = (unsigned long)im->sum.lines;
 		r = text_parse(im, line, &k, name, sizeof(name));
+		if (r == -2) {
+			snprintf(err->file, sizeof(err->file), "%s", im->name);
+			err->line = k.line;
+			return vt_error_set(err, VT_ERR_IMPORT,
+					    "the time %s s is 2^64 ns (about 584 years) or later: vmaptool keeps times in 64-bit nanoseconds, and it would wrap",
+					    name);
+		}
 		if (r < 0) {
 			if (!im->sum.bad_lines)
 				im->sum.first_bad_line = k.line;

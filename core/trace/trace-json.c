@@ -543,7 +543,7 @@ static int parse_header(struct vt_trace_reader *r, const json_t *top,
 	if (!r->max_order)
 		r->max_order = geo->max_order;
 	if (!r->pa_bits)
-		r->pa_bits = r->cfg.va_bits == 52 ? 52 : 48;
+		r->pa_bits = vt_trace_pa_bits(&r->cfg);
 	if (r->pa_bits <= r->page_shift || r->pa_bits > 64)
 		return vt_error_set(err, -EINVAL,
 				    "physical address size of %u bits is invalid",

@@ -134,6 +134,17 @@ struct vt_trace_config {
 };
 
 /*
+ * The physical address size a trace of @c is read against unless the
+ * reader is told otherwise (vt_trace_read_opts.pa_bits): 52 bits with
+ * 52-bit VAs (arm64 FEAT_LPA2 / 64K LPA), else 48.  The importer checks
+ * what it emits against the same size.
+ */
+static inline unsigned int vt_trace_pa_bits(const struct vt_trace_config *c)
+{
+	return c->va_bits == 52 ? 52 : 48;
+}
+
+/*
  * A stream of events.  vt_trace_next() returns 1 and fills @ev (valid until
  * the next call), 0 at the end, or a negative code with @err filled.
  */

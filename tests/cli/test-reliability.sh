@@ -259,14 +259,89 @@ rm -f "$TMP/longline.txt" "$TMP/bomb.xz"
 sed 's/   100\.0000/   9300000000.0000/' "$D/ioremap.txt" >"$TMP/ts63.txt"
 run import-time-2^63 0 '' "$VT_BIN" import "$TMP/ts63.txt" -o "$TMP/ts63.json"
 run replay-time-2^63 0 '' "$VT_BIN" replay "$TMP/ts63.json"
-# times past 2^64 ns are not wrapped: those lines are not events
+# times past 2^64 ns are not wrapped: the first such line is a located
+# error (it said "holds no trace events")
 sed 's/   100\.0000/   18446744074.0000/' "$D/ioremap.txt" >"$TMP/ts64.txt"
-run import-time-2^64 3 'holds no trace events' "$VT_BIN" import "$TMP/ts64.txt" -o /dev/null
+run import-time-2^64 3 'ts64\.txt:7: error: the time 18446744074\.000010 s is 2\^64 ns .* or later' \
+	"$VT_BIN" import "$TMP/ts64.txt" -o /dev/null
+# one line past it among good ones: the same, on that line
+sed '9s/100\.000030/18446744073.709551616/' "$D/ioremap.txt" >"$TMP/ts64b.txt"
+run import-time-2^64-one-line 3 'ts64b\.txt:9: error: the time 18446744073\.709551616 s is 2\^64' \
+	"$VT_BIN" import "$TMP/ts64b.txt" -o /dev/null
+# 2^64 - 1 ns is the last time that does not wrap
+sed '9s/100\.000030/18446744073.709551615/' "$D/ioremap.txt" >"$TMP/ts64c.txt"
+run import-time-2^64-1 0 '' "$VT_BIN" import "$TMP/ts64c.txt" -o /dev/null
 # an ioremap beyond the physical address size is dropped with a warning
 sed 's/phys=0x10000000/phys=0xfffffff00000000/' "$D/ioremap.txt" >"$TMP/pa.txt"
 run import-ioremap-beyond-pa 0 'ioremap\(s\) of physical ranges beyond the [0-9]+-bit physical address size dropped' \
 	"$VT_BIN" import "$TMP/pa.txt" -o "$TMP/pa.json"
 run replay-imported-pa 0 '' "$VT_BIN" replay "$TMP/pa.json"
+# a mapping record of 11 GB in a 20 KiB area (fuzz-ftrace-text):
+# it was emitted as a vmap of 2.8 million synthesised pages
+run import-map-beyond-area 0 '1 mapping record\(s\) larger than their area ignored' \
+	"$VT_BIN" import "$VT_SRC/tests/fuzz/corpus/ftrace-text/regress-map-beyond-area.txt" -o "$TMP/mba.json"
+[ "$(wc -c <"$TMP/mba.json")" -lt 4096 ] || { echo "FAIL import-map-beyond-area: $(wc -c <"$TMP/mba.json") bytes written"; fail=1; }
+# a vmap of 1 TiB whose pages are not recorded: 2^28 synthesised runs
+# (6 GiB) were allocated (fuzz-dat-records, out of memory); a page list
+# longer than --max-input lets replay read is not made
+awk '/alloc_vmap_area/ && /size=20480/ { sub(/size=20480/, "size=1099511631872") }
+     /vmap_(pages|small)/ { sub(/end=0xffff800083104000/, "end=0xffff810083100000") } { print }' \
+	"$D/vmap.txt" >"$TMP/vmap1t.txt"
+run import-vmap-1t 0 '1 vmap/vm_map_ram area\(s\) dropped: their synthesised page lists .* longer than the --max-input limit' \
+	"$VT_BIN" import "$TMP/vmap1t.txt" -o "$TMP/vmap1t.json"
+# 64 MiB: kept under the default limit, dropped under 64K, which replay
+# would apply to the written trace
+awk '/alloc_vmap_area/ && /size=20480/ { sub(/size=20480/, "size=67112960") }
+     /vmap_(pages|small)/ { sub(/end=0xffff800083104000/, "end=0xffff800087100000") } { print }' \
+	"$D/vmap.txt" >"$TMP/vmap64m.txt"
+run import-vmap-64m 0 '' "$VT_BIN" import "$TMP/vmap64m.txt" -o "$TMP/vmap64m.json"
+grep -q '"op":"vmap"' "$TMP/vmap64m.json" || { echo "FAIL import-vmap-64m: the vmap was dropped"; fail=1; }
+run replay-vmap-64m-limit 3 'larger than the --max-input limit of 64 KiB' "$VT_BIN" --max-input=64K replay "$TMP/vmap64m.json"
+run import-vmap-64m-limit 0 'synthesised page lists .* longer than the --max-input limit' \
+	"$VT_BIN" --max-input=64K import "$TMP/vmap64m.txt" -o "$TMP/vmap64m-l.json"
+run replay-vmap-64m-limited 0 '' "$VT_BIN" --max-input=64K replay "$TMP/vmap64m-l.json"
+# the PA size is the written geometry's, not the inferred VA_BITS': an
+# ioremap at 2^50 in a recording with 52-bit pointers was emitted under
+# --va-bits=48, and replay refused it
+sed 's/phys=0x10000000/phys=0x4000000000000/' "$D/ioremap.txt" >"$TMP/pa50.txt"
+run import-pa50-va48 0 'ioremap\(s\) of physical ranges beyond the 48-bit physical address size dropped' \
+	"$VT_BIN" import --va-bits=48 "$TMP/pa50.txt" -o "$TMP/pa50-48.json"
+run replay-pa50-va48 0 '' "$VT_BIN" replay "$TMP/pa50-48.json"
+# ... and with 48-bit pointers, --va-bits=52 keeps it (it was dropped)
+sed 's/pmdp=0xfff0/pmdp=0xffff/' "$TMP/pa50.txt" >"$TMP/pa50b.txt"
+run import-pa50-va52 0 '' "$VT_BIN" import --va-bits=52 "$TMP/pa50b.txt" -o "$TMP/pa50-52.json"
+grep -q '"op":"ioremap"' "$TMP/pa50-52.json" || { echo "FAIL import-pa50-va52: the ioremap was dropped"; fail=1; }
+grep -q 'beyond' "$TMP/stderr" && { echo "FAIL import-pa50-va52: warned of a range beyond the PA size"; fail=1; }
+run replay-pa50-va52 0 '' "$VT_BIN" replay "$TMP/pa50-52.json"
+# recorded pfns beyond the PA size (in pages of the written granule) were
+# emitted and replay refused them
+sed 's/pfn=0x48259/pfn=0x1000000000/' "$D/garbage-line.txt" >"$TMP/pfn.txt"
+run import-pfn-beyond-pa 0 'recorded page list\(s\) with pfns beyond the 48-bit physical address size not used' \
+	"$VT_BIN" import "$TMP/pfn.txt" -o "$TMP/pfn.json"
+run replay-pfn-beyond-pa 0 '' "$VT_BIN" replay "$TMP/pfn.json"
+run import-pfn-va52 0 '' "$VT_BIN" import --va-bits=52 "$TMP/pfn.txt" -o "$TMP/pfn52.json"
+grep -q '"pfn":"0x1000000000"' "$TMP/pfn52.json" || { echo "FAIL import-pfn-va52: the pages were not kept"; fail=1; }
+run replay-pfn-va52 0 '' "$VT_BIN" replay "$TMP/pfn52.json"
+sed 's/pfn=0x48259/pfn=0x100000000/' "$D/garbage-line.txt" >"$TMP/pfn64k.txt"
+run import-pfn-64k 0 'pfns beyond the 48-bit' "$VT_BIN" import --granule=64k "$TMP/pfn64k.txt" -o "$TMP/pfn64k.json"
+run replay-pfn-64k 0 '' "$VT_BIN" replay "$TMP/pfn64k.json"
+
+## gate: "-" is standard input for the baseline as for every input
+T=$VT_SRC/tests/cli/data/small.trace.json
+"$VT_BIN" -j replay "$T" >"$TMP/rep.json" 2>/dev/null
+run gate-baseline-stdin-file 0 '' sh -c '"$0" gate --baseline=- "$1" <"$2"' "$VT_BIN" "$TMP/rep.json" "$TMP/rep.json"
+run gate-baseline-stdin-pipe 0 '' sh -c 'cat "$2" | "$0" gate --baseline=- "$1"' "$VT_BIN" "$T" "$TMP/rep.json"
+grep -q '^gate: ok' "$TMP/stdout" || { echo "FAIL gate-baseline-stdin-pipe: no 'gate: ok'"; fail=1; }
+# it said "cannot open report '-'" (exit 4)
+run gate-baseline-stdin-bad 3 '^-:1:1: error: report is not valid JSON' sh -c 'echo x | "$0" gate --baseline=- "$1"' "$VT_BIN" "$T"
+run gate-baseline-stdin-limit 3 'larger than the --max-input limit of 1 KiB' \
+	sh -c 'cat "$2" | "$0" --max-input=1K gate --baseline=- "$1"' "$VT_BIN" "$T" "$TMP/rep.json"
+# a lone "-" is a report, or else a trace, from a pipe as from a file
+run gate-report-stdin-pipe 0 '' sh -c 'cat "$1" | "$0" gate --baseline="$1" -' "$VT_BIN" "$TMP/rep.json"
+grep -q '^gate: ok' "$TMP/stdout" || { echo "FAIL gate-report-stdin-pipe: no 'gate: ok'"; fail=1; }
+run gate-trace-stdin-pipe 1 '' sh -c 'cat "$1" | "$0" gate --baseline="$2" -' "$VT_BIN" "$T" "$TMP/rep.json"
+grep -q '^-: not in the baseline' "$TMP/stdout" || { echo "FAIL gate-trace-stdin-pipe: the trace was not read"; fail=1; }
+run gate-stdin-twice 2 "standard input \('-'\) is given twice" sh -c '"$0" gate --baseline=- - <"$1"' "$VT_BIN" "$TMP/rep.json"
 
 #@@MORE@@
 

@@ -24,16 +24,7 @@
 #include "core/inspect/kimage.h"
 #include "../unit/kimage-build.h"
 
-#ifndef VT_FUZZ_CHECK
-#define VT_FUZZ_CHECK(cond)                                                 \
-	do {                                                                \
-		if (!(cond)) {                                              \
-			fprintf(stderr, "%s:%d: fuzz check failed: %s\n",   \
-				__FILE__, __LINE__, #cond);                 \
-			abort();                                            \
-		}                                                           \
-	} while (0)
-#endif
+#include "fuzz-check.h"
 
 /* Open @len bytes at @p and check what comes out. */
 static void vt_fuzz_inspect_one(const uint8_t *p, size_t len)

@@ -20,12 +20,14 @@
 /* Import @buf: -1 if it fails, else the number of events. */
 static long vt_fuzz_xz_import(const uint8_t *buf, size_t len)
 {
+	struct vt_import_opts o;
 	struct vt_import *im;
 	struct vt_error err;
 	long n;
 
+	vt_fuzz_import_opts(&o);
 	vt_error_init(&err);
-	if (vt_import_open_mem("fuzz", buf, len, NULL, &im, &err)) {
+	if (vt_import_open_mem("fuzz", buf, len, &o, &im, &err)) {
 		VT_FUZZ_CHECK(err.msg[0]);
 		return -1;
 	}

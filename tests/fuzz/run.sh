@@ -10,6 +10,8 @@
 #                                         other; the figures go to
 #                                         build/fuzz/figures.txt
 #
+# tests/fuzz/TARGET.dict and TARGET.options (libFuzzer flags, one a line)
+# are passed when they exist.
 # VT_FUZZ_SECONDS (smoke: 8) and VT_FUZZ_RUNS (full: 1000000) change the
 # bounds; VT_FUZZ_TIMEOUT (full: 7200 s) stops a harness that is too slow.
 # A crash, sanitizer report, leak or timeout fails the script and leaves
@@ -42,6 +44,12 @@ for t in "${targets[@]}"; do
 	      -artifact_prefix="$B/artifacts/$t-")
 	if [ -f tests/fuzz/$t.dict ]; then
 		opts+=(-dict=tests/fuzz/$t.dict)
+	fi
+	# per-target libFuzzer flags, one a line (e.g. -max_len=N)
+	if [ -f tests/fuzz/$t.options ]; then
+		while read -r o; do
+			case $o in -*) opts+=("$o") ;; esac
+		done <tests/fuzz/$t.options
 	fi
 	log=$B/fuzz-$t.log
 	if [ "$mode" = full ]; then

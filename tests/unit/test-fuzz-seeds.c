@@ -29,6 +29,7 @@
 #include "../fuzz/fuzz-xz.h"
 #include "../fuzz/fuzz-report.h"
 #include "../fuzz/fuzz-inspect.h"
+#include "../fuzz/fuzz-dat-records.h"
 
 struct target {
 	const char *name;
@@ -44,6 +45,7 @@ static const struct target targets[] = {
 	{ "xz", vt_fuzz_xz },
 	{ "report", vt_fuzz_report },
 	{ "inspect", vt_fuzz_inspect },
+	{ "dat-records", vt_fuzz_dat_records },
 };
 
 static int read_file(const char *path, uint8_t **buf, size_t *len)
