@@ -4,6 +4,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libjansson-dev python3-yaml python3-jsonschema
       libtraceevent-dev libtracecmd-dev libtracefs-dev liblzma-dev
       xz-utils python3
+      librsvg2-bin	# rsvg-convert: tests/cli/test-human-report.sh renders --svg
       clang libclang-rt-14-dev)	# the 'fuzz' preset: libFuzzer harnesses
 missing=()
 for p in "${pkgs[@]}"; do
