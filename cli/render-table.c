@@ -256,7 +256,7 @@ static int column_widths(const struct table *t, bool wide, int *name_w,
 	int total;
 
 	*name_w = wide ? WIDE_NAME_W : 0;
-	*words_w = 0;
+	*words_w = (int)strlen("change") + 2;	/* the header */
 	for (int r = 0; r < t->nr_rows; r++) {
 		char label[64];
 

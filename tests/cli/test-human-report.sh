@@ -63,6 +63,8 @@ vt compare --strategy=pagewise,batched t.json >two.txt
 grep -Eq '^set_pte_at_calls +2698 +10 +270x fewer$' two.txt || fail "two strategies: no '270x fewer' column"
 grep -Eq '^table_walks +24 +28 +17% more$' two.txt || fail "two strategies: no '17% more'"
 grep -Eq '^pte_writes +2698 +2698 +same$' two.txt || fail "two strategies: no 'same'"
+vt compare --strategy=zigzag,segments t.json >same.txt
+grep -Eq '^metric \[count\] +zigzag +segments +change$' same.txt || fail "nothing changes: the header runs together"
 vt compare -j --strategy=pagewise,batched t.json >two.json
 python3 - two.json <<'EOF' || fail "JSON ratios are no longer numbers"
 import json, sys
