@@ -15,7 +15,9 @@
 #include "core/error.h"
 #include "core/model.h"
 
-enum vt_format { VT_FMT_TABLE, VT_FMT_JSON, VT_FMT_CSV };
+enum vt_format { VT_FMT_TABLE, VT_FMT_JSON, VT_FMT_CSV, VT_FMT_MAIL };
+/* --color: auto is a terminal with NO_COLOR unset or empty */
+enum vt_colour { VT_COLOUR_AUTO, VT_COLOUR_ALWAYS, VT_COLOUR_NEVER };
 
 /* Options of interfaces.md 1.1 and 1.3, shared by every subcommand. */
 struct vt_cli {
@@ -27,6 +29,9 @@ struct vt_cli {
 	bool kernel_given;		/* --kernel given */
 	bool opt_given[VT_OPT__NR];	/* what-if option given (gate) */
 	enum vt_format format;		/* --format, -j */
+	bool wide;			/* --wide: the table's strategies as columns */
+	enum vt_colour colour;		/* --color */
+	const char *svg;		/* --svg=FILE */
 	const char *output;		/* -o/--output */
 	bool per_op;			/* --per-op */
 	bool per_event;			/* --per-event[=FILE] */

@@ -49,6 +49,7 @@ enum {
 	VT_APPLIES_MODEL = 1 << 5,	/* --kernel and the option table */
 	VT_APPLIES_CPUS = 1 << 6,	/* --cpus alone (gen) */
 	VT_APPLIES_VMLINUX = 1 << 7,	/* --vmlinux, --kconfig */
+	VT_APPLIES_RENDER = 1 << 8,	/* --wide, --color, --svg, --format=mail */
 	VT_APPLIES_REPLAY = VT_APPLIES_FORMAT | VT_APPLIES_STRATEGY |
 			    VT_APPLIES_PROFILE | VT_APPLIES_GEOMETRY |
 			    VT_APPLIES_REPORT | VT_APPLIES_MODEL | VT_APPLIES_VMLINUX,
@@ -56,9 +57,9 @@ enum {
 
 static const struct vt_cmd cmds[] = {
 	{ "replay", cmd_replay, "replay traces under one or more strategies",
-	  VT_APPLIES_REPLAY },
+	  VT_APPLIES_REPLAY | VT_APPLIES_RENDER },
 	{ "compare", cmd_compare, "strategies side by side, ratios against the first",
-	  VT_APPLIES_REPLAY },
+	  VT_APPLIES_REPLAY | VT_APPLIES_RENDER },
 	{ "gate", cmd_gate, "exit 1 if a report regressed against a baseline",
 	  VT_APPLIES_REPLAY },
 	{ "gen", cmd_gen, "synthesise a trace (systemheap, test_vmalloc, ioremap, ...)",
@@ -98,6 +99,9 @@ enum {
 	OPT_MAX_INPUT,
 	OPT_VMLINUX,
 	OPT_KCONFIG,
+	OPT_WIDE,
+	OPT_COLOR,
+	OPT_SVG,
 	OPT_MODEL,	/* + enum vt_option_id: the option table */
 };
 
@@ -118,8 +122,17 @@ static const struct argp_option common_head[] = {
 	{ "kconfig", OPT_KCONFIG, "FILE", 0,
 	  "the image's .config, for an image without IKCONFIG (Debian: "
 	  "/boot/config-RELEASE)", 0 },
-	{ "format", OPT_FORMAT, "table|json|csv", 0, "output format (default table)", 0 },
+	{ "format", OPT_FORMAT, "table|json|csv|mail", 0,
+	  "output format (default table; mail: replay and compare only)", 0 },
 	{ "json", 'j', NULL, 0, "same as --format=json", 0 },
+	{ "wide", OPT_WIDE, NULL, 0,
+	  "the table keeps one column per strategy however wide (default: "
+	  "one block per strategy when the columns would pass 72)", 0 },
+	{ "color", OPT_COLOR, "auto|always|never", OPTION_ARG_OPTIONAL,
+	  "colour the table's changes by whether they are good (default auto: "
+	  "on a terminal without NO_COLOR; --color alone is always)", 0 },
+	{ "svg", OPT_SVG, "FILE", 0,
+	  "also write a self-contained SVG chart of the report to FILE", 0 },
 	{ "output", 'o', "FILE", 0, "write the output to FILE (whole or not at all)", 0 },
 	{ "per-op", OPT_PER_OP, NULL, 0, "break the metrics down by op", 0 },
 	{ "per-event", OPT_PER_EVENT, "FILE", OPTION_ARG_OPTIONAL,
@@ -180,6 +193,10 @@ static unsigned int applies_bit(int key)
 		return VT_APPLIES_REPORT;
 	case OPT_KERNEL:
 		return VT_APPLIES_MODEL;
+	case OPT_WIDE:
+	case OPT_COLOR:
+	case OPT_SVG:
+		return VT_APPLIES_RENDER;
 	}
 	return 0;
 }
@@ -442,7 +459,9 @@ static void model_option(struct argp_state *state, enum vt_option_id id,
 
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
-	static const char *const formats[] = { "table", "json", "csv" };
+	/* in the order of enum vt_format */
+	static const char *const formats[] = { "table", "json", "csv", "mail" };
+	static const char *const colours[] = { "auto", "always", "never" };
 	struct vt_model_opts *m = &vt_cli.model;
 	char gran[8];
 	int i;
@@ -491,14 +510,24 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		vt_cli.va_bits_set = true;
 		break;
 	case OPT_FORMAT:
-		vt_cli.format = pick(state, "format", arg, formats, 3,
-				     "table|json|csv");
+		vt_cli.format = pick(state, "format", arg, formats, 4,
+				     "table|json|csv|mail");
 		break;
 	case 'j':
 		vt_cli.format = VT_FMT_JSON;
 		break;
 	case 'o':
 		vt_cli.output = arg;
+		break;
+	case OPT_WIDE:
+		vt_cli.wide = true;
+		break;
+	case OPT_COLOR:
+		vt_cli.colour = arg ? pick(state, "color", arg, colours, 3,
+					   "auto|always|never") : VT_COLOUR_ALWAYS;
+		break;
+	case OPT_SVG:
+		vt_cli.svg = arg;
 		break;
 	case OPT_PER_OP:
 		vt_cli.per_op = true;
@@ -558,6 +587,10 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 				   "granule %uk with --va-bits=%u is not a Kconfig-valid pair "
 				   "(%s)", 1u << (m->page_shift - 10), m->va_bits,
 				   va_pairs);
+		if (parsing_subcommand && vt_cli.format == VT_FMT_MAIL &&
+		    !(cur_cmd->applies & VT_APPLIES_RENDER))
+			argp_error(state, "--format=mail applies to replay and "
+				   "compare only");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

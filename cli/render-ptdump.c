@@ -170,6 +170,7 @@ int vt_report_ptdump(FILE *f, enum vt_format fmt, const struct vt_ptdump_doc *d,
 		}
 		break;
 	case VT_FMT_TABLE:
+	case VT_FMT_MAIL:	/* refused by the command line: only reports */
 		ptdump_text(f, d, verbose);
 		break;
 	}

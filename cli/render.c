@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rendering (STYLE.md 5): the report as JSON (dumped once, sorted keys),
- * a fixed-width text table or CSV; the gate's decision; the --per-event
- * lines, the {"error": ...} document and the strategy listing.  Nothing
+ * Rendering (STYLE.md 5): the report as JSON (dumped once, sorted keys)
+ * or CSV (its text table and mail are cli/render-table.c's, its SVG
+ * cli/render-svg.c's); the --per-event lines, the {"error": ...}
+ * document and the strategy listing.  Nothing
  * here decides or reads anything: it prints documents others built.
  * Anchors: bpftool's json_output split, perf's util/stat-display.c.
  */
@@ -12,250 +13,6 @@
 #include <unistd.h>
 
 #include "cli/report-doc.h"
-
-/* ---- text table ----------------------------------------------------- */
-
-static bool use_colour(FILE *f)
-{
-	const char *term = getenv("TERM");
-
-	return isatty(fileno(f)) && !getenv("NO_COLOR") &&
-	       !(term && !strcmp(term, "dumb"));
-}
-
-#define NAME_W 26
-
-/* Value of metric @i in a metrics object, or NULL if absent. */
-static json_t *metric_get(json_t *m, int i)
-{
-	const char *name = vt_metric_names[i];
-
-	switch (vt_metric_kinds[i]) {
-	case VT_MK_TLBI:
-		return json_object_get(json_object_get(m, "tlbi_by_kind"),
-				       name + strlen("tlbi_"));
-	case VT_MK_DSB:
-		return json_object_get(json_object_get(m, "dsb_by_kind"),
-				       name + strlen("dsb_"));
-	case VT_MK_CYC:
-		return json_object_get(json_object_get(m, "cycles_by_function"),
-				       name + strlen("cyc_"));
-	case VT_MK_TOP:
-	case VT_MK_VERIFY:
-		break;
-	}
-	return json_object_get(m, name);
-}
-
-/* Row label: sub-kinds are indented under their total (tlbi, dsb). */
-static void row_label(char *buf, size_t len, int i)
-{
-	const char *name = vt_metric_names[i];
-
-	switch (vt_metric_kinds[i]) {
-	case VT_MK_TLBI:
-		snprintf(buf, len, "  %s", name + strlen("tlbi_"));
-		return;
-	case VT_MK_DSB:
-		snprintf(buf, len, "  %s", name + strlen("dsb_"));
-		return;
-	case VT_MK_CYC:
-		snprintf(buf, len, "  %s", name + strlen("cyc_"));
-		return;
-	case VT_MK_TOP:
-	case VT_MK_VERIFY:
-		break;
-	}
-	snprintf(buf, len, "%s", name);
-}
-
-static int col_width(const char *name)
-{
-	int w = (int)strlen(name) + 2;
-
-	return w < 12 ? 12 : w;
-}
-
-/*
- * One table: metrics as rows, strategies as columns (and, for compare, a
- * ratio column after every strategy but the first).  @key selects the
- * metrics object of each strategy: "metrics" or an op of "per_op".
- */
-static void table_block(FILE *f, json_t *strats, const char *op,
-			bool ratios, bool colour, const char *title, int verbose)
-{
-	size_t hidden = 0;
-	const char *bold = colour ? "\033[1m" : "", *reset = colour ? "\033[0m" : "";
-	json_t *s;
-	size_t k;
-
-	fprintf(f, "%s%-*s", bold, NAME_W, title);
-	json_array_foreach(strats, k, s) {
-		const char *name = json_string_value(json_object_get(s, "name"));
-
-		fprintf(f, "%*s", col_width(name), name);
-		if (ratios && k > 0)
-			fprintf(f, "%9s", "ratio");
-	}
-	fprintf(f, "%s\n", reset);
-
-	for (int i = 0; i < VT_M__NR; i++) {
-		char label[64];
-		bool any = false, present = false;
-
-		json_array_foreach(strats, k, s) {
-			json_t *m = json_object_get(s, "metrics");
-			json_t *v;
-
-			if (op)
-				m = json_object_get(json_object_get(s, "per_op"), op);
-			v = metric_get(m, i);
-			present |= v != NULL;
-			any |= json_integer_value(v) != 0;
-		}
-		if (!present)
-			continue;
-		/* mismapped_pages is shown even when zero: it is the finding. */
-		if (!any && vt_metric_kinds[i] != VT_MK_VERIFY &&
-		    verbose == 0) {
-			hidden++;
-			continue;
-		}
-		row_label(label, sizeof(label), i);
-		fprintf(f, "%-*s", NAME_W, label);
-		json_array_foreach(strats, k, s) {
-			const char *name = json_string_value(json_object_get(s, "name"));
-			json_t *m = json_object_get(s, "metrics");
-			json_t *rv;
-
-			if (op)
-				m = json_object_get(json_object_get(s, "per_op"), op);
-			fprintf(f, "%*" JSON_INTEGER_FORMAT, col_width(name),
-				json_integer_value(metric_get(m, i)));
-			if (!ratios || k == 0)
-				continue;
-			rv = json_object_get(json_object_get(s, "ratios"),
-					     vt_metric_names[i]);
-			if (op || !json_is_real(rv)) {
-				fprintf(f, "%9s", "-");
-			} else {
-				double x = json_real_value(rv);
-				const char *c = !colour ? "" :
-						x < 1 ? "\033[32m" :
-						x > 1 ? "\033[31m" : "";
-
-				fprintf(f, "%s%9.3f%s", c, x, colour ? reset : "");
-			}
-		}
-		fputc('\n', f);
-	}
-	if (hidden)
-		fprintf(f, "(%zu metric%s zero for every strategy not shown; -v shows them)\n",
-			hidden, hidden == 1 ? "" : "s");
-}
-
-/*
- * compare: "batched: 2.31x faster than zigzag (estimate, profile
- * generic-a76)", then the counts that explain it, the largest share of
- * cycles first.
- */
-static void faster_lines(FILE *f, json_t *strats, const char *profile)
-{
-	json_t *s;
-	size_t k;
-
-	json_array_foreach(strats, k, s) {
-		json_t *est = json_object_get(s, "estimate"), *e;
-		double x = json_real_value(json_object_get(est, "speedup"));
-		size_t i;
-
-		if (!est || !json_is_real(json_object_get(est, "speedup")))
-			continue;
-		fprintf(f, "%s: %.2f\u00d7 %s than %s (estimate, profile %s)",
-			json_string_value(json_object_get(s, "name")),
-			x >= 1 ? x : 1 / x, x >= 1 ? "faster" : "slower",
-			json_string_value(json_object_get(est, "baseline")),
-			profile ? profile : "-");
-		json_array_foreach(json_object_get(est, "explained_by"), i, e)
-			fprintf(f, "%s %s %" JSON_INTEGER_FORMAT " -> %" JSON_INTEGER_FORMAT
-				" (%+" JSON_INTEGER_FORMAT " cycles)", i ? "," : ":",
-				json_string_value(json_object_get(e, "event")),
-				json_integer_value(json_object_get(e, "baseline_count")),
-				json_integer_value(json_object_get(e, "count")),
-				-json_integer_value(json_object_get(e, "cycles_saved")));
-		fputc('\n', f);
-	}
-}
-
-static void write_table(const struct vt_report *r, FILE *f, int verbose)
-{
-	json_t *config = json_object_get(r->root, "config");
-	bool colour = use_colour(f);
-	json_t *t;
-	size_t i;
-
-	fprintf(f, "config: %s granule, %" JSON_INTEGER_FORMAT "-bit VA, %"
-		JSON_INTEGER_FORMAT " levels, kernel %s\n",
-		json_string_value(json_object_get(config, "granule")),
-		json_integer_value(json_object_get(config, "va_bits")),
-		json_integer_value(json_object_get(config, "levels")),
-		json_string_value(json_object_get(config, "kernel_model")));
-	if (verbose) {
-		json_t *opts = json_object_get(config, "options"), *v;
-		const char *key;
-
-		fputs("options:", f);
-		json_object_foreach(opts, key, v) {
-			if (json_is_integer(v))
-				fprintf(f, " %s=%" JSON_INTEGER_FORMAT, key,
-					json_integer_value(v));
-			else
-				fprintf(f, " %s=%s", key, json_string_value(v));
-		}
-		fputc('\n', f);
-	}
-	json_array_foreach(r->traces, i, t) {
-		json_t *strats = json_object_get(t, "strategies");
-		json_t *g = json_object_get(t, "config");
-		bool ratios = json_object_get(json_array_get(strats, 1), "ratios");
-		json_t *per_op = NULL, *s;
-		const char *op;
-		size_t k;
-
-		fprintf(f, "\ntrace: %s (%" JSON_INTEGER_FORMAT " events",
-			json_string_value(json_object_get(t, "trace")),
-			json_integer_value(json_object_get(t, "events")));
-		if (g)
-			fprintf(f, ", %s granule, %" JSON_INTEGER_FORMAT "-bit VA",
-				json_string_value(json_object_get(g, "granule")),
-				json_integer_value(json_object_get(g, "va_bits")));
-		fputs(")\n", f);
-		table_block(f, strats, NULL, ratios, colour, "metric [count]",
-			    verbose);
-		faster_lines(f, strats, json_string_value(json_object_get(config, "profile")));
-
-		/* Ops in a fixed order: the union over the strategies. */
-		json_array_foreach(strats, k, s)
-			if (!per_op)
-				per_op = json_object_get(s, "per_op");
-		if (!per_op)
-			continue;
-		for (int o = 0; o < VT_OP__NR; o++) {
-			bool seen = false;
-			char title[64];
-
-			op = vt_op_names[o];
-			json_array_foreach(strats, k, s)
-				seen |= json_object_get(json_object_get(s, "per_op"),
-							op) != NULL;
-			if (!seen)
-				continue;
-			snprintf(title, sizeof(title), "%s [count]", op);
-			fputc('\n', f);
-			table_block(f, strats, op, false, colour, title, verbose);
-		}
-	}
-}
 
 /* ---- CSV ------------------------------------------------------------ */
 
@@ -279,7 +36,7 @@ static void csv_metrics(FILE *f, const char *trace, const char *strat,
 			const char *prefix, json_t *m)
 {
 	for (int i = 0; i < VT_M__NR; i++) {
-		json_t *v = metric_get(m, i);
+		json_t *v = vt_report_metric_get(m, i);
 		const char *name = vt_metric_names[i];
 
 		if (!v)
@@ -351,8 +108,8 @@ static void write_csv(const struct vt_report *r, FILE *f)
 	}
 }
 
-int vt_report_write(const struct vt_report *r, FILE *f, enum vt_format fmt,
-		    int verbose)
+int vt_report_render(const struct vt_report *r, FILE *f, enum vt_format fmt,
+		     const struct vt_render_opts *o)
 {
 	int ret = 0;
 
@@ -361,7 +118,10 @@ int vt_report_write(const struct vt_report *r, FILE *f, enum vt_format fmt,
 		ret = dump_json(r->root, f, JSON_INDENT(2));
 		break;
 	case VT_FMT_TABLE:
-		write_table(r, f, verbose);
+		vt_report_write_table(r, f, o);
+		break;
+	case VT_FMT_MAIL:
+		vt_report_write_mail(r, f, o);
 		break;
 	case VT_FMT_CSV:
 		write_csv(r, f);
@@ -370,6 +130,14 @@ int vt_report_write(const struct vt_report *r, FILE *f, enum vt_format fmt,
 	if (!ret && ferror(f))
 		ret = -EIO;
 	return ret;
+}
+
+int vt_report_write(const struct vt_report *r, FILE *f, enum vt_format fmt,
+		    int verbose)
+{
+	struct vt_render_opts o = { .verbose = verbose, .colour = VT_COLOUR_AUTO };
+
+	return vt_report_render(r, f, fmt, &o);
 }
 
 
@@ -561,6 +329,7 @@ out_json:
 		}
 		break;
 	case VT_FMT_TABLE:
+	case VT_FMT_MAIL:	/* refused by the command line: only reports */
 		for (i = infos; i->name; i++)
 			if ((int)strlen(i->name) > w)
 				w = (int)strlen(i->name);

@@ -73,6 +73,18 @@ static inline int dump_json(json_t *root, FILE *f, size_t flags)
 /* "4k", "16k", "64k" ("?" otherwise) and back (-1 if unknown). */
 const char *vt_granule_name(unsigned int page_shift);
 int vt_granule_shift(const char *name);
+/* The value of metric @i (index in VT_METRICS) in a metrics object, or
+ * NULL: sub-kinds live in tlbi_by_kind, dsb_by_kind, cycles_by_function. */
+json_t *vt_report_metric_get(json_t *m, int i);
+/* @cur against @base in words ("3.5x fewer", "4.3% more", "same"); +1
+ * when the change is good for metric @i, -1 bad, 0 neither. */
+int vt_change_words(char *buf, size_t len, json_int_t base, json_int_t cur,
+		    int i);
+/* The text table and --format=mail (cli/render-table.c). */
+void vt_report_write_table(const struct vt_report *r, FILE *f,
+			   const struct vt_render_opts *o);
+void vt_report_write_mail(const struct vt_report *r, FILE *f,
+			  const struct vt_render_opts *o);
 /* {granule, va_bits, levels} of a config. */
 json_t *vt_report_geometry_json(unsigned int page_shift, unsigned int va_bits);
 /* The metrics object of one strategy, op or event (section 4 keys). */

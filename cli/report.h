@@ -45,10 +45,23 @@ struct vt_profile;
  * and compare's speed-up and its explanation are made with it. */
 void vt_report_set_profile(struct vt_report *r, const struct vt_profile *p);
 
-/* Render @r to @f in @fmt; @verbose: the table shows the options and
- * the metrics that are zero everywhere.  Return: 0 or -errno. */
+/* How the human forms look (docs/report-format.md). */
+struct vt_render_opts {
+	int verbose;		/* the options line, rows zero everywhere */
+	bool wide;		/* strategies as columns whatever the width */
+	enum vt_colour colour;
+};
+
+/* Render @r to @f in @fmt.  Return: 0 or -errno. */
+int vt_report_render(const struct vt_report *r, FILE *f, enum vt_format fmt,
+		     const struct vt_render_opts *o);
+/* The same with --color=auto and not --wide. */
 int vt_report_write(const struct vt_report *r, FILE *f, enum vt_format fmt,
 		    int verbose);
+/* The SVG of @r (cli/render-svg.c): per trace and strategy, bars of the
+ * counts on a log scale and the estimated cycles stacked by kernel
+ * function.  Return: 0 or -errno. */
+int vt_report_svg(const struct vt_report *r, FILE *f);
 
 /* ---- reading a report back (gate) ----------------------------------- */
 

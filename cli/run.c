@@ -373,7 +373,7 @@ int vt_run_command(char **traces, int n, const struct vt_spec_list *specs,
 	rc = vt_run_load_profile();
 	if (rc)
 		return rc;
-	if (!lines_only) {
+	if (!lines_only || vt_cli.svg) {
 		report = vt_report_new(&vt_cli.model, vt_cli.per_op);
 		if (!report) {
 			vt_err("out of memory");
@@ -391,17 +391,34 @@ int vt_run_command(char **traces, int n, const struct vt_spec_list *specs,
 	rc2 = vt_out_close(pe, pe_path, rc == 0);
 	if (!rc)
 		rc = rc2;
-	if (!rc && report) {
+	if (!rc && report && !lines_only) {
+		struct vt_render_opts ro = { vt_cli.verbose, vt_cli.wide,
+					     vt_cli.colour };
+
 		out = vt_out_open(vt_cli.output);
 		if (!out) {
 			rc = VT_EC_SYSTEM;
 		} else {
-			int wr = vt_report_write(report, out, vt_cli.format,
-						 vt_cli.verbose);
+			int wr = vt_report_render(report, out, vt_cli.format, &ro);
 
 			rc = vt_out_close(out, vt_cli.output, wr == 0);
 			if (wr && !rc) {
 				vt_err("cannot write the report: %s", strerror(-wr));
+				rc = VT_EC_SYSTEM;
+			}
+		}
+	}
+	/* --svg: the same report drawn, whole or not at all like -o */
+	if (!rc && report && vt_cli.svg) {
+		out = vt_out_open(vt_cli.svg);
+		if (!out) {
+			rc = VT_EC_SYSTEM;
+		} else {
+			int wr = vt_report_svg(report, out);
+
+			rc = vt_out_close(out, vt_cli.svg, wr == 0);
+			if (wr && !rc) {
+				vt_err("cannot write the SVG: %s", strerror(-wr));
 				rc = VT_EC_SYSTEM;
 			}
 		}

@@ -3,7 +3,7 @@
  * Metrics of spec/interfaces.md section 4, one X-macro list so that the
  * engine, the report and the tests agree on names and order.
  *
- * X(name, kind): kind says how the report renders the key:
+ * X(name, kind, better): kind says how the report renders the key:
  *   VT_MK_TOP   a top-level key of "metrics"
  *   VT_MK_TLBI  a member of "tlbi_by_kind" (name without the "tlbi_" prefix)
  *   VT_MK_DSB   a member of "dsb_by_kind" (extension: dsb = ishst + ish)
@@ -11,6 +11,13 @@
  *   VT_MK_CYC   a member of "cycles_by_function" (name without the "cyc_"
  *               prefix): the cost model's cycles charged to that kernel
  *               function (core/cost/estimate.c, docs/cost-model.md)
+ * and better says which way a change is good (the renderers' words and
+ * colours, docs/report-format.md), the one place that decides it:
+ *   VT_MB_FEWER    work the kernel does or a cost: fewer is better
+ *   VT_MB_NEUTRAL  the workload, a state or a shape (pages allocated and
+ *                  freed, pages pending, CONT ranges and blocks written,
+ *                  how frees split between lists): neither way is better
+ *                  by itself, what it costs shows in the other metrics
  */
 #ifndef VT_STATS_H
 #define VT_STATS_H
@@ -18,78 +25,79 @@
 #include <stdint.h>
 #include <string.h>
 
-#define VT_METRICS(X)                                  \
-	X(pte_writes, VT_MK_TOP)                       \
-	X(pte_clears, VT_MK_TOP)                       \
-	X(pmd_writes, VT_MK_TOP)                       \
-	X(pud_writes, VT_MK_TOP)                       \
-	X(p4d_writes, VT_MK_TOP)                       \
-	X(pgd_writes, VT_MK_TOP)                       \
-	X(pmd_clears, VT_MK_TOP)                       \
-	X(pud_clears, VT_MK_TOP)                       \
-	X(p4d_clears, VT_MK_TOP)                       \
-	X(pgd_clears, VT_MK_TOP)                       \
-	X(set_pte_at_calls, VT_MK_TOP)                 \
-	X(set_huge_pte_at_calls, VT_MK_TOP)            \
-	X(cont_ranges, VT_MK_TOP)                      \
-	X(block_maps, VT_MK_TOP)                       \
-	X(table_walks, VT_MK_TOP)                      \
-	X(walk_steps, VT_MK_TOP)                       \
-	X(tables_allocated, VT_MK_TOP)                 \
-	X(tables_freed, VT_MK_TOP)                     \
-	X(tlbi, VT_MK_TOP)                             \
-	X(tlbi_vaale1is, VT_MK_TLBI)                   \
-	X(tlbi_vaae1is, VT_MK_TLBI)                    \
-	X(tlbi_vmalle1is, VT_MK_TLBI)                  \
-	X(tlbi_rvaale1is, VT_MK_TLBI)                  \
-	X(tlbi_vale1is, VT_MK_TLBI)                    \
-	X(dsb, VT_MK_TOP)                              \
-	X(dsb_ishst, VT_MK_DSB)                        \
-	X(dsb_ish, VT_MK_DSB)                          \
-	X(isb, VT_MK_TOP)                              \
-	X(dmb, VT_MK_TOP)                              \
-	X(fixmap_maps, VT_MK_TOP)                      \
-	X(fixmap_stores, VT_MK_TOP)                    \
-	X(pages_allocated, VT_MK_TOP)                  \
-	X(buddy_blocks, VT_MK_TOP)                     \
-	X(free_calls, VT_MK_TOP)                       \
-	X(pages_freed, VT_MK_TOP)                      \
-	X(free_pcp, VT_MK_TOP)                         \
-	X(free_buddy, VT_MK_TOP)                       \
-	X(contig_range_calls, VT_MK_TOP)               \
-	X(pages_prepared, VT_MK_TOP)                   \
-	X(cond_resched, VT_MK_TOP)                     \
-	X(lazy_pages_pending, VT_MK_TOP)               \
-	X(purges, VT_MK_TOP)                           \
-	X(purged_pages, VT_MK_TOP)                     \
-	X(tlb_entries, VT_MK_TOP)                      \
-	X(batch_overrun, VT_MK_TOP)                    \
-	X(cycles, VT_MK_TOP)                           \
-	X(cyc_alloc_vmap_area, VT_MK_CYC)              \
-	X(cyc_free_vmap_area_noflush, VT_MK_CYC)       \
-	X(cyc_pgtable_walk, VT_MK_CYC)                 \
-	X(cyc___pte_alloc_kernel, VT_MK_CYC)           \
-	X(cyc_pmd_free_pte_page, VT_MK_CYC)            \
-	X(cyc_set_pte_at, VT_MK_CYC)                   \
-	X(cyc_set_huge_pte_at, VT_MK_CYC)              \
-	X(cyc___set_pte, VT_MK_CYC)                    \
-	X(cyc_emit_pte_barriers, VT_MK_CYC)            \
-	X(cyc_smp_wmb, VT_MK_CYC)                      \
-	X(cyc_flush_tlb_kernel_range, VT_MK_CYC)       \
-	X(cyc___set_fixmap, VT_MK_CYC)                 \
-	X(cyc___purge_vmap_area_lazy, VT_MK_CYC)       \
-	X(cyc_vm_area_alloc_pages, VT_MK_CYC)          \
-	X(cyc___rmqueue, VT_MK_CYC)                    \
-	X(cyc_vfree, VT_MK_CYC)                        \
-	X(cyc_free_pages_bulk, VT_MK_CYC)              \
-	X(cyc___free_frozen_pages, VT_MK_CYC)          \
-	X(cyc___free_one_page, VT_MK_CYC)              \
-	X(ns, VT_MK_TOP)                               \
-	X(mismapped_pages, VT_MK_VERIFY)
+#define VT_METRICS(X)                                         \
+	X(pte_writes, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(pte_clears, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(pmd_writes, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(pud_writes, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(p4d_writes, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(pgd_writes, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(pmd_clears, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(pud_clears, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(p4d_clears, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(pgd_clears, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(set_pte_at_calls, VT_MK_TOP, VT_MB_FEWER)           \
+	X(set_huge_pte_at_calls, VT_MK_TOP, VT_MB_FEWER)      \
+	X(cont_ranges, VT_MK_TOP, VT_MB_NEUTRAL)              \
+	X(block_maps, VT_MK_TOP, VT_MB_NEUTRAL)               \
+	X(table_walks, VT_MK_TOP, VT_MB_FEWER)                \
+	X(walk_steps, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(tables_allocated, VT_MK_TOP, VT_MB_FEWER)           \
+	X(tables_freed, VT_MK_TOP, VT_MB_FEWER)               \
+	X(tlbi, VT_MK_TOP, VT_MB_FEWER)                       \
+	X(tlbi_vaale1is, VT_MK_TLBI, VT_MB_FEWER)             \
+	X(tlbi_vaae1is, VT_MK_TLBI, VT_MB_FEWER)              \
+	X(tlbi_vmalle1is, VT_MK_TLBI, VT_MB_FEWER)            \
+	X(tlbi_rvaale1is, VT_MK_TLBI, VT_MB_FEWER)            \
+	X(tlbi_vale1is, VT_MK_TLBI, VT_MB_FEWER)              \
+	X(dsb, VT_MK_TOP, VT_MB_FEWER)                        \
+	X(dsb_ishst, VT_MK_DSB, VT_MB_FEWER)                  \
+	X(dsb_ish, VT_MK_DSB, VT_MB_FEWER)                    \
+	X(isb, VT_MK_TOP, VT_MB_FEWER)                        \
+	X(dmb, VT_MK_TOP, VT_MB_FEWER)                        \
+	X(fixmap_maps, VT_MK_TOP, VT_MB_FEWER)                \
+	X(fixmap_stores, VT_MK_TOP, VT_MB_FEWER)              \
+	X(pages_allocated, VT_MK_TOP, VT_MB_NEUTRAL)          \
+	X(buddy_blocks, VT_MK_TOP, VT_MB_FEWER)               \
+	X(free_calls, VT_MK_TOP, VT_MB_FEWER)                 \
+	X(pages_freed, VT_MK_TOP, VT_MB_NEUTRAL)              \
+	X(free_pcp, VT_MK_TOP, VT_MB_NEUTRAL)                 \
+	X(free_buddy, VT_MK_TOP, VT_MB_NEUTRAL)               \
+	X(contig_range_calls, VT_MK_TOP, VT_MB_NEUTRAL)       \
+	X(pages_prepared, VT_MK_TOP, VT_MB_NEUTRAL)           \
+	X(cond_resched, VT_MK_TOP, VT_MB_NEUTRAL)             \
+	X(lazy_pages_pending, VT_MK_TOP, VT_MB_NEUTRAL)       \
+	X(purges, VT_MK_TOP, VT_MB_NEUTRAL)                   \
+	X(purged_pages, VT_MK_TOP, VT_MB_NEUTRAL)             \
+	X(tlb_entries, VT_MK_TOP, VT_MB_FEWER)                \
+	X(batch_overrun, VT_MK_TOP, VT_MB_FEWER)              \
+	X(cycles, VT_MK_TOP, VT_MB_FEWER)                     \
+	X(cyc_alloc_vmap_area, VT_MK_CYC, VT_MB_FEWER)        \
+	X(cyc_free_vmap_area_noflush, VT_MK_CYC, VT_MB_FEWER) \
+	X(cyc_pgtable_walk, VT_MK_CYC, VT_MB_FEWER)           \
+	X(cyc___pte_alloc_kernel, VT_MK_CYC, VT_MB_FEWER)     \
+	X(cyc_pmd_free_pte_page, VT_MK_CYC, VT_MB_FEWER)      \
+	X(cyc_set_pte_at, VT_MK_CYC, VT_MB_FEWER)             \
+	X(cyc_set_huge_pte_at, VT_MK_CYC, VT_MB_FEWER)        \
+	X(cyc___set_pte, VT_MK_CYC, VT_MB_FEWER)              \
+	X(cyc_emit_pte_barriers, VT_MK_CYC, VT_MB_FEWER)      \
+	X(cyc_smp_wmb, VT_MK_CYC, VT_MB_FEWER)                \
+	X(cyc_flush_tlb_kernel_range, VT_MK_CYC, VT_MB_FEWER) \
+	X(cyc___set_fixmap, VT_MK_CYC, VT_MB_FEWER)           \
+	X(cyc___purge_vmap_area_lazy, VT_MK_CYC, VT_MB_FEWER) \
+	X(cyc_vm_area_alloc_pages, VT_MK_CYC, VT_MB_FEWER)    \
+	X(cyc___rmqueue, VT_MK_CYC, VT_MB_FEWER)              \
+	X(cyc_vfree, VT_MK_CYC, VT_MB_FEWER)                  \
+	X(cyc_free_pages_bulk, VT_MK_CYC, VT_MB_FEWER)        \
+	X(cyc___free_frozen_pages, VT_MK_CYC, VT_MB_FEWER)    \
+	X(cyc___free_one_page, VT_MK_CYC, VT_MB_FEWER)        \
+	X(ns, VT_MK_TOP, VT_MB_FEWER)                         \
+	X(mismapped_pages, VT_MK_VERIFY, VT_MB_FEWER)
 
 enum vt_metric_kind { VT_MK_TOP, VT_MK_TLBI, VT_MK_DSB, VT_MK_VERIFY, VT_MK_CYC };
+enum vt_metric_better { VT_MB_FEWER, VT_MB_NEUTRAL };
 
-#define VT_M_ENUM(name, kind) VT_M_##name,
+#define VT_M_ENUM(name, kind, better) VT_M_##name,
 enum vt_metric { VT_METRICS(VT_M_ENUM) VT_M__NR };
 #undef VT_M_ENUM
 
@@ -100,6 +108,7 @@ struct vt_stats {
 
 extern const char *const vt_metric_names[VT_M__NR];
 extern const enum vt_metric_kind vt_metric_kinds[VT_M__NR];
+extern const enum vt_metric_better vt_metric_better[VT_M__NR];
 
 static inline void vt_stats_clear(struct vt_stats *s)
 {

@@ -49,7 +49,7 @@ _vmaptool() {
 			return 0 ;;
 		--format) words="table json csv" ;;
 		--granule) words="4k 16k 64k" ;;
-		--output|--junit|--markdown|--baseline|--per-event|--vmlinux|--kconfig|--buddyinfo|--profile)
+		--output|--junit|--markdown|--baseline|--per-event|--vmlinux|--kconfig|--buddyinfo|--profile|--svg)
 			COMPREPLY=($(compgen -f -- "$val"))
 			[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
 			return 0 ;;

@@ -65,7 +65,7 @@ def load_options(src):
 
 def load_metrics(src):
     text = open(os.path.join(src, "core", "stats.h")).read()
-    return re.findall(r"X\((\w+),\s*(VT_MK_\w+)\)", text)
+    return re.findall(r"X\((\w+),\s*(VT_MK_\w+)(?:,\s*VT_MB_\w+)?\)", text)
 
 
 def keys_exact(path, obj, required, optional=()):
