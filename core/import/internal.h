@@ -223,6 +223,8 @@ int vt_im_kind_of(const char *name, const char *sym);
 /* The front ends: read every record and hand it to vt_im_handle(). */
 int vt_im_text_run(struct vt_import *im, struct vt_error *err);
 int vt_im_dat_run(struct vt_import *im, struct vt_error *err);
+/* reconstruct.c: after the reader, the trace (vt_import_run() in open.c) */
+int vt_im_finish(struct vt_import *im, struct vt_error *err);
 /* The trace.dat front end's per-recording state (dat.c). */
 struct dat_ctx *vt_im_dat_ctx_new(struct vt_import *im, struct tep_handle *tep);
 void vt_im_dat_ctx_free(struct dat_ctx *c);

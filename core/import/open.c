@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Opening a recording for vmaptool import: the format is sniffed from its
- * first bytes (trace.dat magic, xz magic, else text), and closing it.
+ * first bytes (trace.dat magic, xz magic, else text), running its reader
+ * and the reconstruction (vt_import_run()), and closing it.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -282,6 +283,25 @@ int vt_import_open_records(const char *name, struct tep_handle *tep,
 	}
 	*out = im;
 	return 0;
+}
+
+/* The reader of the recording's format, then the reconstruction. */
+int vt_import_run(struct vt_import *im, struct vt_error *err)
+{
+	int rc;
+
+	if (im->ran)
+		return (int)im->sum.out_events;
+	im->ran = true;
+	if (im->fed)
+		rc = im->oom ? vt_error_set(err, -ENOMEM, "out of memory") : 0;
+	else if (im->dat)
+		rc = vt_im_dat_run(im, err);
+	else
+		rc = vt_im_text_run(im, err);
+	if (rc < 0)
+		return rc;
+	return vt_im_finish(im, err);
 }
 
 void vt_import_close(struct vt_import *im)

@@ -1473,21 +1473,16 @@ static int build_meta(struct vt_import *im)
 	return 0;
 }
 
-int vt_import_run(struct vt_import *im, struct vt_error *err)
+/*
+ * After a reader (text.c, dat.c, or records fed by dat.c) has handed every
+ * event to vt_im_handle(): the events of the areas in trace order, the
+ * warnings and the meta object.  Returns the events written (clamped to
+ * INT32_MAX) or a negative error.
+ */
+int vt_im_finish(struct vt_import *im, struct vt_error *err)
 {
 	int rc;
 
-	if (im->ran)
-		return (int)im->sum.out_events;
-	im->ran = true;
-	if (im->fed)
-		rc = im->oom ? vt_error_set(err, -ENOMEM, "out of memory") : 0;
-	else if (im->dat)
-		rc = vt_im_dat_run(im, err);
-	else
-		rc = vt_im_text_run(im, err);
-	if (rc < 0)
-		return rc;
 	if (!im->sum.records && !im->sum.functions)
 		return vt_error_set(err, VT_ERR_IMPORT,
 				    "'%s' holds no trace events%s", im->name,

@@ -30,15 +30,16 @@ int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
 			      bool flush_extra, bool automatic);
 int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end);
 int vt_free_unmap_vmap_area(struct vt_engine *e, uint64_t start, uint64_t end);
+/* free_vmap_block() */
+int vt_free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb);
 
 /* ---- vmap_block.c ---- */
-int vt_free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb);
 int vt_vb_free(struct vt_engine *e, struct vt_area *a);
 int vt_vm_map_ram(struct vt_engine *e, const struct vt_event *ev,
 		  struct vt_area *a);
 int vt__vm_unmap_aliases(struct vt_engine *e);
 
-/* ---- vmalloc.c ---- */
+/* ---- pages.c ---- */
 /* the struct page * array a caller builds from page runs */
 int vt_pages_from_runs(struct vt_engine *e, const struct vt_page_run *r,
 		       uint32_t nr_runs, uint64_t nr_pages);

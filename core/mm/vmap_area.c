@@ -131,6 +131,27 @@ static void area_range(const struct vt_engine *e, const struct vt_area *a,
 
 
 /*
+ * free_vmap_block(): the whole block's VA is freed lazily.  Here, beside
+ * the VA it frees, because reclaim_and_purge_vmap_areas() below frees
+ * fragmented blocks too (vmap_block.c builds on this file, not the
+ * other way round).
+ */
+int vt_free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb)
+{
+	struct vt_vmap_block **pp = &e->blocks;
+	uint64_t start = vb->va_start;
+
+	while (*pp != vb)
+		pp = &(*pp)->next;
+	*pp = vb->next;
+	if (e->blocks_tail == &vb->next)
+		e->blocks_tail = pp;
+	free(vb);
+	return vt_free_vmap_area_noflush(e, start,
+				      start + (e->vmap_bbmap_bits << e->mm.g.page_shift));
+}
+
+/*
  * reclaim_and_purge_vmap_areas(): purge_fragmented_blocks_allcpus() (every
  * block on a free list whose free and dirty pages fill it, forced), then
  * __purge_vmap_area_lazy().

@@ -63,22 +63,6 @@ static int vt_vb_alloc(struct vt_engine *e, struct vt_area *a, uint64_t count,
 	return 0;
 }
 
-/* free_vmap_block(): the whole block's VA is freed lazily */
-int vt_free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb)
-{
-	struct vt_vmap_block **pp = &e->blocks;
-	uint64_t start = vb->va_start;
-
-	while (*pp != vb)
-		pp = &(*pp)->next;
-	*pp = vb->next;
-	if (e->blocks_tail == &vb->next)
-		e->blocks_tail = pp;
-	free(vb);
-	return vt_free_vmap_area_noflush(e, start,
-				      start + (e->vmap_bbmap_bits << e->mm.g.page_shift));
-}
-
 /* vb_free(): clear the PTEs, record the dirty range; free a full block */
 int vt_vb_free(struct vt_engine *e, struct vt_area *a)
 {

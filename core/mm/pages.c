@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The struct page * arrays of vmap(), vm_map_ram() and vmalloc(), kept as
+ * page runs (struct vt_page_run): O(runs), not O(pages) (docs/performance.md).
+ * Below vmalloc.c and vmap_block.c, which both build them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/mm/mm.h"
+
+/*
+ * Make room for @n page runs.  The arithmetic is checked (issue 12): a run
+ * count whose byte size overflows size_t, or a doubling that would wrap,
+ * is refused before realloc() sees it.
+ */
+static int runs_reserve(struct vt_pages *p, uint64_t n)
+{
+	uint64_t c = p->cap ? p->cap : 64;
+	struct vt_page_run *nr;
+	uint64_t *st;
+
+	if (n <= p->cap)
+		return 0;
+	if (n > (uint64_t)VT_RUNS_MAX + 1 || n > SIZE_MAX / sizeof(*nr))
+		return -ENOMEM;
+	while (c < n)
+		c = c > UINT32_MAX / 2 ? n : c * 2;
+	nr = realloc(p->runs, c * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	p->runs = nr;
+	st = realloc(p->start, c * sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	p->start = st;
+	p->cap = c;
+	return 0;
+}
+
+/*
+ * The struct page * array a caller builds from page runs, kept as the runs
+ * (core/mm/walk.h struct vt_pages): O(runs), not O(pages).  Callers have
+ * bounded @nr_pages by the vmalloc area (engine_apply()); the page totals
+ * are checked here too.
+ */
+int vt_pages_from_runs(struct vt_engine *e, const struct vt_page_run *r,
+		       uint32_t nr_runs, uint64_t nr_pages)
+{
+	struct vt_pages *p = &e->pages;
+	uint64_t k = 0;
+	int err = runs_reserve(p, (uint64_t)nr_runs + 1);
+
+	if (err)
+		return vt_error_set(e->err, err,
+				    "cannot allocate the page array of %llu runs (%llu pages)",
+				    (unsigned long long)nr_runs,
+				    (unsigned long long)nr_pages);
+	for (uint32_t i = 0; i < nr_runs; i++) {
+		uint64_t n;
+
+		if (r[i].order > 63 || r[i].count > (UINT64_MAX >> r[i].order) ||
+		    __builtin_add_overflow(k, r[i].count << r[i].order, &n))
+			return vt_error_set(e->err, VT_ERR_INVARIANT,
+					    "page runs of more than 2^64 pages");
+		p->runs[i] = r[i];
+		p->start[i] = k;
+		k = n;
+	}
+	p->start[nr_runs] = k;
+	p->nr_runs = nr_runs;
+	p->cur = 0;
+	p->nr = k;
+	if (k != nr_pages)
+		return vt_error_set(e->err, VT_ERR_INVARIANT,
+				    "page runs of %llu pages for %llu",
+				    (unsigned long long)k,
+				    (unsigned long long)nr_pages);
+	return 0;
+}
+
+int vt_area_keep_runs(struct vt_area *a, const struct vt_page_run *r, uint32_t n)
+{
+	a->runs = malloc((n ? n : 1) * sizeof(*r));
+	if (!a->runs)
+		return -ENOMEM;
+	memcpy(a->runs, r, n * sizeof(*r));
+	a->nr_runs = n;
+	return 0;
+}
