@@ -173,7 +173,7 @@ static int booted_chain(struct arm64_mm *mm, uint64_t va)
 /*
  * --initial=booted: the tables swapper_pg_dir has over the module and
  * vmalloc areas when the kernel has booted (nokaslr), before any
- * vmalloc-area mapping of a trace.  Two things map there during boot:
+ * vmalloc-area mapping of a trace.  Three things map there during boot:
  *
  * - The kernel image at KIMAGE_VADDR = MODULES_END = VMALLOC_START
  *   (arch/arm64/include/asm/memory.h, linux-mm @ 590430501fd6):
@@ -191,6 +191,13 @@ static int booted_chain(struct arm64_mm *mm, uint64_t va)
  *   - SZ_8M).  The fixmap and PCI I/O regions lie above VMEMMAP_START, so an
  *   entry they share with the vmalloc area holds VMEMMAP_START too.
  *
+ * - The modules the boot loads (init loads them before any workload):
+ *   module_init_limits() (arch/arm64/kernel/module.c) puts
+ *   module_direct_base at _end - SZ_128M without KASLR, so they sit just
+ *   below KIMAGE_VADDR = MODULES_END, in the entry holding MODULES_END - 1
+ *   (a recorded arm64 kernel had the PMD table there: the execmem areas of
+ *   ../shared/recordings/fix256_x10 took no __pmd_alloc()).
+ *
  * Every other entry is none until a walk populates it and pays for the
  * table: vmap_try_huge_pud()/vmap_try_huge_pmd() (mm/vmalloc.c, linux-mm
  * @ e7e1a07bffed) call pud_free_pmd_page()/pmd_free_pte_page() only when
@@ -203,6 +210,8 @@ static int arm64_booted_tables(struct arm64_mm *mm)
 {
 	int err = booted_chain(mm, mm->g.vmalloc_start);
 
+	if (!err)
+		err = booted_chain(mm, mm->g.vmalloc_start - 1);	/* MODULES_END - 1 */
 	return err ? err : booted_chain(mm, mm->g.vmemmap_start);
 }
 

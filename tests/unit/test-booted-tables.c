@@ -3,7 +3,8 @@
  * --initial=booted (docs/model.md, "Initial page tables"): swapper_pg_dir
  * starts with the tables from the PGD down to the PMD table over
  * KIMAGE_VADDR (= VMALLOC_START, the kernel image mapped by map_kernel(),
- * arch/arm64/kernel/pi/map_kernel.c) and over VMEMMAP_START (the first
+ * arch/arm64/kernel/pi/map_kernel.c), over MODULES_END - 1 (the modules
+ * the boot loads, from _end - SZ_128M) and over VMEMMAP_START (the first
  * struct pages, vmemmap_populate()), and no other table; --initial=empty
  * with the PGD alone.  The expectations were worked out by hand for every
  * Kconfig-valid geometry from asm/memory.h (VMEMMAP_START = -SZ_1G -
@@ -24,28 +25,29 @@ struct booted_case {
 };
 
 static const struct booted_case cases[] = {
-	/* 4K/39: PGD(1 GiB entries) -> PMD: PGD, image PMD, vmemmap PMD */
-	{ 12, 39, 3, 0xffffffc080000000ull, 0xfffffffec0000000ull,
+	/* 4K/39: PGD (1 GiB entries) -> PMD: PGD, image, module, vmemmap PMD */
+	{ 12, 39, 4, 0xffffffc080000000ull, 0xfffffffec0000000ull,
 	  0xffffffc0c0000000ull, 0 },
-	/* 4K/48: PGD, PUD + PMD (image), PUD + PMD (vmemmap, PGD entry 0x1fb) */
-	{ 12, 48, 5, 0xffff800080000000ull, 0xfffffdffc0000000ull,
+	/* 4K/48: PGD, PUD + 2 PMD (image, modules), PUD + PMD (vmemmap) */
+	{ 12, 48, 6, 0xffff800080000000ull, 0xfffffdffc0000000ull,
 	  0xffff8000c0000000ull, 0 },
-	/* 4K/52: PGD, one P4D (top entry), PUD + PMD each */
-	{ 12, 52, 6, 0xffff800080000000ull, 0xffffc1ffc0000000ull,
+	/* 4K/52: PGD, one P4D (top entry), PUD + 2 PMD, PUD + PMD */
+	{ 12, 52, 7, 0xffff800080000000ull, 0xffffc1ffc0000000ull,
 	  0xffff8000c0000000ull, 0 },
 	/* 16K/36: two levels, the PGD is the PMD table: nothing above it */
 	{ 14, 36, 1, 0xfffffff880000000ull, 0xffffffffb8000000ull, 0, 0 },
-	/* 16K/47: PGD (64 GiB entries), image PMD, vmemmap PMD */
+	/* 16K/47: PGD (64 GiB entries), image + module PMD, vmemmap PMD */
 	{ 14, 47, 3, 0xffffc00080000000ull, 0xffffffbfc0000000ull,
 	  0xffffc01080000000ull, 1 },
-	/* 16K/48: PGD (2 entries), one PUD table, two PMD tables */
+	/* 16K/48: PGD (2 entries), one PUD table, two PMD tables (the image's
+	 * 64 GiB PUD entry holds the module area too) */
 	{ 14, 48, 4, 0xffff800080000000ull, 0xffffff7fc0000000ull,
 	  0xffff801080000000ull, 1 },
 	{ 14, 52, 4, 0xffffc00080000000ull, 0xfffff03fc0000000ull,
 	  0xffffc01080000000ull, 1 },
 	/* 64K/42: two levels */
 	{ 16, 42, 1, 0xfffffe0080000000ull, 0xffffffff40000000ull, 0, 0 },
-	/* 64K/48, 64K/52: PGD (4 TiB entries), image PMD, vmemmap PMD */
+	/* 64K/48, 64K/52: PGD (4 TiB entries), image + module PMD, vmemmap PMD */
 	{ 16, 48, 3, 0xffff800080000000ull, 0xffffffdfc0000000ull,
 	  0xffff840080000000ull, 1 },
 	{ 16, 52, 3, 0xffff800080000000ull, 0xfffffc1fc0000000ull,
@@ -90,6 +92,8 @@ static void check(const struct booted_case *c)
 	for (int d = 0; d < pd; d++) {
 		TEST_ASSERT_VAL("image chain: a table",
 				arm64_desc_table(entry(&mm, d, c->vmalloc_start)));
+		TEST_ASSERT_VAL("module chain: a table",
+				arm64_desc_table(entry(&mm, d, c->vmalloc_start - 1)));
 		TEST_ASSERT_VAL("vmemmap chain: a table",
 				arm64_desc_table(entry(&mm, d, c->vmemmap_start)));
 	}
