@@ -44,6 +44,7 @@ struct arm64_geom {
 	unsigned int pa_bits;
 	uint64_t page_offset, vmalloc_start, vmalloc_end;
 	uint64_t modules_vaddr;		/* MODULES_VADDR; MODULES_END = vmalloc_start */
+	uint64_t vmemmap_start;		/* VMEMMAP_START */
 };
 
 /* Whether (granule, va_bits) is a Kconfig-valid pair; the one list of them. */
@@ -157,7 +158,6 @@ struct arm64_mm {
 	/* table pool: tables are ids; id -> descriptor array */
 	uint64_t **tbl;			/* per id, NULL if free */
 	uint8_t *tbl_depth;		/* per id */
-	uint8_t **seen;			/* per id: upper tables, booted materialisation */
 	uint32_t nr_tbl, cap_tbl;
 	uint32_t *free_ids;
 	uint32_t nr_free;
@@ -170,6 +170,8 @@ struct arm64_mm {
 	int64_t tlb_units, tlb_units_peak;
 };
 
+/* swapper_pg_dir; unless o->initial_empty, with the tables a booted
+ * kernel has over the module and vmalloc areas (arm64_booted_tables()). */
 int arm64_mm_init(struct arm64_mm *mm, unsigned int page_shift,
 		  unsigned int va_bits, const struct arm64_mm_opts *o);
 void arm64_mm_release(struct arm64_mm *mm);
@@ -193,14 +195,6 @@ static inline uint64_t arm64_addr_end(const struct arm64_geom *g, int d,
 	return (b - 1 < end - 1) ? b : end;
 }
 
-/*
- * --initial=booted: the upper entries covering the module and vmalloc
- * areas exist in a running kernel.  Called by every walker before it looks at the entry
- * @idx of table @tid at depth d < pmd_depth: materialises the lower table
- * the first time the entry is visited, without counting anything.
- */
-int arm64_booted_touch(struct arm64_mm *mm, int d, uint32_t tid, unsigned int idx,
-		       uint64_t va);
 /* Allocate a zeroed table page for depth d (no counting); returns id. */
 int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *id);
 void arm64_table_free(struct arm64_mm *mm, uint32_t id);

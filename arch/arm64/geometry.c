@@ -103,8 +103,10 @@ int arm64_geom_init(struct arm64_geom *g, unsigned int ps, unsigned int va)
 	g->vmalloc_start = page_end + (2ull << 30);	/* MODULES_END: MODULES_VSIZE 2G */
 	/* STRUCT_PAGE_MAX_SHIFT = 6 */
 	vmemmap_size = (page_end - g->page_offset) >> (ps - 6);
-	/* VMEMMAP_END = -SZ_1G; VMALLOC_END = VMEMMAP_START - SZ_8M */
-	g->vmalloc_end = (-(1ull << 30)) - vmemmap_size - (8ull << 20);
+	/* VMEMMAP_START = VMEMMAP_END - VMEMMAP_SIZE, VMEMMAP_END = -SZ_1G;
+	 * VMALLOC_END = VMEMMAP_START - SZ_8M */
+	g->vmemmap_start = (-(1ull << 30)) - vmemmap_size;
+	g->vmalloc_end = g->vmemmap_start - (8ull << 20);
 	return 0;
 }
 

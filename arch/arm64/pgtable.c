@@ -54,7 +54,7 @@ int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
 		if (mm->nr_tbl == mm->cap_tbl) {
 			uint32_t cap = mm->cap_tbl ? mm->cap_tbl * 2 : 64;
 			uint64_t **t = realloc(mm->tbl, cap * sizeof(*t));
-			uint8_t *dp, **sn;
+			uint8_t *dp;
 			uint32_t *fr;
 
 			if (!t)
@@ -64,10 +64,6 @@ int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
 			if (!dp)
 				return -ENOMEM;
 			mm->tbl_depth = dp;
-			sn = realloc(mm->seen, cap * sizeof(*sn));
-			if (!sn)
-				return -ENOMEM;
-			mm->seen = sn;
 			fr = realloc(mm->free_ids, cap * sizeof(*fr));
 			if (!fr)
 				return -ENOMEM;
@@ -76,7 +72,6 @@ int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
 		}
 		id = mm->nr_tbl++;
 		mm->tbl[id] = NULL;
-		mm->seen[id] = NULL;
 	}
 	if (!mm->tbl[id]) {
 		mm->tbl[id] = calloc(n, sizeof(uint64_t));
@@ -86,13 +81,6 @@ int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
 		}
 	}
 	mm->tbl_depth[id] = d;
-	if (d < mm->g.pmd_depth && !mm->o.initial_empty) {
-		mm->seen[id] = calloc(mm->g.ptrs[d], 1);
-		if (!mm->seen[id]) {
-			mm->free_ids[mm->nr_free++] = id;
-			return -ENOMEM;
-		}
-	}
 	*out = id;
 	return 0;
 }
@@ -106,8 +94,6 @@ void arm64_table_free(struct arm64_mm *mm, uint32_t id)
 	/* GFP_PGTABLE_KERNEL pages are zeroed when allocated; keeping the
 	 * array zeroed here lets the pool hand it out again without a malloc */
 	memset(mm->tbl[id], 0, n * sizeof(uint64_t));
-	free(mm->seen[id]);
-	mm->seen[id] = NULL;
 	mm->free_ids[mm->nr_free++] = id;
 }
 
@@ -133,6 +119,74 @@ static uint64_t table_desc(const struct arm64_mm *mm, uint32_t id)
 	       PMD_TABLE_UXN;
 }
 
+/* Every table from swapper_pg_dir down to the PMD table whose range holds
+ * @va, allocated where missing, without counting (boot time). */
+static int booted_chain(struct arm64_mm *mm, uint64_t va)
+{
+	uint32_t tid = mm->pgd;
+
+	for (int d = 0; d < mm->g.pmd_depth; d++) {
+		unsigned int i = arm64_index(&mm->g, d, va);
+		uint32_t child;
+		int err;
+
+		if (!mm->tbl[tid][i]) {
+			err = arm64_table_alloc(mm, d + 1, &child);
+			if (err)
+				return err;
+			/* arm64_table_alloc() may move mm->tbl: index again */
+			mm->tbl[tid][i] = table_desc(mm, child);
+		}
+		tid = arm64_desc_table_id(mm, mm->tbl[tid][i]);
+	}
+	return 0;
+}
+
+/*
+ * --initial=booted: the tables swapper_pg_dir has over the module and
+ * vmalloc areas when the kernel has booted (nokaslr), before any
+ * vmalloc-area mapping of a trace.  Three things map there during boot:
+ *
+ * - The kernel image at KIMAGE_VADDR = MODULES_END = VMALLOC_START
+ *   (arch/arm64/include/asm/memory.h, linux-mm @ 590430501fd6):
+ *   early_map_kernel() -> map_kernel() -> map_segment()
+ *   (arch/arm64/kernel/pi/map_kernel.c, linux-mm @ 47729a9d66f7) maps its
+ *   segments, 64 KiB aligned, with PMD blocks and PTE tables under one PMD
+ *   table, and copies the root into swapper_pg_dir.  The image (tens of
+ *   MiB) lies in the entry holding KIMAGE_VADDR at every level above the
+ *   PMD tables: the smallest such entry, a 4K PUD entry, spans 1 GiB and
+ *   KIMAGE_VADDR is 1 GiB aligned.
+ * - The vmemmap: vmemmap_populate() maps the struct pages of memory, the
+ *   first of them at VMEMMAP_START (vmemmap = VMEMMAP_START -
+ *   (memstart_addr >> PAGE_SHIFT)); an upper entry holding VMEMMAP_START
+ *   can also hold the top of the vmalloc area (VMALLOC_END = VMEMMAP_START
+ *   - SZ_8M).  The fixmap and PCI I/O regions lie above VMEMMAP_START, so an
+ *   entry they share with the vmalloc area holds VMEMMAP_START too.
+ *
+ * - The modules the boot loads (init loads them before any workload):
+ *   module_init_limits() (arch/arm64/kernel/module.c) puts
+ *   module_direct_base at _end - SZ_128M without KASLR, so they sit just
+ *   below KIMAGE_VADDR = MODULES_END, in the entry holding MODULES_END - 1
+ *   (a recorded arm64 kernel had the PMD table there: the execmem areas of
+ *   ../shared/recordings/fix256_x10 took no __pmd_alloc()).
+ *
+ * Every other entry is none until a walk populates it and pays for the
+ * table: vmap_try_huge_pud()/vmap_try_huge_pmd() (mm/vmalloc.c, linux-mm
+ * @ e7e1a07bffed) call pud_free_pmd_page()/pmd_free_pte_page() only when
+ * the entry is present.  Early ioremaps use the fixmap; the areas the
+ * kernel vmallocs and ioremaps while booting sit under the image's PMD
+ * table (their PTE tables are not modelled: vmaptool's areas start at
+ * VMALLOC_START, docs/model.md).
+ */
+static int arm64_booted_tables(struct arm64_mm *mm)
+{
+	int err = booted_chain(mm, mm->g.vmalloc_start);
+
+	if (!err)
+		err = booted_chain(mm, mm->g.vmalloc_start - 1);	/* MODULES_END - 1 */
+	return err ? err : booted_chain(mm, mm->g.vmemmap_start);
+}
+
 int arm64_mm_init(struct arm64_mm *mm, unsigned int ps, unsigned int va,
 		  const struct arm64_mm_opts *o)
 {
@@ -147,41 +201,22 @@ int arm64_mm_init(struct arm64_mm *mm, unsigned int ps, unsigned int va,
 	 * link descriptors to arrays and never alias a trace's pfns in a
 	 * translation (table descriptors are never leaves). */
 	mm->table_pa_base = 1ull << 46;
-	return arm64_table_alloc(mm, 0, &mm->pgd);
+	err = arm64_table_alloc(mm, 0, &mm->pgd);
+	if (!err && !o->initial_empty)
+		err = arm64_booted_tables(mm);
+	if (err)
+		arm64_mm_release(mm);
+	return err;
 }
 
 void arm64_mm_release(struct arm64_mm *mm)
 {
-	for (uint32_t i = 0; i < mm->nr_tbl; i++) {
+	for (uint32_t i = 0; i < mm->nr_tbl; i++)
 		free(mm->tbl[i]);
-		free(mm->seen[i]);
-	}
 	free(mm->tbl);
 	free(mm->tbl_depth);
-	free(mm->seen);
 	free(mm->free_ids);
 	memset(mm, 0, sizeof(*mm));
-}
-
-int arm64_booted_touch(struct arm64_mm *mm, int d, uint32_t tid, unsigned int idx,
-		       uint64_t va)
-{
-	uint8_t *seen = mm->seen[tid];
-	uint64_t *p;
-	uint32_t child;
-	int err;
-
-	if (!seen || seen[idx])
-		return 0;
-	seen[idx] = 1;
-	p = &mm->tbl[tid][idx];
-	if (*p || va < mm->g.modules_vaddr || va >= mm->g.vmalloc_end)
-		return 0;
-	err = arm64_table_alloc(mm, d + 1, &child);
-	if (err)
-		return err;
-	*p = table_desc(mm, child);
-	return 0;
 }
 
 /* ---- barriers ------------------------------------------------------------ */

@@ -315,6 +315,7 @@ int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
 		flush_tlb_kernel_range(&e->mm, start, end);
 		err = vt_purge_vmap_node(e, &pages);
 		e->vmap_lazy_nr -= pages;
+		/* purges: a call that found lazy areas (nr_purge_nodes > 0) */
 		EST(e, purges)++;
 		EST(e, purged_pages) += pages;
 		if (automatic)

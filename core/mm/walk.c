@@ -195,11 +195,6 @@ static int vt_vmap_pmd_range(struct vt_walk *w, int d, uint32_t tid,
 		uint32_t child;
 
 		WST(w, walk_steps)++;
-		if (d < g->pmd_depth) {
-			err = arm64_booted_touch(mm, d, tid, i, addr);
-			if (err)
-				return err;
-		}
 		p = &mm->tbl[tid][i];
 		if (!vt_vmap_try_huge_pmd(w, d, p, addr, next, phys, prot, max_page_shift)) {
 			err = lower_table(w, d, p, &child, true);
@@ -335,11 +330,6 @@ static int vt_vmap_pages_pmd_range(struct vt_walk *w, int d, uint32_t tid,
 		uint32_t child;
 
 		WST(w, walk_steps)++;
-		if (d < g->pmd_depth) {
-			err = arm64_booted_touch(mm, d, tid, i, addr);
-			if (err)
-				return err;
-		}
 		p = &mm->tbl[tid][i];
 		/* RFC 3/8: a PMD block when the walk runs at PMD_SHIFT */
 		if (d == g->pmd_depth && shift == g->pmd_shift) {
@@ -445,11 +435,6 @@ static int vt_vunmap_pmd_range(struct vt_walk *w, int d, uint32_t tid, uint64_t 
 		uint32_t child;
 
 		WST(w, walk_steps)++;
-		if (d < g->pmd_depth) {
-			err = arm64_booted_touch(mm, d, tid, i, addr);
-			if (err)
-				return err;
-		}
 		p = &mm->tbl[tid][i];
 		/* pud_clear_huge()/pmd_clear_huge(); p4d_clear_huge() is empty */
 		if ((hw == 1 && arm64_pud_clear_huge(mm, p)) ||

@@ -214,13 +214,17 @@ check "case 4: vfree of a VM_MAP_PUT_PAGES vmap unmaps it; of a plain vmap, exit
 # inside it; alloc_vmap_area() takes the lowest fit at or above vstart
 # (find_vmap_lowest_match()).  A vmalloc with "range": "modules" lands at
 # MODULES_VADDR, one without at VMALLOC_START; under --use-trace-va the
-# recorded execmem address is kept.
+# recorded execmem address is kept.  Under --initial=booted the module
+# area's first GiB has no PMD table (no module loaded; docs/model.md,
+# "Initial page tables"): the first walk there allocates it (__pmd_alloc(),
+# one set_pud()) and a PTE table; VMALLOC_START, the image's GiB, has one.
 per_event modules-range.json zigzag '
 assert va(0) == 0xffff800000000000, hex(va(0))
 assert va(1) == R, hex(va(1))
 assert va(2) == 0xffff800000000000 + 3 * K, hex(va(2))
-for i in (0, 1):
-    assert m(i)["pte_writes"] == 2 and m(i)["tables_allocated"] == 1, m(i)
+for i, tables, puds in ((0, 2, 1), (1, 1, 0)):
+    assert m(i)["pte_writes"] == 2 and m(i)["tables_allocated"] == tables, m(i)
+    assert m(i)["pud_writes"] == puds, m(i)
 assert m(3)["pte_clears"] == 3
 '
 check "case 5: a module-range vmalloc takes its VA from MODULES_VADDR" $?
@@ -270,6 +274,36 @@ assert va[0::2] == want, [hex(v) for v in va]
 rc=$?
 rm -f "${TMPDIR:-/tmp}/vt-fid-vmr.$$.json"
 check "case 5: vm_map_ram/vm_unmap_ram are imported and replay the recorded 103 PTEs" $rc
+
+# ---- the booted page tables (--initial=booted) ----------------------------
+#
+# docs/model.md, "Initial page tables": a booted kernel has a PMD table
+# under the kernel image's PUD entry (R's GiB, map_kernel() in
+# arch/arm64/kernel/pi/map_kernel.c) and none under the next one.
+# vmap_try_huge_pud() (mm/vmalloc.c, linux-mm @ e7e1a07bffed) frees a PMD
+# table only "if (pud_present(*pud) && !pud_free_pmd_page(pud, addr))".
+# A 4 KiB ioremap at R takes a PTE table only (1 table, 1 set_pmd()); the
+# 1 GiB ioremap (alignment 2^IOREMAP_MAX_ORDER = 1 GiB) lands at R + 1 GiB:
+# pud_set_huge() alone, no table freed, no TLBI, one dsb ishst + isb of
+# set_pud() (Debian 6.12 does exactly this: docs/validation.md, event
+# 105).  Placed at R itself, the same ioremap finds the image's PMD table
+# (empty in the model, which does not reserve the image's VA) and frees it:
+# pud_free_pmd_page() -> pud_clear() + __flush_tlb_kernel_pgtable().
+per_event booted-pud-ioremap.json zigzag '
+assert va(0) == R and va(1) == R + (1 << 30), (hex(va(0)), hex(va(1)))
+a = m(0)
+assert a["tables_allocated"] == 1 and a["pmd_writes"] == 1 and a["pud_writes"] == 0, a
+b = m(1)
+assert b["block_maps"] == 1 and b["pud_writes"] == 1 and b["tables_freed"] == 0, b
+assert b["tables_allocated"] == 0 and b["tlbi"] == 0 and b["pud_clears"] == 0, b
+assert b["dsb_by_kind"] == {"ish": 0, "ishst": 1} and b["isb"] == 1, b
+' && per_event booted-pud-image.json zigzag '
+assert va(0) == R, hex(va(0))
+a = m(0)
+assert a["block_maps"] == 1 and a["tables_freed"] == 1 and a["pud_clears"] == 1, a
+assert a["tlbi_by_kind"]["vaae1is"] == 1 and a["dsb_by_kind"]["ish"] == 1, a
+'
+check "booted: a 1 GiB ioremap on a PUD entry left none at boot is pud_set_huge() alone" $?
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

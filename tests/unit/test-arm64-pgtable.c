@@ -818,7 +818,8 @@ static void test_free_lower_table(void)
 		       FLUSH_PGTABLE(4) K(tables_freed, 4));
 		TEST_ASSERT_EQ("pud cleared", *pud, 0);
 
-		/* an empty PMD table (booted): 1 clear, 1 vaae1is, 1 table */
+		/* an empty PMD table (as under the image's PUD entry with
+		 * --initial=booted): 1 clear, 1 vaae1is, 1 table */
 		entry_at(&f, va, 2);
 		pud = entry_at(&f, va, 1);
 		TEST_ASSERT_EQ("empty pmd table", arm64_free_lower_table(mm, 1, pud, va), 1);

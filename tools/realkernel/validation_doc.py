@@ -5,39 +5,9 @@ import subprocess
 
 from a64 import decode
 
-# Model disagreements listed in known-differences.txt, by reason.
-REASONS = {
-    "initial-pmd-table": """\
-**The model's `--initial=booted` invents a PMD table under a fresh PUD entry.** The 1 GiB
-ioremap at a 1 GiB-aligned physical address (validation event 105) lands at
-0xffff8000c0000000 in both, the second GiB of the vmalloc area, where nothing was mapped
-before. The kernel maps the PUD block with `pud_set_huge()` alone: ftrace shows no
-`pud_free_pmd_page()` and the plugin no TLBI, because `vmap_try_huge_pud()` (mm/vmalloc.c,
-v6.12) only frees a PMD table that is there:
-
-```c
-	if (pud_present(*pud) && !pud_free_pmd_page(pud, addr))
-		return 0;
-	return pud_set_huge(pud, phys_addr, prot);
-```
-
-arm64 does not pre-populate the vmalloc area's PMD tables at boot (arch/arm64/mm/mmu.c maps
-the kernel image, the fixmap and the linear map only; the image sits in the first GiB at
-0xffff800080000000), so that PUD entry is none. The model's `--initial=booted`
-(docs/model.md: "upper tables covering the vmalloc area appear the first time a walk visits
-their parent entry"; `arm64_booted_touch()` in arch/arm64/pgtable.c does it for every level
-above the PMD tables' entries) makes a PMD table appear there, and then frees it through
-`pud_free_pmd_page()`: one `tables_freed`, `dsb ishst` + `tlbi vaae1is` + `dsb ish` + `isb`
-(`__flush_tlb_kernel_pgtable()`) that the kernel never executes. Replayed with
-`--initial=empty` instead, event 105 agrees and event 0 differs the other way: the model
-then builds the P4D, PUD and PMD tables the booted kernel already has for the image's GiB
-(dmb 5 against the kernel's 1, and the PGD store through the fixmap with its `tlbi vaale1is`).
-Fix for the engine: under `--initial=booted` a table should appear only where the booted
-kernel has one: the PGD -> P4D -> PUD chain that maps the kernel image (KIMAGE_VADDR =
-VMALLOC_START = 0xffff800080000000, so the first 512 GiB P4D entry of the vmalloc area) and
-the PMD table under the image's own PUD entry (the area's first GiB); every other entry is
-none until an event builds a table there.""",
-}
+# Model disagreements listed in known-differences.txt, by reason: the text explaining each
+# with the kernel source (none listed now).
+REASONS = {}
 
 
 def write(c, path, summary, known):
@@ -184,10 +154,15 @@ def write(c, path, summary, known):
     w("  counts agree exactly wherever the same tables were there.")
     w("* `purges`: `vm_unmap_aliases()` -> `_vm_unmap_aliases()` calls `__purge_vmap_area_lazy()` even")
     w("  when nothing is lazily freed, and the `vmalloc:purge_vmap_area_lazy` tracepoint then reports")
-    w("  `start=0xffffffffffffffff end=0x0 num_purged=0` and nothing is flushed. The model's `purges`")
-    w("  counts only passes that purged areas, so it is compared with the tracepoints with")
-    w("  `num_purged` > 0. docs/report-format.md's wording (\"lazy-purge passes run")
-    w("  (`__purge_vmap_area_lazy()`)\") would include the empty passes; the code counts the others.")
+    w("  `start=0xffffffffffffffff end=0x0 num_purged=0` and nothing is flushed. `purges` counts the")
+    w("  calls that find lazily freed areas (`nr_purge_nodes` > 0: they flush and release them;")
+    w("  docs/report-format.md), so it is compared with the tracepoints with `num_purged` > 0.")
+    w("* Page tables at boot: the 1 GiB ioremaps (events 105, 107) land in the second GiB of the")
+    w("  vmalloc area, whose PUD entry the booted kernel has left none: only the kernel image's GiB")
+    w("  has a PMD table (`map_kernel()`, arch/arm64/kernel/pi/map_kernel.c). The PUD block is then")
+    w("  `pud_set_huge()` alone, without `pud_free_pmd_page()`, because `vmap_try_huge_pud()`")
+    w("  (mm/vmalloc.c) frees only a present table. The model's `--initial=booted` holds the same")
+    w("  tables (docs/model.md, \"Initial page tables\").")
     w("* The lazy drain runs in a kworker (`drain_vmap_work`, scheduled by `free_vmap_area_noflush()`")
     w("  once `nr_lazy` exceeds `lazy_max_pages()` = 8192 with one CPU); its `flush_tlb_all()`")
     w("  (`dsb ishst; tlbi vmalle1is; dsb ish; isb`) matches the model's triggered purge.")
