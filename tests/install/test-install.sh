@@ -41,8 +41,9 @@ for page in vmaptool $(for c in $cmds; do [ "$c" = help ] || echo "vmaptool-$c";
 	done
 done
 MANPATH=$S/man man -w vmaptool >/dev/null 2>&1 || fail "man vmaptool does not find the page in the prefix"
-MANPATH=$S/man MANWIDTH=80 man vmaptool-gate 2>/dev/null | grep -q -- '--update-baseline' ||
-	fail "man vmaptool-gate"
+# read whole, then searched (grep -q stopping early would SIGPIPE man)
+gate_man=$(MANPATH=$S/man MANWIDTH=80 man vmaptool-gate 2>/dev/null)
+grep -q -- '--update-baseline' <<<"$gate_man" || fail "man vmaptool-gate"
 
 # ---- the README's examples, with the installed binary ----------------------------
 W=$TMP/w
