@@ -1585,6 +1585,35 @@ out:
 }
 
 /* Pass 2: the next element of "events". */
+/*
+ * One event's JSON text @p (@n bytes) at r->ev_line:r->ev_col, for both
+ * the document and the JSON Lines reader: the fast path for the line
+ * shapes vmaptool writes (core/trace/trace-fast.c), else jansson and
+ * parse_event().  Returns 0 with *@ev filled, 1 for an event to skip, or
+ * a negative error.
+ */
+static int read_event(struct vt_trace_reader *r, const char *p, size_t n,
+		      struct vt_event *ev, struct vt_error *err)
+{
+	json_error_t je;
+	int ret;
+
+	if (r->fast) {
+		ret = vt_trace_fast_event(r->fast, p, n, ev);
+		if (ret < 0)
+			return vt_error_set(err, ret, "out of memory");
+		if (ret) {
+			ev->line = r->ev_line;
+			ev->column = r->ev_col;
+			return 0;
+		}
+	}
+	r->cur = arena_loadb(r, p, n, &je);
+	if (!r->cur)
+		return json_fail(r, err, &je, r->ev_line, r->index);
+	return parse_event(r, r->cur, ev, err);
+}
+
 static int next_doc_stream(struct vt_trace_reader *r, struct vt_event *ev,
 			   struct vt_error *err)
 {
@@ -1608,7 +1637,6 @@ static int next_doc_stream(struct vt_trace_reader *r, struct vt_event *ev,
 	while (r->next < r->nr_events) {
 		const char *p;
 		size_t n;
-		json_error_t je;
 		int ret;
 
 		arena_reset(r);
@@ -1622,20 +1650,7 @@ static int next_doc_stream(struct vt_trace_reader *r, struct vt_event *ev,
 		r->ev_col = ds->col + 1;
 		if (!ds_value(ds, &p, &n))
 			goto io_error;
-		if (r->fast) {
-			ret = vt_trace_fast_event(r->fast, p, n, ev);
-			if (ret < 0)
-				return vt_error_set(err, ret, "out of memory");
-			if (ret) {
-				ev->line = r->ev_line;
-				ev->column = r->ev_col;
-				return 1;
-			}
-		}
-		r->cur = arena_loadb(r, p, n, &je);
-		if (!r->cur)
-			return json_fail(r, err, &je, r->ev_line, r->index);
-		ret = parse_event(r, r->cur, ev, err);
+		ret = read_event(r, p, n, ev, err);
 		if (ret == 1)
 			continue;
 		return ret ? ret : 1;
@@ -1919,7 +1934,6 @@ static int next_jsonl(struct vt_trace_reader *r, struct vt_event *ev,
 {
 	for (;;) {
 		const char *line;
-		json_error_t je;
 		ssize_t n;
 		int ret;
 
@@ -1934,20 +1948,7 @@ static int next_jsonl(struct vt_trace_reader *r, struct vt_event *ev,
 		r->index++;
 		r->ev_line = r->lineno;
 		r->ev_col = 1;
-		if (r->fast) {
-			ret = vt_trace_fast_event(r->fast, line, n, ev);
-			if (ret < 0)
-				return vt_error_set(err, ret, "out of memory");
-			if (ret) {
-				ev->line = r->ev_line;
-				ev->column = r->ev_col;
-				return 1;
-			}
-		}
-		r->cur = arena_loadb(r, line, n, &je);
-		if (!r->cur)
-			return json_fail(r, err, &je, r->lineno, r->index);
-		ret = parse_event(r, r->cur, ev, err);
+		ret = read_event(r, line, (size_t)n, ev, err);
 		if (ret == 1)
 			continue;
 		return ret ? ret : 1;
