@@ -288,6 +288,14 @@ def main():
         w("")
 
     shutil.rmtree(tmp)
+    # import against trace-cmd report (bench/bench-import.py)
+    imp = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                       "bench-import.py"),
+                          "--old", vt["old"], "--new", vt["new"], "--runs", str(a.runs),
+                          "--old-label", a.old_label, "--new-label", a.new_label, "--markdown"]
+                         + (["--quick"] if a.quick else []), stdout=subprocess.PIPE, text=True)
+    md.append(imp.stdout.rstrip("\n"))
+    failed |= imp.returncode != 0
     print("\n".join(md))
     if failed:
         print("perf-report: old and new reports DIFFER", file=sys.stderr)

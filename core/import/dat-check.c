@@ -176,6 +176,9 @@ static int check_v6(struct dat *d, uint64_t off)
 	    (ret = skip(d, &off, len, "kallsyms")) ||
 	    (ret = rdnum(d, &off, 4, &len, "the printk formats")) ||
 	    (ret = skip(d, &off, len, "the printk formats")) ||
+	    /* the saved cmdlines: a 64-bit size (v6.5.txt, "PROCESS INFORMATION") */
+	    (ret = rdnum(d, &off, 8, &len, "the saved cmdlines")) ||
+	    (ret = skip(d, &off, len, "the saved cmdlines")) ||
 	    (ret = rdnum(d, &off, 4, &cpus, "the CPU count")))
 		return ret;
 	if (!cpus || cpus > 4096)

@@ -21,6 +21,7 @@
 #include <traceevent/event-parse.h>
 
 #include "core/import/internal.h"
+#include "core/import/kallsyms.h"
 
 /* libtracecmd exports it; trace-cmd.h of 1.3 does not declare it */
 int tracecmd_page_size(struct tracecmd_input *handle);
@@ -244,7 +245,8 @@ int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
 	}
 	rc = tracecmd_iterate_events(im->dat, NULL, 0, dat_cb, c);
 	free(c);
-	if (im->oom)
+	/* no memory for the kallsyms map: names would be missing */
+	if (im->oom || vt_ksyms_failed(im->ksyms))
 		return vt_error_set(err, -ENOMEM, "out of memory");
 	if (rc < 0)
 		return vt_error_set(err, VT_ERR_IMPORT,

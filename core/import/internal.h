@@ -159,6 +159,7 @@ struct vt_import {
 
 	/* input */
 	struct tracecmd_input *dat;
+	struct vt_ksyms *ksyms;	/* its kallsyms, resolved lazily (kallsyms.h) */
 	struct dat_ctx *fed;	/* records handed in (vt_import_open_records) */
 	FILE *f;
 	const unsigned char *mem;

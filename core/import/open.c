@@ -23,6 +23,7 @@
 
 #include "core/import/dat-check.h"
 #include "core/import/internal.h"
+#include "core/import/kallsyms.h"
 
 
 /* ---- open / close -------------------------------------------------- */
@@ -60,13 +61,24 @@ static int open_common(struct vt_import *im, const unsigned char *head,
 						      im->name, strerror(errno));
 		}
 		tracecmd_set_loglevel(TEP_LOG_CRITICAL);
+		/*
+		 * The kallsyms section is kept, not parsed, and resolved
+		 * only if a record needs a function name (kallsyms.h).
+		 * Without memory for that, libtraceevent parses it.
+		 */
+		im->ksyms = vt_ksyms_new();
+		if (im->ksyms)
+			vt_ksyms_capture_begin(im->ksyms);
 		im->dat = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS);
+		vt_ksyms_capture_end();
 		if (!im->dat) {
 			close(fd);
 			return vt_error_set(err, VT_ERR_IMPORT,
 					    "'%s': corrupt or unsupported trace-cmd recording",
 					    im->name);
 		}
+		if (im->ksyms)
+			vt_ksyms_attach(im->ksyms, tracecmd_get_tep(im->dat));
 		return 0;
 	}
 	if (fd >= 0)
@@ -312,6 +324,7 @@ void vt_import_close(struct vt_import *im)
 		return;
 	if (im->dat)
 		tracecmd_close(im->dat);
+	vt_ksyms_free(im->ksyms);	/* after the tep that resolves through it */
 	vt_im_dat_ctx_free(im->fed);
 	if (im->f || im->in)
 		vt_input_close(im->in, im->f);

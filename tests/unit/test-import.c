@@ -5,12 +5,17 @@
  * ftrace's text format (tests/data/import/).  The expected counts were
  * read off the "trace-cmd report" text and the ftrace text by hand.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/import/dat-check.h"
 #include "core/import/import.h"
 #include "test.h"
 
@@ -484,6 +489,35 @@ static void test_garbage(void)
 	}
 	im = import(src, "tests/data/import/garbage.txt", NULL, &rc);
 	TEST_ASSERT_VAL("garbage is an error", !im && rc == VT_ERR_IMPORT);
+
+	/*
+	 * A version 6 header has the saved cmdlines (a 64-bit size, then
+	 * the text) between the printk formats and the CPU count
+	 * (trace-cmd.dat.v6.5.txt): trace-cmd convert --file-version 6
+	 * writes it, and dat-check must read past it.
+	 */
+	{
+		static const unsigned char v6[] =
+			"\x17\x08\x44tracing6\0\0\x08\0\x10\0\0"
+			"header_page\0\0\0\0\0\0\0\0\0"
+			"header_event\0\0\0\0\0\0\0\0\0"
+			"\0\0\0\0" "\0\0\0\0"		/* ftrace, systems */
+			"\0\0\0\0" "\0\0\0\0"		/* kallsyms, printk */
+			"\x07\0\0\0\0\0\0\0" "1 init\n"	/* cmdlines */
+			"\x01\0\0\0" "flyrecord\0"
+			"\0\0\0\0\0\0\0\0" "\0\0\0\0\0\0\0\0";
+		int fd = memfd_create("v6", MFD_CLOEXEC);
+
+		TEST_ASSERT_VAL("memfd", fd >= 0);
+		if (fd >= 0) {
+			TEST_ASSERT_VAL("write v6",
+					write(fd, v6, sizeof(v6) - 1) == (ssize_t)(sizeof(v6) - 1));
+			vt_error_init(&err);
+			TEST_ASSERT_EQ("v6 header with cmdlines",
+				       vt_dat_check(fd, sizeof(v6) - 1, "v6.dat", &err), 0);
+			close(fd);
+		}
+	}
 
 	/* a truncated trace.dat header and truncated xz are errors too */
 	vt_error_init(&err);
