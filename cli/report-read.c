@@ -28,30 +28,18 @@ int vt_report_load_max(const char *path, uint64_t max,
 		       struct vt_report **out, struct vt_error *err)
 {
 	struct vt_report *r;
-	struct vt_input *in;
 	json_error_t jerr;
 	const char *format;
 	json_t *root, *t;
 	size_t i;
-	FILE *fp;
 	int ret;
 
 	*out = NULL;
 	/* "-", pipes and devices like every input; held whole: bounded */
-	ret = vt_input_open(path, "report", max, &fp, &in, err);
+	ret = vt_input_load_json(path, "report", max, JSON_REJECT_DUPLICATES,
+				 &root, &jerr, err);
 	if (ret)
 		return ret;
-	ret = vt_input_whole(in, err);
-	if (ret) {
-		vt_input_close(in, fp);
-		return ret;
-	}
-	root = json_loadf(fp, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root && vt_input_limit_hit(in, err)) {
-		vt_input_close(in, fp);
-		return err->code;
-	}
-	vt_input_close(in, fp);
 	if (!root) {
 		snprintf(err->file, sizeof(err->file), "%s", path);
 		err->line = jerr.line > 0 ? (unsigned long)jerr.line : 0;

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "core/input.h"
 
 struct vt_input {
@@ -235,4 +237,26 @@ void vt_input_close(struct vt_input *in, FILE *f)
 	else if (in)
 		input_close(in);
 	free(in);
+}
+
+int vt_input_load_json(const char *path, const char *what, uint64_t max,
+		       size_t jflags, json_t **root, json_error_t *jerr,
+		       struct vt_error *err)
+{
+	struct vt_input *in;
+	FILE *f;
+	int ret;
+
+	*root = NULL;
+	ret = vt_input_open(path, what, max, &f, &in, err);
+	if (ret)
+		return ret;
+	ret = vt_input_whole(in, err);
+	if (!ret) {
+		*root = json_loadf(f, jflags, jerr);
+		if (!*root && vt_input_limit_hit(in, err))
+			ret = err->code;
+	}
+	vt_input_close(in, f);
+	return ret;
 }

@@ -60,6 +60,20 @@ uint64_t vt_input_limit(const struct vt_input *in);
 /* Closes the stream too. */
 void vt_input_close(struct vt_input *in, FILE *f);
 
+/*
+ * vt_input_load_json() - read the whole JSON document @path ("-": standard
+ * input) under the rules above, for the readers that hold a document
+ * whole (reports, profiles, calibration figures).  Returns 0 with *@root
+ * set; 0 with *@root NULL when the bytes are not JSON (@jerr locates it:
+ * the caller words the error in its own terms); or an error in @err
+ * (cannot open or read: -errno; past the limit: VT_ERR_INPUT_LIMIT).
+ */
+struct json_t;
+struct json_error_t;
+int vt_input_load_json(const char *path, const char *what, uint64_t max,
+		       size_t jflags, struct json_t **root,
+		       struct json_error_t *jerr, struct vt_error *err);
+
 /* "1073741824 bytes (1 GiB)"-style text of a byte count, for messages. */
 const char *vt_input_size_text(uint64_t n, char *buf, size_t len);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/cost/calibrate.h"
+#include "core/input.h"
 
 const char *const vt_fig_quantity_names[4] = {
 	[VT_Q_SPEEDUP] = "speedup",
@@ -240,14 +241,19 @@ int vt_figures_load(const char *path, struct vt_figure_set *set,
 		    struct vt_error *err)
 {
 	json_error_t je;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	json_t *root;
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	memset(set, 0, sizeof(*set));
+	/* "-", pipes and devices like every input; held whole: bounded */
+	ret = vt_input_load_json(path, "figures file", VT_FIGURES_MAX_INPUT,
+				 JSON_REJECT_DUPLICATES,
+				 &root, &je, err);
+	if (ret)
+		return ret;
 	if (!root) {
-		vt_error_set(err, json_error_code(&je) == json_error_cannot_open_file ?
-			     -ENOENT : VT_ERR_BAD_EXPERIMENT, "%s", je.text);
+		vt_error_set(err, VT_ERR_BAD_EXPERIMENT, "%s", je.text);
 		snprintf(err->file, sizeof(err->file), "%.255s", path);
 		err->line = je.line > 0 ? je.line : 0;
 		err->column = je.column > 0 ? je.column : 0;
@@ -255,6 +261,15 @@ int vt_figures_load(const char *path, struct vt_figure_set *set,
 	}
 	if (!json_is_array(root)) {
 		ret = fbad(err, path, "-", "a figures file is a JSON array of figures");
+		goto out;
+	}
+	/* a figure holds a few KiB of text fields: a file of a million
+	 * one-line figures would ask for gigabytes */
+	if (json_array_size(root) > VT_FIGURES_MAX) {
+		ret = vt_error_set(err, VT_ERR_BAD_EXPERIMENT,
+				   "%zu figures: a figures file holds at most 100000",
+				   json_array_size(root));
+		snprintf(err->file, sizeof(err->file), "%.255s", path);
 		goto out;
 	}
 	set->v = calloc(json_array_size(root) + 1, sizeof(*set->v));

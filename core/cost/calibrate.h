@@ -89,6 +89,12 @@ struct vt_figure_set {
 	unsigned int nr;
 };
 
+/* At most this many figures in one file (published.json has 176); the
+ * message in calibrate.c names the number. */
+#define VT_FIGURES_MAX 100000
+/* ... and at most 64 MiB of file, refused unread past it. */
+#define VT_FIGURES_MAX_INPUT (64ull << 20)
+
 /*
  * vt_figures_load() - read a figures file: a JSON array of figure objects
  * in the format of published.json, each with an "experiment" object or an

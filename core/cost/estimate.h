@@ -129,10 +129,16 @@ struct vt_cost_estimate {
 void vt_cost_estimate(const struct vt_profile *p, const struct vt_cost_counts *c,
 		      struct vt_cost_estimate *out);
 
-/* The integer the reports carry (rounded once, here). */
+/*
+ * The integer the reports carry (rounded once, here), saturated at
+ * UINT64_MAX: a profile's prices are bounded (profile.h), but counts near
+ * 2^64 times a price still pass the 64-bit field.
+ */
 static inline uint64_t vt_cost_round(double v)
 {
-	return v <= 0 ? 0 : (uint64_t)(v + 0.5);
+	if (!(v > 0))
+		return 0;
+	return v >= 0x1p64 ? UINT64_MAX : (uint64_t)(v + 0.5);
 }
 
 /* True for the broadcast TLBI events and their completion (errata x2). */

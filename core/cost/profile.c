@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/cost/profile.h"
+#include "core/input.h"
 
 #ifndef VT_PROFILE_DIR
 #define VT_PROFILE_DIR "profiles"
@@ -53,15 +54,20 @@ static int load_param(json_t *o, struct vt_cost_param *cp, const char *name,
 	if (!json_is_object(o))
 		return bad(err, path, "cost '%s' is not an object", name);
 	v = json_object_get(o, "cycles");
-	if (!json_is_number(v) || json_number_value(v) < 0)
-		return bad(err, path, "cost '%s' needs \"cycles\" >= 0", name);
+	if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+	    json_number_value(v) > VT_PROFILE_MAX_CYCLES)
+		return bad(err, path, "cost '%s' needs \"cycles\" from 0 to 1e9", name);
 	cp->cycles = json_number_value(v);
 	v = json_object_get(o, "anchor");
 	cp->anchor = json_is_number(v) ? json_number_value(v) : cp->cycles;
 	v = json_object_get(o, "range");
 	cp->range = json_is_number(v) ? json_number_value(v) : 1;
-	if (cp->range < 1 || cp->anchor < 0)
-		return bad(err, path, "cost '%s': \"range\" must be >= 1, \"anchor\" >= 0", name);
+	/* the fit keeps a price within anchor / range .. anchor * range */
+	if (!(cp->range >= 1) || cp->range > VT_PROFILE_MAX_CYCLES ||
+	    !(cp->anchor >= 0) || cp->anchor > VT_PROFILE_MAX_CYCLES)
+		return bad(err, path,
+			   "cost '%s': \"range\" must be from 1 to 1e9, \"anchor\" from 0 to 1e9",
+			   name);
 	v = json_object_get(o, "source");
 	cp->source = VT_SRC_HARDWARE;
 	if (v) {
@@ -100,8 +106,9 @@ static int profile_from_json(json_t *root, struct vt_profile *p, const char *pat
 	copy_str(p->cpu, sizeof(p->cpu), json_object_get(root, "cpu"));
 	copy_str(p->calibration, sizeof(p->calibration), json_object_get(root, "calibration"));
 	v = json_object_get(root, "freq_mhz");
-	if (!json_is_number(v) || json_number_value(v) <= 0)
-		return bad(err, path, "%s needs \"freq_mhz\" > 0", "profile");
+	if (!json_is_number(v) || !(json_number_value(v) >= VT_PROFILE_MIN_MHZ) ||
+	    json_number_value(v) > VT_PROFILE_MAX_MHZ)
+		return bad(err, path, "%s needs \"freq_mhz\" from 1 to 1e6", "profile");
 	p->freq_mhz = json_number_value(v);
 	copy_str(p->freq_basis, sizeof(p->freq_basis), json_object_get(root, "freq_basis"));
 	o = json_object_get(root, "features");
@@ -152,10 +159,12 @@ int vt_profile_load(const char *name_or_path, struct vt_profile *p,
 					    "no such cost profile '%s' (looked in %s)",
 					    name_or_path, vt_profile_dir());
 	}
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	/* "-", pipes and devices like every input; held whole: bounded */
+	ret = vt_input_load_json(path, "profile", VT_PROFILE_MAX_INPUT, JSON_REJECT_DUPLICATES,
+				 &root, &je, err);
+	if (ret)
+		return ret;
 	if (!root) {
-		if (access(path, R_OK))
-			return vt_error_set(err, -errno, "cannot read profile '%s'", path);
 		vt_error_set(err, VT_ERR_BAD_PROFILE, "%s", je.text);
 		snprintf(err->file, sizeof(err->file), "%.255s", path);
 		err->line = je.line > 0 ? je.line : 0;

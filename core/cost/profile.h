@@ -48,6 +48,17 @@ struct vt_profile {
 	char calibration[320];	/* how the fitted values were obtained (free text) */
 };
 
+/*
+ * Bounds of a profile's numbers (docs/cost-model.md, "Profiles"): a price
+ * of at most a second of a 1 GHz core per event and a clock between 1 MHz
+ * and 1 THz keep every estimate finite for any count a report can hold.
+ */
+#define VT_PROFILE_MAX_CYCLES 1e9
+#define VT_PROFILE_MIN_MHZ 1.0
+#define VT_PROFILE_MAX_MHZ 1e6
+/* A profile file is a few KiB: larger input is refused unread. */
+#define VT_PROFILE_MAX_INPUT (1ull << 20)
+
 /* Where the built-in profiles live: $VMAPTOOL_PROFILES or the source tree's profiles/. */
 const char *vt_profile_dir(void);
 

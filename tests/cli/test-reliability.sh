@@ -343,6 +343,43 @@ run gate-trace-stdin-pipe 1 '' sh -c 'cat "$1" | "$0" gate --baseline="$2" -' "$
 grep -q '^-: not in the baseline' "$TMP/stdout" || { echo "FAIL gate-trace-stdin-pipe: the trace was not read"; fail=1; }
 run gate-stdin-twice 2 "standard input \('-'\) is given twice" sh -c '"$0" gate --baseline=- - <"$1"' "$VT_BIN" "$TMP/rep.json"
 
+## Cost profiles and calibration figures: through core/input.c like every
+## input, bounded, and prices that keep every estimate finite
+P=$VT_SRC/profiles/generic-a76.json
+T=$VT_SRC/tests/cli/data/small.trace.json
+python3 - "$P" "$VT_SRC/calibration/figures.json" "$TMP" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["costs"]["pte_store"]["cycles"] = 1e10
+json.dump(p, open(sys.argv[3] + "/big-price.json", "w"))
+p["costs"]["pte_store"]["cycles"] = 3
+p["freq_mhz"] = 1e-300
+json.dump(p, open(sys.argv[3] + "/tiny-clock.json", "w"))
+f = json.load(open(sys.argv[2]))
+json.dump([x for x in f if x["id"] == "seed000-ioremap-1M"], open(sys.argv[3] + "/one-figure.json", "w"))
+json.dump([{"id": "f%d" % i, "inexpressible": "x"} for i in range(100001)],
+          open(sys.argv[3] + "/many-figures.json", "w"))
+PY
+# a price of 1e10 cycles with counts near 2^64 made the report's 64-bit
+# cycles undefined (UBSan, fuzz-profile); 1e-300 MHz made ns infinite
+run profile-price-bound 3 "big-price.json: error: cost 'pte_store' needs \"cycles\" from 0 to 1e9" \
+	"$VT_BIN" replay --profile="$TMP/big-price.json" "$T"
+run profile-clock-bound 3 'tiny-clock.json: error: profile needs "freq_mhz" from 1 to 1e6' \
+	"$VT_BIN" replay --profile="$TMP/tiny-clock.json" "$T"
+run profile-missing 4 "cannot open profile '$TMP/none.json': No such file or directory" \
+	"$VT_BIN" replay --profile="$TMP/none.json" "$T"
+run profile-dev-zero 3 '^/dev/zero' "$VT_BIN" replay --profile=/dev/zero "$T"
+head -c 2000000 /dev/zero | tr '\0' ' ' >"$TMP/spaces.json"
+run profile-too-big 3 'larger than the --max-input limit of 1 MiB' \
+	"$VT_BIN" replay --profile="$TMP/spaces.json" "$T"
+# figures from standard input, a pipe, and too many of them (4.5 KiB each
+# in memory: a million one-line figures asked for gigabytes)
+run figures-stdin 0 '' sh -c '"$0" calibrate --check=- <"$1"' "$VT_BIN" "$TMP/one-figure.json"
+grep -q '^seed000-ioremap-1M ' "$TMP/stdout" || { echo "FAIL figures-stdin: the figure was not read"; fail=1; }
+run figures-pipe 0 '' sh -c 'cat "$1" | "$0" calibrate --check=-' "$VT_BIN" "$TMP/one-figure.json"
+run figures-too-many 3 'many-figures.json: error: 100001 figures: a figures file holds at most 100000' \
+	"$VT_BIN" calibrate --check="$TMP/many-figures.json"
+
 #@@MORE@@
 
 exit $fail

@@ -12,8 +12,8 @@
 #
 # tests/fuzz/TARGET.dict and TARGET.options (libFuzzer flags, one a line)
 # are passed when they exist.
-# VT_FUZZ_SECONDS (smoke: 8) and VT_FUZZ_RUNS (full: 1000000) change the
-# bounds; smoke runs from VT_FUZZ_SEED (default 1), full runs from a random
+# VT_FUZZ_SECONDS (smoke: 8), VT_FUZZ_RUNS (full: 1000000) and
+# VT_FUZZ_INPUT_TIMEOUT (10 s of wall time per input) change the bounds; smoke runs from VT_FUZZ_SEED (default 1), full runs from a random
 # seed (exploration is their job); VT_FUZZ_TIMEOUT (full: 7200 s) stops a harness that is too slow.
 # A crash, sanitizer report, leak or timeout fails the script and leaves
 # the reproducer (crash-*, leak-*, timeout-*) in build/fuzz/artifacts/.
@@ -40,8 +40,10 @@ for t in "${targets[@]}"; do
 	scratch=$(mktemp -d /tmp/vt-fuzz-$t.XXXXXX)
 	cp -r tests/fuzz/corpus/"$t"/. "$scratch"/ 2>/dev/null
 	# -rss_limit_mb: the harnesses bound their own memory; -timeout: one
-	# input may take at most 10 s
-	opts=(-rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+	# input may take at most 10 s of wall time (VT_FUZZ_INPUT_TIMEOUT: a
+	# full run at nice 19 beside a build gets a few percent of a core, so
+	# an input of one CPU second can take more than 10 s there)
+	opts=(-rss_limit_mb=2048 -timeout="${VT_FUZZ_INPUT_TIMEOUT:-10}" -print_final_stats=1
 	      -artifact_prefix="$B/artifacts/$t-")
 	if [ -f tests/fuzz/$t.dict ]; then
 		opts+=(-dict=tests/fuzz/$t.dict)

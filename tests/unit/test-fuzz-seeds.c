@@ -30,6 +30,8 @@
 #include "../fuzz/fuzz-report.h"
 #include "../fuzz/fuzz-inspect.h"
 #include "../fuzz/fuzz-dat-records.h"
+#include "../fuzz/fuzz-profile.h"
+#include "../fuzz/fuzz-figures.h"
 
 struct target {
 	const char *name;
@@ -46,6 +48,8 @@ static const struct target targets[] = {
 	{ "report", vt_fuzz_report },
 	{ "inspect", vt_fuzz_inspect },
 	{ "dat-records", vt_fuzz_dat_records },
+	{ "profile", vt_fuzz_profile },
+	{ "figures", vt_fuzz_figures },
 };
 
 static int read_file(const char *path, uint8_t **buf, size_t *len)
