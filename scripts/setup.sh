@@ -5,6 +5,7 @@ pkgs=(build-essential cmake pkg-config libjansson-dev python3-yaml python3-jsons
       libtraceevent-dev libtracecmd-dev libtracefs-dev liblzma-dev
       libelf-dev zlib1g-dev	# inspect, --vmlinux: kernel images
       xz-utils python3
+      time	# /usr/bin/time: tests/cli/test-import-flat-memory.sh, bench/
       librsvg2-bin	# rsvg-convert: tests/cli/test-human-report.sh renders --svg
       clang libclang-rt-14-dev)	# the 'fuzz' preset: libFuzzer harnesses
 missing=()

@@ -120,12 +120,25 @@ struct area {
 	const char *caller;
 	size_t map_slot, unmap_slot;
 	bool has_unmap;
+
+	/* streaming (reconstruct.c "Deciding areas as they end") */
+	long idx;		/* allocation order: areas are numbered by it */
+	bool in_live, in_vmr, in_block;	/* held by im->live, vmr_live, blocks */
+	unsigned int nstack;	/* entries on task stacks */
+	unsigned int nrefs;	/* tasks' mapping and collect */
+	unsigned int kids;	/* nested page arrays not yet decided */
+	bool decided, dec_drop;
+	enum area_kind dec_kind;
+	struct vt_id dec_id;
+	enum vt_op dec_uop;	/* the op of its unmap event */
+	struct area *snap;	/* its state at the end of pass 1 (if never final) */
 };
 
 struct slot {
 	struct vt_event ev;
 	long area;		/* -1 for purge */
 	bool drop;
+	bool ready;		/* final: may be written once all before it are */
 };
 
 struct task {
@@ -182,14 +195,28 @@ struct vt_import {
 	bool limit_hit;
 
 	/* state */
-	struct area *areas;
-	size_t nareas, areas_cap;
-	struct slot *slots;
-	size_t nslots, slots_cap;
+	int pass;		/* 0: one pass (trace.dat); 1, 2: two passes (text) */
+	struct area **amap;	/* open addressing: area index -> area */
+	size_t amap_cap, amap_used, amap_n;
+	long nareas;		/* areas created (the next area's index) */
+	long next_decide;	/* the first area not decided */
+	uint64_t pa_end, pfn_end, max_runs, next_id;	/* what decides them */
+	struct u64vec unpinned;	/* areas that lost a reference this record */
+	struct area **snaps;	/* pass 1's areas never final, by index */
+	size_t nsnaps, snaps_cap, snap_pos;
+	struct slot *slots;	/* the window of events not yet written */
+	size_t nslots, slots_cap;	/* in the window */
+	long slot_base;		/* index of slots[0] */
+	FILE *raw_spool;	/* pass 1's copy of an input that is not a file */
+	bool rewindable;	/* the input can be read again from the start */
+	FILE *ev_spool;		/* events written (NULL: kept in out) */
+	struct vt_event *out;	/* events written, when kept in memory */
+	size_t out_cap;
+	bool spooled_loaded;
 	struct task *tasks;
 	size_t ntasks, tasks_cap;
 	size_t last_task;
-	int64_t *live;		/* open-addressing va -> area index */
+	struct area **live;	/* open-addressing va -> live area */
 	size_t live_cap, live_used;
 	struct strtab strs;
 	uint64_t min_linear;	/* lowest kernel pointer in the linear map */
@@ -201,8 +228,7 @@ struct vt_import {
 	uint64_t unknown_counts[MAX_UNKNOWN_NAMES];
 	bool oom;
 	bool ran;
-	size_t *order;		/* slots of the emitted events */
-	struct vt_page_run *runs;	/* all page runs of the output */
+	struct vt_page_run *runs;	/* scratch: the page runs of one event */
 	size_t nruns, runs_cap;
 	char *meta;
 	char *warnings;
@@ -224,8 +250,16 @@ int vt_im_kind_of(const char *name, const char *sym);
 /* The front ends: read every record and hand it to vt_im_handle(). */
 int vt_im_text_run(struct vt_import *im, struct vt_error *err);
 int vt_im_dat_run(struct vt_import *im, struct vt_error *err);
+/* text.c: read the text again from its start (the second pass) */
+int vt_im_text_rewind(struct vt_import *im, struct vt_error *err);
 /* reconstruct.c: after the reader, the trace (vt_import_run() in open.c) */
 int vt_im_finish(struct vt_import *im, struct vt_error *err);
+/* reconstruct.c: between the two passes of a text recording */
+void vt_im_pass2(struct vt_import *im);
+/* reconstruct.c: after each record (decide, write and release areas) */
+int vt_im_advance(struct vt_import *im);
+/* reconstruct.c: frees the reconstruction state (vt_import_close()) */
+void vt_im_free_state(struct vt_import *im);
 /* The trace.dat front end's per-recording state (dat.c). */
 struct dat_ctx *vt_im_dat_ctx_new(struct vt_import *im, struct tep_handle *tep);
 void vt_im_dat_ctx_free(struct dat_ctx *c);

@@ -297,6 +297,43 @@ int vt_import_open_records(const char *name, struct tep_handle *tep,
 	return 0;
 }
 
+/*
+ * Text in two passes (docs/vmaptool-import.md, "Memory"): the first
+ * finds what the whole recording decides (the VA_BITS, the vmalloc range,
+ * the areas that never end), the second reconstructs again and writes
+ * each area's events once they are final, so that memory does not grow
+ * with the recording.  The input is read twice: a regular file or a
+ * memory buffer from its start, anything else (a pipe) from a copy pass
+ * 1 makes in a temporary file.  The events go to a temporary file until
+ * vt_import_write() (the summary comes first).  Without temporary files,
+ * one pass that keeps everything, as a trace.dat.
+ */
+static int text_two_passes(struct vt_import *im, struct vt_error *err)
+{
+	int rc;
+
+	im->rewindable = im->mem || (im->in && vt_input_seekable(im->in));
+	if (!im->rewindable && im->f) {
+		im->raw_spool = tmpfile();
+		im->rewindable = im->raw_spool != NULL;
+	}
+	if (!im->rewindable)
+		return vt_im_text_run(im, err);
+	if (!im->mem)
+		im->ev_spool = tmpfile();	/* NULL: kept in memory */
+	im->pass = 1;
+	rc = vt_im_text_run(im, err);
+	if (rc < 0)
+		return rc;
+	rc = vt_im_text_rewind(im, err);
+	if (rc < 0)
+		return rc;
+	vt_im_pass2(im);
+	if (im->oom)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	return vt_im_text_run(im, err);
+}
+
 /* The reader of the recording's format, then the reconstruction. */
 int vt_import_run(struct vt_import *im, struct vt_error *err)
 {
@@ -310,7 +347,7 @@ int vt_import_run(struct vt_import *im, struct vt_error *err)
 	else if (im->dat)
 		rc = vt_im_dat_run(im, err);
 	else
-		rc = vt_im_text_run(im, err);
+		rc = text_two_passes(im, err);
 	if (rc < 0)
 		return rc;
 	return vt_im_finish(im, err);
@@ -330,25 +367,15 @@ void vt_import_close(struct vt_import *im)
 		vt_input_close(im->in, im->f);
 	if (im->lz_init)
 		lzma_end(&im->lz);
-	for (i = 0; i < im->nareas; i++) {
-		free(im->areas[i].alloc.v);
-		free(im->areas[i].chunks.v);
-		free(im->areas[i].freed.v);
-	}
+	vt_im_free_state(im);
 	for (i = 0; i < im->strs.n; i++)
 		free(im->strs.s[i]);
 	free(im->strs.s);
-	free(im->areas);
-	free(im->slots);
-	for (i = 0; i < im->ntasks; i++)
-		free(im->tasks[i].loose.v);
-	free(im->tasks);
 	free(im->vmr_live.v);
 	free(im->blocks.v);
 	free(im->live);
 	free(im->lbuf);
 	free(im->runs);
-	free(im->order);
 	free(im->meta);
 	free(im->warnings);
 	free(im->name);

@@ -166,39 +166,203 @@ static void see_pointer(struct vt_import *im, uint64_t p)
 		im->min_linear = p;
 }
 
-/* ---- live-area table: va -> area index ----------------------------- */
+/* ---- areas by index ------------------------------------------------ */
 
-#define LIVE_EMPTY (-1)
-#define LIVE_TOMB (-2)
+/*
+ * Areas are numbered in allocation order and referred to by that number
+ * (tasks' stacks, the area of a nested page array); an area whose events
+ * are written and that nothing can change any more is freed ("Deciding
+ * areas as they end" below), so the numbers map to areas through a hash
+ * table, not an array of every area.
+ */
+#define AMAP_TOMB ((struct area *)&amap_tomb)
+static const char amap_tomb;
+
+static size_t amap_hash(long idx, size_t cap)
+{
+	return (size_t)(((uint64_t)idx * 0x9e3779b97f4a7c15ULL) >> 32) &
+	       (cap - 1);
+}
+
+static struct area *area_at(const struct vt_import *im, long idx)
+{
+	size_t h, n;
+
+	if (!im->amap_cap || idx < 0)
+		return NULL;
+	h = amap_hash(idx, im->amap_cap);
+	for (n = 0; n < im->amap_cap; n++) {
+		struct area *a = im->amap[h];
+
+		if (!a)
+			return NULL;
+		if (a != AMAP_TOMB && a->idx == idx)
+			return a;
+		h = (h + 1) & (im->amap_cap - 1);
+	}
+	return NULL;
+}
+
+static bool amap_put(struct vt_import *im, struct area *a)
+{
+	size_t h;
+
+	if ((im->amap_used + 1) * 2 > im->amap_cap) {
+		struct area **old = im->amap;
+		size_t ocap = im->amap_cap, ncap = 256, i;
+
+		while (ncap < (im->amap_n + 1) * 4)
+			ncap *= 2;
+		im->amap = calloc(ncap, sizeof(*im->amap));
+		if (!im->amap) {
+			im->amap = old;
+			im->oom = true;
+			return false;
+		}
+		im->amap_cap = ncap;
+		im->amap_used = im->amap_n;
+		for (i = 0; i < ocap; i++) {
+			if (!old[i] || old[i] == AMAP_TOMB)
+				continue;
+			h = amap_hash(old[i]->idx, ncap);
+			while (im->amap[h])
+				h = (h + 1) & (ncap - 1);
+			im->amap[h] = old[i];
+		}
+		free(old);
+	}
+	h = amap_hash(a->idx, im->amap_cap);
+	while (im->amap[h] && im->amap[h] != AMAP_TOMB)
+		h = (h + 1) & (im->amap_cap - 1);
+	if (!im->amap[h])
+		im->amap_used++;
+	im->amap[h] = a;
+	im->amap_n++;
+	return true;
+}
+
+static void amap_del(struct vt_import *im, long idx)
+{
+	size_t h = amap_hash(idx, im->amap_cap), n;
+
+	for (n = 0; n < im->amap_cap; n++) {
+		struct area *a = im->amap[h];
+
+		if (!a)
+			return;
+		if (a != AMAP_TOMB && a->idx == idx) {
+			im->amap[h] = AMAP_TOMB;
+			im->amap_n--;
+			return;
+		}
+		h = (h + 1) & (im->amap_cap - 1);
+	}
+}
+
+static void area_free(struct area *a)
+{
+	if (!a)
+		return;
+	area_free(a->snap);
+	free(a->alloc.v);
+	free(a->chunks.v);
+	free(a->freed.v);
+	free(a);
+}
+
+/* A new area, numbered next; in pass 2 with what pass 1 saw of it at
+ * the end if it never ended there. */
+static struct area *area_new(struct vt_import *im)
+{
+	struct area *a = calloc(1, sizeof(*a));
+
+	if (!a) {
+		im->oom = true;
+		return NULL;
+	}
+	a->idx = im->nareas;
+	if (!amap_put(im, a)) {
+		free(a);
+		return NULL;
+	}
+	im->nareas++;
+	if (im->snap_pos < im->nsnaps && im->snaps[im->snap_pos]->idx == a->idx)
+		a->snap = im->snaps[im->snap_pos++];
+	return a;
+}
+
+/*
+ * Nothing can change the area any more: no live-table entry (its free),
+ * no vm_map_ram or vmap-block list, no task mapping its chunks or
+ * collecting its vfree's pages, and, while it is open, no task's stack.
+ * Every way an area gets a reference starts from one it has, so an area
+ * that is final stays final.
+ */
+static bool area_final(const struct area *a)
+{
+	return !a->in_live && !a->in_vmr && !a->in_block && !a->nrefs &&
+	       !(a->state == AS_OPEN && a->nstack);
+}
+
+/* @a lost a reference: looked at after the record (vt_im_advance()). */
+static void unpin(struct vt_import *im, const struct area *a)
+{
+	vec_push(im, &im->unpinned, (uint64_t)a->idx);
+}
+
+/* A task's mapping / collect area, counted on the area. */
+static void set_ref(struct vt_import *im, int *ref, long idx)
+{
+	struct area *a;
+
+	if (*ref == idx)
+		return;
+	if (*ref >= 0 && (a = area_at(im, *ref))) {
+		a->nrefs--;
+		unpin(im, a);
+	}
+	*ref = (int)idx;
+	if (idx >= 0 && (a = area_at(im, idx)))
+		a->nrefs++;
+}
+
+/* ---- live-area table: va -> area ----------------------------------- */
+
+#define LIVE_TOMB ((struct area *)&live_tomb)
+static const char live_tomb;
 
 static size_t live_hash(uint64_t va, size_t cap)
 {
 	return (size_t)((va >> 12) * 0x9e3779b97f4a7c15ULL) & (cap - 1);
 }
 
-static bool live_rehash(struct vt_import *im, size_t ncap)
+/* Sized by the live areas (not doubled by the frees' tombstones). */
+static bool live_rehash(struct vt_import *im)
 {
-	int64_t *old = im->live;
-	size_t ocap = im->live_cap, i;
+	struct area **old = im->live;
+	size_t ocap = im->live_cap, i, n = 0, ncap = 256;
 
-	im->live = malloc(ncap * sizeof(*im->live));
+	for (i = 0; i < ocap; i++)
+		n += old[i] && old[i] != LIVE_TOMB;
+	while (ncap < (n + 1) * 4)
+		ncap *= 2;
+
+	im->live = calloc(ncap, sizeof(*im->live));
 	if (!im->live) {
 		im->live = old;
 		im->oom = true;
 		return false;
 	}
-	for (i = 0; i < ncap; i++)
-		im->live[i] = LIVE_EMPTY;
 	im->live_cap = ncap;
 	im->live_used = 0;
 	for (i = 0; i < ocap; i++) {
-		int64_t a = old[i];
+		struct area *a = old[i];
 		size_t h;
 
-		if (a < 0)
+		if (!a || a == LIVE_TOMB)
 			continue;
-		h = live_hash(im->areas[a].va, ncap);
-		while (im->live[h] != LIVE_EMPTY)
+		h = live_hash(a->va, ncap);
+		while (im->live[h])
 			h = (h + 1) & (ncap - 1);
 		im->live[h] = a;
 		im->live_used++;
@@ -215,14 +379,14 @@ static long live_find(const struct vt_import *im, uint64_t va, size_t *pos)
 		return -1;
 	h = live_hash(va, im->live_cap);
 	for (n = 0; n < im->live_cap; n++) {
-		int64_t a = im->live[h];
+		struct area *a = im->live[h];
 
-		if (a == LIVE_EMPTY)
+		if (!a)
 			return -1;
-		if (a >= 0 && im->areas[a].va == va) {
+		if (a != LIVE_TOMB && a->va == va) {
 			if (pos)
 				*pos = h;
-			return a;
+			return a->idx;
 		}
 		h = (h + 1) & (im->live_cap - 1);
 	}
@@ -233,24 +397,30 @@ static void live_del(struct vt_import *im, uint64_t va)
 {
 	size_t pos;
 
-	if (live_find(im, va, &pos) >= 0)
+	if (live_find(im, va, &pos) >= 0) {
+		struct area *a = im->live[pos];
+
+		a->in_live = false;
+		unpin(im, a);
 		im->live[pos] = LIVE_TOMB;
+	}
 }
 
-static bool live_add(struct vt_import *im, long a)
+static bool live_add(struct vt_import *im, struct area *a)
 {
 	size_t h;
 
-	live_del(im, im->areas[a].va);	/* a stale entry loses */
+	live_del(im, a->va);	/* a stale entry loses */
 	if ((im->live_used + 1) * 2 > im->live_cap &&
-	    !live_rehash(im, im->live_cap ? im->live_cap * 2 : 256))
+	    !live_rehash(im))
 		return false;
-	h = live_hash(im->areas[a].va, im->live_cap);
-	while (im->live[h] >= 0)
+	h = live_hash(a->va, im->live_cap);
+	while (im->live[h] && im->live[h] != LIVE_TOMB)
 		h = (h + 1) & (im->live_cap - 1);
-	if (im->live[h] == LIVE_EMPTY)
+	if (!im->live[h])
 		im->live_used++;
 	im->live[h] = a;
+	a->in_live = true;
 	return true;
 }
 
@@ -283,6 +453,12 @@ static struct task *task_get(struct vt_import *im, int pid)
 	return t;
 }
 
+/* The events not yet written, in recorded order: a window from slot_base. */
+static struct slot *slot_at(struct vt_import *im, long i)
+{
+	return &im->slots[i - im->slot_base];
+}
+
 static long slot_new(struct vt_import *im, enum vt_op op,
 		     const struct kev *k, long area)
 {
@@ -301,28 +477,56 @@ static long slot_new(struct vt_import *im, enum vt_op op,
 	s->ev.cpu = k->cpu;
 	s->ev.line = k->line;
 	s->area = area;
-	return (long)im->nslots++;
+	/* pass 1 writes nothing: an area's events are not kept */
+	s->ready = area >= 0 && im->pass == 1;
+	return im->slot_base + (long)im->nslots++;
 }
 
+/* The task's innermost open area (NULL if it is not open any more). */
 static struct area *top_open(struct vt_import *im, struct task *t)
 {
+	struct area *a;
+
 	if (!t->nopen)
 		return NULL;
-	return &im->areas[t->open[t->nopen - 1]];
+	a = area_at(im, t->open[t->nopen - 1]);
+	return a && a->state == AS_OPEN ? a : NULL;
 }
 
-static void pop_open(struct task *t, int a)
+static void push_open(struct vt_import *im, struct task *t, struct area *a)
+{
+	if (t->nopen == MAX_TASK_STACK) {
+		struct area *old = area_at(im, t->open[0]);
+
+		if (old) {
+			old->nstack--;
+			unpin(im, old);
+		}
+		memmove(&t->open[0], &t->open[1],
+			(MAX_TASK_STACK - 1) * sizeof(t->open[0]));
+	} else {
+		t->nopen++;
+	}
+	t->open[t->nopen - 1] = (int)a->idx;
+	a->nstack++;
+}
+
+static void pop_open(struct vt_import *im, struct task *t, struct area *a)
 {
 	int i;
 
 	for (i = t->nopen - 1; i >= 0; i--)
-		if (t->open[i] == a) {
+		if (t->open[i] == a->idx) {
 			memmove(&t->open[i], &t->open[i + 1],
 				(t->nopen - i - 1) * sizeof(t->open[0]));
 			t->nopen--;
+			a->nstack--;
+			unpin(im, a);
 			return;
 		}
 }
+
+static void fill_unmap(struct vt_import *im, struct area *a);
 
 /* ---- the reconstruction rules -------------------------------------- */
 
@@ -343,7 +547,7 @@ static bool is_vblock_shape(const struct area *a)
 static long vblock_of(const struct vt_import *im, uint64_t addr)
 {
 	for (size_t i = 0; i < im->blocks.n; i++) {
-		const struct area *b = &im->areas[im->blocks.v[i]];
+		const struct area *b = area_at(im, (long)im->blocks.v[i]);
 
 		if (addr >= b->va && addr - b->va < b->vsize)
 			return (long)im->blocks.v[i];
@@ -377,23 +581,18 @@ static void take_loose(struct vt_import *im, struct task *t, struct area *a)
 static void vmr_small_new(struct vt_import *im, struct task *t,
 			  const struct kev *k, long block)
 {
-	struct area *a;
+	struct area *a = area_new(im);
 	long idx;
 
-	if (!vt_im_grow((void **)&im->areas, &im->areas_cap, im->nareas + 1,
-		  sizeof(*im->areas))) {
-		im->oom = true;
+	if (!a)
 		return;
-	}
-	idx = (long)im->nareas++;
-	a = &im->areas[idx];
-	memset(a, 0, sizeof(*a));
+	idx = a->idx;
 	a->va = k->f[0];
 	a->map_size = k->f[1] - k->f[0];
 	a->vsize = a->map_size;
 	if (block >= 0) {
-		a->vstart = im->areas[block].vstart;
-		a->vend = im->areas[block].vend;
+		a->vstart = area_at(im, block)->vstart;
+		a->vend = area_at(im, block)->vend;
 	}
 	a->t = k->t;
 	a->cpu = k->cpu;
@@ -405,7 +604,8 @@ static void vmr_small_new(struct vt_import *im, struct task *t,
 	a->outer = -1;
 	a->map_slot = slot_new(im, VT_OP_VM_MAP_RAM, k, idx);
 	take_loose(im, t, a);
-	vec_push(im, &im->vmr_live, (uint64_t)idx);
+	if (vec_push(im, &im->vmr_live, (uint64_t)idx))
+		a->in_vmr = true;
 	im->sum.vm_map_ram++;
 }
 
@@ -414,7 +614,7 @@ static void vmr_small_new(struct vt_import *im, struct task *t,
 static void on_vunmap_range(struct vt_import *im, const struct kev *k)
 {
 	for (size_t i = 0; i < im->vmr_live.n; i++) {
-		struct area *a = &im->areas[im->vmr_live.v[i]];
+		struct area *a = area_at(im, (long)im->vmr_live.v[i]);
 
 		if (a->va != k->f[0] || a->va + a->map_size != k->f[1])
 			continue;
@@ -422,7 +622,10 @@ static void on_vunmap_range(struct vt_import *im, const struct kev *k)
 		a->has_unmap = true;
 		a->unmap_slot = slot_new(im, VT_OP_VM_UNMAP_RAM, k,
 					 (long)im->vmr_live.v[i]);
+		fill_unmap(im, a);
 		im->vmr_live.v[i] = im->vmr_live.v[--im->vmr_live.n];
+		a->in_vmr = false;
+		unpin(im, a);
 		return;
 	}
 }
@@ -454,14 +657,10 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 		return;
 	}
 	see_pointer(im, k->f[3]);
-	if (!vt_im_grow((void **)&im->areas, &im->areas_cap, im->nareas + 1,
-		  sizeof(*im->areas))) {
-		im->oom = true;
+	a = area_new(im);
+	if (!a)
 		return;
-	}
-	idx = (long)im->nareas++;
-	a = &im->areas[idx];
-	memset(a, 0, sizeof(*a));
+	idx = a->idx;
 	a->va = k->f[0];
 	a->vsize = k->f[1];
 	a->align = k->f[2];
@@ -478,8 +677,9 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 	t->pend_huge = false;
 	im->sum.areas++;
 
-	/* the widest range asked for is the vmalloc range */
-	if (a->vend - a->vstart > im->vm_end - im->vm_start) {
+	/* the widest range asked for is the vmalloc range (pass 2 knows
+	 * it from pass 1 and decides areas with it as they end) */
+	if (im->pass != 2 && a->vend - a->vstart > im->vm_end - im->vm_start) {
 		im->vm_start = a->vstart;
 		im->vm_end = a->vend;
 	}
@@ -494,8 +694,9 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 		if (is_vblock_shape(a)) {
 			a->kind = AK_VBLOCK;
 			a->map_slot = slot_new(im, VT_OP_VMALLOC, k, idx);
-			live_add(im, idx);
-			vec_push(im, &im->blocks, (uint64_t)idx);
+			live_add(im, a);
+			if (vec_push(im, &im->blocks, (uint64_t)idx))
+				a->in_block = true;
 			return;
 		}
 		a->vmr_large = true;
@@ -511,17 +712,13 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 				PAGE_SIZE_4K) {
 			a->nested = true;
 			a->outer = t->open[t->nopen - 1];
+			outer->kids++;	/* its decision is read at ours */
 			im->sum.nested_dropped++;
 		}
 	}
 	a->map_slot = slot_new(im, VT_OP_VMALLOC, k, idx);
-	if (t->nopen == MAX_TASK_STACK)
-		memmove(&t->open[0], &t->open[1],
-			(MAX_TASK_STACK - 1) * sizeof(t->open[0]));
-	else
-		t->nopen++;
-	t->open[t->nopen - 1] = (int)idx;
-	live_add(im, idx);
+	push_open(im, t, a);
+	live_add(im, a);
 }
 
 /* The area is unmapped: vfree/vunmap/iounmap by what it was mapped as. */
@@ -538,13 +735,17 @@ static void on_free_va(struct vt_import *im, struct task *t,
 		im->sum.unmatched_frees++;
 		return;
 	}
-	a = &im->areas[idx];
+	a = area_at(im, idx);
 	live_del(im, a->va);
-	pop_open(t, (int)idx);
+	pop_open(im, t, a);
 	if (a->kind == AK_VBLOCK) {
 		/* free_vmap_block(): the engine frees its own blocks */
 		a->state = AS_FREED;
-		vec_del(&im->blocks, (uint64_t)idx);
+		unpin(im, a);
+		if (a->in_block) {
+			vec_del(&im->blocks, (uint64_t)idx);
+			a->in_block = false;
+		}
 		return;
 	}
 	if (a->nested)
@@ -552,16 +753,18 @@ static void on_free_va(struct vt_import *im, struct task *t,
 	a->state = AS_FREED;
 	a->has_unmap = true;
 	a->unmap_slot = slot_new(im, VT_OP_VFREE, k, idx);
+	fill_unmap(im, a);
+	unpin(im, a);	/* no longer open */
 	if (t->mapping == idx)
-		t->mapping = -1;
+		set_ref(im, &t->mapping, -1);
 	/* vfree frees vm->pages[0..nr_pages) next, each as order 0 */
 	if (a->kind == AK_VMALLOC && a->vsize > PAGE_SIZE_4K) {
-		t->collect = (int)idx;
+		set_ref(im, &t->collect, idx);
 		t->collect_left = (a->vsize - PAGE_SIZE_4K) >> PAGE_SHIFT_4K;
 		t->collect_paused = false;
 		t->skip_next_free = false;
 	} else {
-		t->collect = -1;
+		set_ref(im, &t->collect, -1);
 	}
 }
 
@@ -599,14 +802,14 @@ static void on_page_free(struct vt_import *im, struct task *t,
 		t->skip_next_free = false;
 		return;
 	}
-	a = &im->areas[t->collect];
+	a = area_at(im, t->collect);
 	if (k->f[1] != 0) {
-		t->collect = -1;	/* not vfree's per-page loop */
+		set_ref(im, &t->collect, -1);	/* not vfree's per-page loop */
 		return;
 	}
 	vec_push(im, &a->freed, k->f[0]);
 	if (--t->collect_left == 0)
-		t->collect = -1;
+		set_ref(im, &t->collect, -1);
 }
 
 /*
@@ -635,17 +838,16 @@ static void on_vmap_pages(struct vt_import *im, struct task *t,
 	    k->f[1] - k->f[0] < a->vsize - PAGE_SIZE_4K) {
 		/* without the function tracer: the first vm_map_ram() in a
 		 * new vmap block maps part of an area without a guard */
-		long idx = (long)(a - im->areas);
-
 		a->kind = AK_VBLOCK;
-		pop_open(t, (int)idx);
-		vec_push(im, &im->blocks, (uint64_t)idx);
+		if (vec_push(im, &im->blocks, (uint64_t)a->idx))
+			a->in_block = true;
+		pop_open(im, t, a);
 		a = NULL;
 	}
 	if (!a || a->va != k->f[0] || a->state != AS_OPEN) {
 		long b = vblock_of(im, k->f[0]);
 
-		t->mapping = -1;
+		set_ref(im, &t->mapping, -1);
 		/*
 		 * vb_alloc() hands out at most VMAP_MAX_ALLOC (BITS_PER_LONG)
 		 * pages of a block (mm/vmalloc.c, linux-mm 2025): a larger
@@ -681,8 +883,8 @@ static void on_vmap_pages(struct vt_import *im, struct task *t,
 		t->in_vmr = false;
 		a->kind = AK_VM_MAP_RAM;
 		take_loose(im, t, a);
-		pop_open(t, (int)(a - im->areas));
-		t->mapping = -1;
+		pop_open(im, t, a);
+		set_ref(im, &t->mapping, -1);
 		im->sum.vm_map_ram++;
 		return;
 	}
@@ -699,8 +901,8 @@ static void on_vmap_pages(struct vt_import *im, struct task *t,
 		take_loose(im, t, a);
 	if (a->page_shift > PAGE_SHIFT_4K)
 		im->sum.huge_areas++;
-	pop_open(t, (int)(a - im->areas));
-	t->mapping = (int)(a - im->areas);
+	pop_open(im, t, a);
+	set_ref(im, &t->mapping, a->idx);
 }
 
 /*
@@ -717,7 +919,7 @@ static void on_vmap_range(struct vt_import *im, struct task *t,
 		return;
 	}
 	if (t->mapping >= 0) {
-		a = &im->areas[t->mapping];
+		a = area_at(im, t->mapping);
 		if (a->kind == AK_VMALLOC && a->page_shift > PAGE_SHIFT_4K &&
 		    k->f[0] >= a->va && k->f[1] <= a->va + a->map_size) {
 			vec_push(im, &a->chunks, k->f[2] >> PAGE_SHIFT_4K);
@@ -738,8 +940,8 @@ static void on_vmap_range(struct vt_import *im, struct task *t,
 	a->kind = AK_IOREMAP;
 	a->phys = k->f[2];
 	a->map_size = k->f[1] - k->f[0];
-	pop_open(t, (int)(a - im->areas));
-	t->mapping = -1;
+	pop_open(im, t, a);
+	set_ref(im, &t->mapping, -1);
 }
 
 static bool purge_parent_explicit(const char *parent)
@@ -765,7 +967,7 @@ static void purge_begin(struct vt_import *im, struct task *t,
 	t->purge_from_func = false;
 	if (t->purge_slot < 0)
 		return;
-	s = &im->slots[t->purge_slot];
+	s = slot_at(im, t->purge_slot);
 	s->drop = is_kworker(k->comm);
 	/* vfree's page loop comes after the purge of vm_reset_perms() */
 	if (t->collect >= 0)
@@ -778,7 +980,8 @@ static void purge_end(struct vt_import *im, struct task *t)
 
 	if (t->purge_slot < 0)
 		return;
-	s = &im->slots[t->purge_slot];
+	s = slot_at(im, t->purge_slot);
+	s->ready = true;
 	if (s->drop || !im->opts.explicit_purges) {
 		s->drop = true;
 		im->sum.purges_lazy++;
@@ -850,10 +1053,10 @@ static void on_function(struct vt_import *im, struct task *t,
 		if (t->purge_slot < 0) {
 			purge_begin(im, t, k);
 			if (t->purge_slot >= 0)
-				im->slots[t->purge_slot].drop = true;
+				slot_at(im, t->purge_slot)->drop = true;
 		}
 		if (t->purge_slot >= 0 && p) {
-			im->slots[t->purge_slot].drop =
+			slot_at(im, t->purge_slot)->drop =
 				!purge_parent_explicit(p);
 			t->purge_from_func = true;
 		}
@@ -1139,10 +1342,11 @@ static void count_mapping(struct vt_import *im, const struct area *a,
 	if (a->kind == AK_UNKNOWN || a->kind == AK_VBLOCK)
 		return;
 	if (a->nested) {
+		/* decided before us (a smaller number), kept for us (kids) */
+		const struct area *o = area_at(im, a->outer);
+
 		k = VT_IMK_NESTED;
-		out = a->outer >= 0 && a->outer < (long)im->nareas &&
-		      im->areas[a->outer].kind == AK_VMALLOC &&
-		      !im->slots[im->areas[a->outer].map_slot].drop;
+		out = o && o->dec_kind == AK_VMALLOC && !o->dec_drop;
 	} else if (a->kind == AK_VMALLOC) {
 		k = a->other_range && a->vstart < im->vm_start ?
 		    VT_IMK_MODULES : VT_IMK_VMALLOC;
@@ -1165,15 +1369,17 @@ static void finish_purges(struct vt_import *im)
 		purge_end(im, &im->tasks[i]);
 }
 
-static int finish(struct vt_import *im, struct vt_error *err)
+/*
+ * What the whole recording decides for every area: VA_BITS from the
+ * lowest linear-map pointer (4K: 39, 48, 52) and with it the PA size, and
+ * the longest page list replay reads.
+ */
+static void whole_facts(struct vt_import *im)
 {
-	uint64_t next_id = 1, pa_end, pfn_end, max_runs;
 	unsigned int pa_bits;
-	size_t i;
 	int lead;
 
-	finish_purges(im);
-	/* VA_BITS from the lowest linear-map pointer (4K: 39, 48, 52) */
+	im->sum.va_bits = 0;
 	if (im->min_linear != UINT64_MAX) {
 		lead = __builtin_clzll(~im->min_linear);
 		if (64 - lead == 39 || 64 - lead == 48 || 64 - lead == 52)
@@ -1187,170 +1393,425 @@ static int finish(struct vt_import *im, struct vt_error *err)
 	 */
 	im->cfg.va_bits = im->opts.va_bits ? im->opts.va_bits : im->sum.va_bits;
 	pa_bits = vt_trace_pa_bits(&im->cfg);
-	pa_end = 1ull << pa_bits;
-	pfn_end = 1ull << (pa_bits - im->cfg.page_shift);
+	im->pa_end = 1ull << pa_bits;
+	im->pfn_end = 1ull << (pa_bits - im->cfg.page_shift);
 	/*
 	 * A page run is written as at least 23 bytes
 	 * ({"pfn":"0x0","order":0}): an event with more runs than
 	 * --max-input / 23 is one replay refuses, whole or as one JSON Lines
 	 * line, under the same limit.
 	 */
-	max_runs = im->max_input / 23;
-	for (i = 0; i < im->nareas; i++) {
-		struct area *a = &im->areas[i];
-		struct slot *s = &im->slots[a->map_slot];
-		size_t first = 0;
-		uint64_t nr = 0;
-		int r;
+	im->max_runs = im->max_input / 23;
+	if (!im->next_id)
+		im->next_id = 1;
+}
 
-		a->other_range = im->vm_end && a->vend &&
-			(a->vstart != im->vm_start || a->vend != im->vm_end);
-		s->ev.has_va = true;
-		s->ev.va = a->va;
-		s->ev.caller = a->caller;
-		s->ev.cpu = a->cpu;
-		if (a->kind == AK_VBLOCK) {
-			im->sum.vblocks++;
+/* The unmap event of @a, once its map event is decided. */
+static void fill_unmap(struct vt_import *im, struct area *a)
+{
+	struct slot *u;
+
+	if (!a->decided || !a->has_unmap || a->unmap_slot == (size_t)-1)
+		return;
+	u = slot_at(im, (long)a->unmap_slot);
+	u->drop = a->dec_drop;
+	u->ev.id = a->dec_id;
+	u->ev.has_va = true;
+	u->ev.va = a->va;
+	u->ev.op = a->dec_uop;
+	u->ready = true;
+}
+
+/*
+ * Decide area @live's events (in area order: ids and synthesised pages
+ * are numbered in it) from its final state: @live itself once it is
+ * final, or what pass 1 saw of it at the end (live->snap) when it never
+ * is.
+ */
+static int decide(struct vt_import *im, struct area *live)
+{
+	struct area *a = live->snap ? live->snap : live;
+	struct slot *s = slot_at(im, (long)live->map_slot);
+	uint64_t pa_end = im->pa_end, pfn_end = im->pfn_end;
+	uint64_t max_runs = im->max_runs;
+	size_t first = 0;
+	uint64_t nr = 0;
+	int r;
+
+	im->nruns = 0;
+	live->decided = true;
+	a->other_range = im->vm_end && a->vend &&
+		(a->vstart != im->vm_start || a->vend != im->vm_end);
+	s->ready = true;
+	s->ev.has_va = true;
+	s->ev.va = a->va;
+	s->ev.caller = a->caller;
+	s->ev.cpu = a->cpu;
+	if (a->kind == AK_VBLOCK) {
+		im->sum.vblocks++;
+		s->drop = true;
+		goto out;
+	}
+	if (a->nested) {
+		s->drop = true;
+	} else if (a->other_range) {
+		im->sum.other_range++;
+		if (im->opts.drop_other_ranges) {
+			im->sum.other_range_dropped++;
 			s->drop = true;
-			continue;
+		} else if (a->kind != AK_VMALLOC) {
+			/*
+			 * vmap(), ioremap() and vm_map_ram() take their
+			 * areas between VMALLOC_START and VMALLOC_END
+			 * (get_vm_area_caller(), mm/vmalloc.c): only a
+			 * vmalloc has a range of its own in a trace.
+			 */
+			im->sum.other_range_not_vmalloc++;
+			s->drop = true;
+		} else if (a->vstart < im->vm_start) {
+			/* execmem: module text, BPF */
+			s->ev.range = VT_RANGE_MODULES;
 		}
-		if (a->nested) {
+	}
+	if (!s->drop && a->kind == AK_UNKNOWN) {
+		im->sum.never_mapped++;
+		s->drop = true;
+	}
+	if (!s->drop && a->state != AS_FREED)
+		im->sum.still_mapped++;
+	switch (a->kind) {
+	case AK_VMALLOC:
+		s->ev.op = VT_OP_VMALLOC;
+		s->ev.size = a->map_size;
+		if (a->page_shift > PAGE_SHIFT_4K || a->huge_caller)
+			s->ev.flags |= VT_FLAG(VM_ALLOW_HUGE_VMAP);
+		if (a->align > PAGE_SIZE_4K && a->page_shift < 64 &&
+		    a->align > (1ULL << a->page_shift))
+			s->ev.align = a->align;
+		break;
+	case AK_VMAP:
+		s->ev.op = VT_OP_VMAP;
+		break;
+	case AK_IOREMAP:
+		s->ev.op = VT_OP_IOREMAP;
+		s->ev.phys = a->phys;
+		s->ev.size = a->map_size;
+		s->ev.prot = VT_PROT_DEVICE;
+		/* import never writes what replay refuses */
+		if (a->phys > pa_end || a->map_size > pa_end - a->phys) {
+			im->sum.ioremap_beyond_pa++;
 			s->drop = true;
-		} else if (a->other_range) {
-			im->sum.other_range++;
-			if (im->opts.drop_other_ranges) {
-				im->sum.other_range_dropped++;
-				s->drop = true;
-			} else if (a->kind != AK_VMALLOC) {
+		}
+		break;
+	case AK_VM_MAP_RAM:
+		s->ev.op = VT_OP_VM_MAP_RAM;
+		break;
+	case AK_UNKNOWN:
+	case AK_VBLOCK:
+		break;
+	}
+	if (!s->drop && a->kind != AK_IOREMAP) {
+		r = im->opts.no_pages ? 0 : area_pages(im, a, &first, &nr);
+		if (r > 0 && !runs_below(im, first, pfn_end)) {
+			/* recorded pfns the trace reader would refuse */
+			im->nruns = first;
+			im->sum.pages_beyond_pa++;
+			r = 0;
+		}
+		if (r > 0 && im->nruns - first > max_runs) {
+			/* a page list replay would refuse as too long */
+			im->nruns = first;
+			im->sum.pages_beyond_limit++;
+			r = 0;
+		}
+		if (r == 0 && (a->kind == AK_VMAP ||
+			       a->kind == AK_VM_MAP_RAM)) {
+			/* the caller's pfns are not in the recording */
+			nr = a->map_size >> PAGE_SHIFT_4K;
+			if (nr > max_runs) {
 				/*
-				 * vmap(), ioremap() and vm_map_ram() take their
-				 * areas between VMALLOC_START and VMALLOC_END
-				 * (get_vm_area_caller(), mm/vmalloc.c): only a
-				 * vmalloc has a range of its own in a trace.
+				 * one run a page: longer than --max-input
+				 * lets replay read; checked before the
+				 * runs are allocated
 				 */
-				im->sum.other_range_not_vmalloc++;
+				im->sum.synth_beyond_limit++;
 				s->drop = true;
-			} else if (a->vstart < im->vm_start) {
-				/* execmem: module text, BPF */
-				s->ev.range = VT_RANGE_MODULES;
-			}
-		}
-		if (!s->drop && a->kind == AK_UNKNOWN) {
-			im->sum.never_mapped++;
-			s->drop = true;
-		}
-		if (!s->drop && a->state != AS_FREED)
-			im->sum.still_mapped++;
-		switch (a->kind) {
-		case AK_VMALLOC:
-			s->ev.op = VT_OP_VMALLOC;
-			s->ev.size = a->map_size;
-			if (a->page_shift > PAGE_SHIFT_4K || a->huge_caller)
-				s->ev.flags |= VT_FLAG(VM_ALLOW_HUGE_VMAP);
-			if (a->align > PAGE_SIZE_4K && a->page_shift < 64 &&
-			    a->align > (1ULL << a->page_shift))
-				s->ev.align = a->align;
-			break;
-		case AK_VMAP:
-			s->ev.op = VT_OP_VMAP;
-			break;
-		case AK_IOREMAP:
-			s->ev.op = VT_OP_IOREMAP;
-			s->ev.phys = a->phys;
-			s->ev.size = a->map_size;
-			s->ev.prot = VT_PROT_DEVICE;
-			/* import never writes what replay refuses */
-			if (a->phys > pa_end || a->map_size > pa_end - a->phys) {
-				im->sum.ioremap_beyond_pa++;
+			} else if (synth_fits(im, nr, pfn_end)) {
+				r = synth_pages(im, nr, &first) ? 1 : -ENOMEM;
+				im->sum.pages_synthesised++;
+			} else {
+				/* more pages than fit below the PA size */
+				im->sum.synth_beyond_pa++;
 				s->drop = true;
 			}
-			break;
-		case AK_VM_MAP_RAM:
-			s->ev.op = VT_OP_VM_MAP_RAM;
-			break;
-		case AK_UNKNOWN:
-		case AK_VBLOCK:
-			break;
 		}
-		if (!s->drop && a->kind != AK_IOREMAP) {
-			r = im->opts.no_pages ? 0 : area_pages(im, a, &first, &nr);
-			if (r > 0 && !runs_below(im, first, pfn_end)) {
-				/* recorded pfns the trace reader would refuse */
-				im->nruns = first;
-				im->sum.pages_beyond_pa++;
-				r = 0;
-			}
-			if (r > 0 && im->nruns - first > max_runs) {
-				/* a page list replay would refuse as too long */
-				im->nruns = first;
-				im->sum.pages_beyond_limit++;
-				r = 0;
-			}
-			if (r == 0 && (a->kind == AK_VMAP ||
-				       a->kind == AK_VM_MAP_RAM)) {
-				/* the caller's pfns are not in the recording */
-				nr = a->map_size >> PAGE_SHIFT_4K;
-				if (nr > max_runs) {
-					/*
-					 * one run a page: longer than --max-input
-					 * lets replay read; checked before the
-					 * runs are allocated
-					 */
-					im->sum.synth_beyond_limit++;
-					s->drop = true;
-				} else if (synth_fits(im, nr, pfn_end)) {
-					r = synth_pages(im, nr, &first) ? 1 : -ENOMEM;
-					im->sum.pages_synthesised++;
-				} else {
-					/* more pages than fit below the PA size */
-					im->sum.synth_beyond_pa++;
-					s->drop = true;
-				}
-			}
-			if (r < 0)
-				return vt_error_set(err, -ENOMEM, "out of memory");
-			if (r > 0) {
-				/* runs are resolved to pointers once all are built */
-				s->ev.has_pages = true;
-				s->ev.nr_pages = nr;
-				s->ev.runs = (struct vt_page_run *)(uintptr_t)first;
-				s->ev.nr_runs = (uint32_t)(im->nruns - first);
-			} else if (!s->drop) {
-				im->sum.vmalloc_no_pages++;
-			}
-		}
-		count_mapping(im, a, s);
-		if (!s->drop) {
-			s->ev.id.present = true;
-			s->ev.id.num = next_id++;
-		}
-		if (a->has_unmap) {
-			struct slot *u = &im->slots[a->unmap_slot];
+		if (r < 0)
+			return -ENOMEM;
+		if (r > 0) {
+			size_t n = im->nruns - first;
 
-			u->drop = s->drop;
-			u->ev.id = s->ev.id;
-			u->ev.has_va = true;
-			u->ev.va = a->va;
-			u->ev.op = a->kind == AK_VMAP ? VT_OP_VUNMAP :
-				   a->kind == AK_IOREMAP ? VT_OP_IOUNMAP :
-				   a->kind == AK_VM_MAP_RAM ? VT_OP_VM_UNMAP_RAM :
-				   VT_OP_VFREE;
+			/* the event owns its runs until it is written */
+			s->ev.runs = malloc((n ? n : 1) * sizeof(*s->ev.runs));
+			if (!s->ev.runs)
+				return -ENOMEM;
+			memcpy(s->ev.runs, im->runs + first,
+			       n * sizeof(*s->ev.runs));
+			s->ev.has_pages = true;
+			s->ev.nr_pages = nr;
+			s->ev.nr_runs = (uint32_t)n;
+		} else if (!s->drop) {
+			im->sum.vmalloc_no_pages++;
 		}
+	}
+	count_mapping(im, a, s);
+	if (!s->drop) {
+		s->ev.id.present = true;
+		s->ev.id.num = im->next_id++;
+	}
+out:
+	im->nruns = 0;
+	live->dec_kind = a->kind;
+	live->dec_drop = s->drop;
+	live->dec_id = s->ev.id;
+	live->dec_uop = a->kind == AK_VMAP ? VT_OP_VUNMAP :
+			a->kind == AK_IOREMAP ? VT_OP_IOUNMAP :
+			a->kind == AK_VM_MAP_RAM ? VT_OP_VM_UNMAP_RAM :
+			VT_OP_VFREE;
+	if (a->kind != AK_VBLOCK)
+		fill_unmap(im, live);
+	return 0;
+}
+
+/* An area decided and final, with no nested array waiting for it. */
+static void release(struct vt_import *im, struct area *a)
+{
+	amap_del(im, a->idx);
+	area_free(a);
+}
+
+static bool releasable(const struct area *a)
+{
+	return a->decided && !a->kids && !a->snap && area_final(a);
+}
+
+/* The nested array @a is decided: its vmalloc may go. */
+static void kid_done(struct vt_import *im, struct area *a)
+{
+	struct area *o;
+
+	if (!a->nested || !(o = area_at(im, a->outer)) || !o->kids)
+		return;
+	o->kids--;
+	if (im->pass == 2 && releasable(o))
+		release(im, o);
+}
+
+/* Write an event: to the spool file, or kept in memory. */
+static int emit(struct vt_import *im, struct slot *s)
+{
+	if (s->drop) {
+		free(s->ev.runs);
+		s->ev.runs = NULL;
+		return 0;
+	}
+	im->sum.out_events++;
+	im->sum.out_by_op[s->ev.op]++;
+	if (im->ev_spool) {
+		/* the caller pointer stays valid: strings live until close */
+		bool ok = fwrite(&s->ev, sizeof(s->ev), 1, im->ev_spool) == 1 &&
+			  (!s->ev.nr_runs ||
+			   fwrite(s->ev.runs, sizeof(*s->ev.runs), s->ev.nr_runs,
+				  im->ev_spool) == s->ev.nr_runs);
+
+		free(s->ev.runs);
+		s->ev.runs = NULL;
+		return ok ? 0 : -EIO;
+	}
+	if (!vt_im_grow((void **)&im->out, &im->out_cap, im->sum.out_events,
+			sizeof(*im->out))) {
+		free(s->ev.runs);
+		s->ev.runs = NULL;
+		return -ENOMEM;
+	}
+	im->out[im->sum.out_events - 1] = s->ev;
+	s->ev.runs = NULL;
+	return 0;
+}
+
+/* Write the events at the head of the window that are final. */
+static int emit_ready(struct vt_import *im)
+{
+	size_t i = 0;
+	int rc = 0;
+
+	while (i < im->nslots && im->slots[i].ready) {
+		if (im->pass != 1 && !rc)
+			rc = emit(im, &im->slots[i]);
+		i++;
+	}
+	if (i) {
+		memmove(im->slots, im->slots + i,
+			(im->nslots - i) * sizeof(*im->slots));
+		im->nslots -= i;
+		im->slot_base += (long)i;
+	}
+	return rc;
+}
+
+/*
+ * Deciding areas as they end (docs/vmaptool-import.md, "Memory"): after
+ * each record.  Pass 1 frees an area as soon as nothing can change it;
+ * pass 2 decides areas in their order as they become final (or at once,
+ * from pass 1's copy, when they never do), writes every event whose
+ * predecessors are all written, and frees what is written.
+ */
+int vt_im_advance(struct vt_import *im)
+{
+	size_t i;
+	int rc;
+
+	if (!im->pass)
+		return 0;
+	for (i = 0; i < im->unpinned.n; i++) {
+		struct area *a = area_at(im, (long)im->unpinned.v[i]);
+
+		if (!a)
+			continue;
+		if (im->pass == 1 ? area_final(a) : releasable(a))
+			release(im, a);
+	}
+	im->unpinned.n = 0;
+	while (im->pass == 2 && im->next_decide < im->nareas) {
+		struct area *a = area_at(im, im->next_decide);
+
+		if (!a)
+			return -ENOMEM;
+		if (!a->snap && !area_final(a))
+			break;
+		rc = decide(im, a);
+		if (rc)
+			return rc;
+		im->next_decide++;
+		kid_done(im, a);
+		if (releasable(a))
+			release(im, a);
+	}
+	return emit_ready(im);
+}
+
+static int cmp_idx(const void *x, const void *y)
+{
+	const struct area *a = *(struct area *const *)x;
+	const struct area *b = *(struct area *const *)y;
+
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static void reset_tasks(struct vt_import *im)
+{
+	for (size_t i = 0; i < im->ntasks; i++)
+		free(im->tasks[i].loose.v);
+	im->ntasks = 0;
+	im->last_task = 0;
+}
+
+/*
+ * Between the passes: keep what pass 1 found (the lowest linear-map
+ * pointer, the vmalloc range, the areas that never became final, in
+ * their order) and start the reconstruction again.
+ */
+void vt_im_pass2(struct vt_import *im)
+{
+	enum vt_import_format fmt = im->sum.format;
+	size_t i;
+
+	im->nsnaps = 0;
+	if (im->amap_n && vt_im_grow((void **)&im->snaps, &im->snaps_cap,
+				     im->amap_n, sizeof(*im->snaps))) {
+		for (i = 0; i < im->amap_cap; i++)
+			if (im->amap[i] && im->amap[i] != AMAP_TOMB)
+				im->snaps[im->nsnaps++] = im->amap[i];
+		qsort(im->snaps, im->nsnaps, sizeof(*im->snaps), cmp_idx);
+	} else if (im->amap_n) {
+		im->oom = true;
+	}
+	free(im->amap);
+	im->amap = NULL;
+	im->amap_cap = im->amap_used = im->amap_n = 0;
+	im->snap_pos = 0;
+	free(im->live);
+	im->live = NULL;
+	im->live_cap = im->live_used = 0;
+	reset_tasks(im);
+	im->vmr_live.n = 0;
+	im->blocks.n = 0;
+	im->unpinned.n = 0;
+	im->nslots = 0;
+	im->slot_base = 0;
+	im->nareas = 0;
+	im->next_decide = 0;
+	im->synth_pfn = 0;
+	im->next_id = 0;
+	memset(&im->sum, 0, sizeof(im->sum));
+	im->sum.format = fmt;
+	memset(im->unknown_names, 0, sizeof(im->unknown_names));
+	memset(im->unknown_counts, 0, sizeof(im->unknown_counts));
+	whole_facts(im);
+	im->pass = 2;
+}
+
+void vt_im_free_state(struct vt_import *im)
+{
+	size_t i;
+
+	for (i = 0; i < im->amap_cap; i++)
+		if (im->amap[i] && im->amap[i] != AMAP_TOMB)
+			area_free(im->amap[i]);
+	free(im->amap);
+	/* the ones pass 2 had not reached */
+	for (i = im->snap_pos; i < im->nsnaps; i++)
+		area_free(im->snaps[i]);
+	free(im->snaps);
+	for (i = 0; i < im->nslots; i++)
+		free(im->slots[i].ev.runs);
+	free(im->slots);
+	for (i = 0; i < im->sum.out_events && im->out; i++)
+		free(im->out[i].runs);
+	free(im->out);
+	reset_tasks(im);
+	free(im->tasks);
+	free(im->unpinned.v);
+	if (im->ev_spool)
+		fclose(im->ev_spool);
+	if (im->raw_spool)
+		fclose(im->raw_spool);
+}
+
+static int finish(struct vt_import *im, struct vt_error *err)
+{
+	int rc;
+
+	finish_purges(im);
+	whole_facts(im);
+	/* every area left is final now (or known from pass 1) */
+	for (; im->next_decide < im->nareas; im->next_decide++) {
+		struct area *a = area_at(im, im->next_decide);
+
+		if (!a)
+			return vt_error_set(err, -ENOMEM, "out of memory");
+		if (decide(im, a))
+			return vt_error_set(err, -ENOMEM, "out of memory");
+		kid_done(im, a);
 	}
 	im->sum.mappings_recorded[VT_IMK_OTHER] = im->sum.unmatched_maps;
-	im->order = malloc((im->nslots + 1) * sizeof(*im->order));
-	if (!im->order)
-		return vt_error_set(err, -ENOMEM, "out of memory");
-	for (i = 0; i < im->nslots; i++) {
-		struct slot *s = &im->slots[i];
-
-		if (s->ev.has_pages)
-			s->ev.runs = im->runs + (uintptr_t)s->ev.runs;
-		if (s->drop)
-			continue;
-		im->order[im->sum.out_events++] = i;
-		im->sum.out_by_op[s->ev.op]++;
-	}
+	for (size_t i = 0; i < im->nslots; i++)
+		im->slots[i].ready = true;
+	rc = emit_ready(im);
+	if (rc == -EIO || (!rc && im->ev_spool && fflush(im->ev_spool)))
+		return vt_error_set(err, -EIO, "cannot write the temporary file of the events: %s",
+				    strerror(errno));
+	if (rc)
+		return vt_error_set(err, rc, "out of memory");
 	return 0;
 }
 
@@ -1505,26 +1966,101 @@ size_t vt_import_nr_events(const struct vt_import *im)
 	return (size_t)im->sum.out_events;
 }
 
+/* One event of the spool file (its runs in @runs, grown as needed). */
+static int spool_read(FILE *f, struct vt_event *ev, struct vt_page_run **runs,
+		      size_t *cap)
+{
+	if (fread(ev, sizeof(*ev), 1, f) != 1)
+		return -EIO;
+	ev->runs = NULL;
+	if (!ev->nr_runs)
+		return 0;
+	if (!vt_im_grow((void **)runs, cap, ev->nr_runs, sizeof(**runs)))
+		return -ENOMEM;
+	if (fread(*runs, sizeof(**runs), ev->nr_runs, f) != ev->nr_runs)
+		return -EIO;
+	ev->runs = *runs;
+	return 0;
+}
+
+/*
+ * Events a text import wrote to its spool file, read back into memory for
+ * vt_import_event() (tests and the library's users; the command line
+ * writes them from the file with vt_import_write()).
+ */
+static bool load_spool(struct vt_import *im)
+{
+	size_t n = (size_t)im->sum.out_events, i;
+
+	if (im->spooled_loaded)
+		return im->out != NULL || !n;
+	im->spooled_loaded = true;
+	if (!n || fseek(im->ev_spool, 0, SEEK_SET))
+		return !n;
+	im->out = calloc(n, sizeof(*im->out));
+	if (!im->out)
+		return false;
+	im->out_cap = n;
+	for (i = 0; i < n; i++) {
+		struct vt_page_run *runs = NULL;
+		size_t cap = 0;
+
+		if (spool_read(im->ev_spool, &im->out[i], &runs, &cap)) {
+			free(runs);
+			for (size_t j = 0; j < i; j++)
+				free(im->out[j].runs);
+			free(im->out);
+			im->out = NULL;
+			return false;
+		}
+	}
+	return true;
+}
+
 const struct vt_event *vt_import_event(const struct vt_import *im, size_t i)
 {
-	if (!im->order || i >= im->sum.out_events)
+	if (i >= im->sum.out_events)
 		return NULL;
-	return &im->slots[im->order[i]].ev;
+	/* a cache filled on first use: the events stay those written */
+	if (im->ev_spool && !load_spool((struct vt_import *)im))
+		return NULL;
+	return im->out ? &im->out[i] : NULL;
 }
 
 int vt_import_write(const struct vt_import *im, struct vt_trace_writer *w,
 		    struct vt_error *err)
 {
-	size_t j;
-	int rc;
+	struct vt_page_run *runs = NULL;
+	size_t cap = 0;
+	uint64_t j;
+	int rc = 0;
 
-	for (j = 0; j < im->sum.out_events; j++) {
-		rc = vt_trace_writer_event(w, &im->slots[im->order[j]].ev,
-					   err);
-		if (rc < 0)
-			return rc;
+	if (!im->ev_spool || im->spooled_loaded) {
+		for (j = 0; j < im->sum.out_events && im->out; j++) {
+			rc = vt_trace_writer_event(w, &im->out[j], err);
+			if (rc < 0)
+				return rc;
+		}
+		return 0;
 	}
-	return 0;
+	/* the events pass 2 wrote, in order, one at a time */
+	if (fseek(im->ev_spool, 0, SEEK_SET))
+		return vt_error_set(err, -EIO, "cannot read the temporary file of the events: %s",
+				    strerror(errno));
+	for (j = 0; j < im->sum.out_events; j++) {
+		struct vt_event ev;
+
+		rc = spool_read(im->ev_spool, &ev, &runs, &cap);
+		if (rc) {
+			rc = vt_error_set(err, rc, "cannot read the temporary file of the events");
+			break;
+		}
+		rc = vt_trace_writer_event(w, &ev, err);
+		if (rc < 0)
+			break;
+	}
+	free(runs);
+	return rc < 0 ? rc : 0;
 }
 
 const struct vt_import_summary *vt_import_summary(const struct vt_import *im)

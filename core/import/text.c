@@ -27,8 +27,71 @@
 
 /* ---- text front end ------------------------------------------------ */
 
-/* Raw bytes from the file or the memory buffer. */
+static ssize_t raw_read1(struct vt_import *im, void *buf, size_t len);
+
+/*
+ * Raw bytes from the file or the memory buffer; pass 1 of an input that
+ * cannot be read twice (a pipe) keeps a copy for pass 2, which reads it.
+ */
 static ssize_t raw_read(struct vt_import *im, void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (im->raw_spool && im->pass == 2) {
+		n = (ssize_t)fread(buf, 1, len, im->raw_spool);
+		return ferror(im->raw_spool) ? -EIO : n;
+	}
+	n = raw_read1(im, buf, len);
+	if (n > 0 && im->raw_spool &&
+	    fwrite(buf, 1, (size_t)n, im->raw_spool) != (size_t)n)
+		return errno ? -errno : -EIO;
+	return n;
+}
+
+/*
+ * The second pass reads the same bytes again: from the start of the file
+ * (whose first bytes open.c sniffed are read again), of the memory buffer
+ * or of pass 1's copy.
+ */
+int vt_im_text_rewind(struct vt_import *im, struct vt_error *err)
+{
+	if (im->mem) {
+		im->mem_pos = 0;
+	} else if (im->raw_spool) {
+		if (fflush(im->raw_spool) || fseek(im->raw_spool, 0, SEEK_SET))
+			goto sys;
+		im->head_pos = im->head_len;
+	} else {
+		if (fseek(im->f, 0, SEEK_SET))
+			goto sys;
+		im->head_pos = im->head_len;
+	}
+	im->lbuf_len = im->lbuf_pos = im->scan_pos = 0;
+	im->out_eof = false;
+	im->in_len = im->in_pos = 0;
+	im->in_eof = false;
+	im->text_total = 0;
+	if (im->xz) {
+		lzma_stream init = LZMA_STREAM_INIT;
+
+		lzma_end(&im->lz);
+		im->lz = init;
+		im->lz_init = false;
+		if (lzma_stream_decoder(&im->lz, UINT64_MAX,
+					LZMA_CONCATENATED) != LZMA_OK)
+			return vt_error_set(err, -ENOMEM,
+					    "cannot start the xz decoder");
+		im->lz_init = true;
+	}
+	return 0;
+sys:
+	return vt_error_set(err, errno ? -errno : -EIO,
+			    "cannot read recording '%s' again: %s", im->name,
+			    strerror(errno ? errno : EIO));
+}
+
+/* Raw bytes from the file or the memory buffer. */
+static ssize_t raw_read1(struct vt_import *im, void *buf, size_t len)
 {
 	if (im->mem) {
 		size_t n = im->mem_len - im->mem_pos;
@@ -512,6 +575,15 @@ int vt_im_text_run(struct vt_import *im, struct vt_error *err)
 		vt_im_handle(im, &k);
 		if (im->oom)
 			return vt_error_set(err, -ENOMEM, "out of memory");
+		if (im->pass) {
+			int r2 = vt_im_advance(im);
+
+			if (r2 == -EIO)
+				return vt_error_set(err, -EIO, "cannot write the temporary file of the events: %s",
+						    strerror(errno));
+			if (r2 < 0 || im->oom)
+				return vt_error_set(err, -ENOMEM, "out of memory");
+		}
 	}
 	return rc < 0 ? rc : 0;
 }
