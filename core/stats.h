@@ -59,6 +59,7 @@
 	X(fixmap_stores, VT_MK_TOP, VT_MB_FEWER)              \
 	X(pages_allocated, VT_MK_TOP, VT_MB_NEUTRAL)          \
 	X(buddy_blocks, VT_MK_TOP, VT_MB_FEWER)               \
+	X(rmqueue_locks, VT_MK_TOP, VT_MB_FEWER)              \
 	X(free_calls, VT_MK_TOP, VT_MB_FEWER)                 \
 	X(pages_freed, VT_MK_TOP, VT_MB_NEUTRAL)              \
 	X(free_pcp, VT_MK_TOP, VT_MB_NEUTRAL)                 \
@@ -86,6 +87,7 @@
 	X(cyc___set_fixmap, VT_MK_CYC, VT_MB_FEWER)           \
 	X(cyc___purge_vmap_area_lazy, VT_MK_CYC, VT_MB_FEWER) \
 	X(cyc_vm_area_alloc_pages, VT_MK_CYC, VT_MB_FEWER)    \
+	X(cyc_rmqueue, VT_MK_CYC, VT_MB_FEWER)                \
 	X(cyc___rmqueue, VT_MK_CYC, VT_MB_FEWER)              \
 	X(cyc_vfree, VT_MK_CYC, VT_MB_FEWER)                  \
 	X(cyc_free_pages_bulk, VT_MK_CYC, VT_MB_FEWER)        \

@@ -48,6 +48,12 @@ static const char *const event_metrics[VT_CE__NR][12] = {
 	[VT_CE_fixmap_cycle] = { "fixmap_maps", NULL },
 	[VT_CE_purge_call] = { "purges", NULL },
 	[VT_CE_page_alloc] = { "pages_allocated", NULL },
+	/*
+	 * zone->lock per hold, __rmqueue() per block: rmqueue_bulk() takes
+	 * nr_pcp_alloc() blocks under one hold, rmqueue_buddy() one
+	 * (linux-mm/linux-mm @ 6e2201b19890 mm/page_alloc.c)
+	 */
+	[VT_CE_zone_lock] = { "rmqueue_locks", NULL },
 	[VT_CE_buddy_block] = { "buddy_blocks", NULL },
 	[VT_CE_free_call] = { "free_calls", NULL },
 	/* pcp_drained: blocks a full per-CPU list hands back to the buddy */
@@ -188,6 +194,7 @@ static const char *const event_function[VT_CE__NR] = {
 	[VT_CE_fixmap_cycle] = "__set_fixmap",
 	[VT_CE_purge_call] = "__purge_vmap_area_lazy",
 	[VT_CE_page_alloc] = "vm_area_alloc_pages",
+	[VT_CE_zone_lock] = "rmqueue",
 	[VT_CE_buddy_block] = "__rmqueue",
 	[VT_CE_free_call] = "__free_frozen_pages",
 	[VT_CE_buddy_free] = "__free_one_page",

@@ -64,8 +64,10 @@
 	  "one lazy purge: merging the purged areas back into the free tree")               \
 	X(page_alloc, "page_alloc", "vm_area_alloc_pages()/alloc_pages_bulk()",            \
 	  "one page handed to vmalloc by the page allocator")                                \
+	X(zone_lock, "zone_lock", "rmqueue_bulk()/rmqueue_buddy(): zone->lock",           \
+	  "one zone->lock hold of the allocation path: a per-CPU list refill (rmqueue_bulk(), any order) or a lone buddy allocation (rmqueue_buddy())") \
 	X(buddy_block, "buddy_block", "__rmqueue() (buddy lists)",                         \
-	  "one high-order block taken from the buddy lists, the per-CPU list being empty")  \
+	  "one block of order > 0 taken from the buddy lists by __rmqueue(), its zone->lock apart") \
 	X(free_call, "free_call", "__free_frozen_pages()",                                 \
 	  "one naturally aligned block handed to the free path")                             \
 	X(buddy_free, "buddy_free", "__free_one_page() (buddy lists)",                      \

@@ -166,7 +166,12 @@ static unsigned int nr_pcp_alloc(const struct vt_page_alloc *pa, unsigned int or
 	return b;
 }
 
-/* __rmqueue_pcplist(): refill an empty list with rmqueue_bulk() */
+/*
+ * __rmqueue_pcplist(): refill an empty list with rmqueue_bulk(), which
+ * takes zone->lock once (spin_lock_irqsave()) and calls __rmqueue() for
+ * each of the nr_pcp_alloc() blocks under it, order 0 included
+ * (linux-mm/linux-mm @ 6e2201b19890 mm/page_alloc.c rmqueue_bulk()).
+ */
 static int rmqueue_pcplist(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn)
 {
 	struct vt_pcp_list *l = pcp_list(pa, order);
@@ -174,6 +179,7 @@ static int rmqueue_pcplist(struct vt_page_alloc *pa, unsigned int order, uint64_
 	if (!l->nr) {
 		unsigned int n = nr_pcp_alloc(pa, order);
 
+		pa->st.rmqueue_locks++;
 		for (unsigned int i = 0; i < n; i++)
 			if (pcp_push_tail(l, buddy_take(pa, order)))
 				return -ENOMEM;
@@ -188,11 +194,18 @@ int vt_alloc_pages(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn)
 {
 	int err = 0;
 
-	/* rmqueue(): pcp orders from the pcp list, others from the buddy */
-	if (vt_pcp_allowed_order(pa, order))
+	/*
+	 * rmqueue(): pcp orders from the pcp list, others from the buddy by
+	 * rmqueue_buddy(), which takes zone->lock for its one __rmqueue()
+	 * (linux-mm/linux-mm @ 6e2201b19890 mm/page_alloc.c rmqueue(),
+	 * rmqueue_buddy())
+	 */
+	if (vt_pcp_allowed_order(pa, order)) {
 		err = rmqueue_pcplist(pa, order, pfn);
-	else
+	} else {
+		pa->st.rmqueue_locks++;
 		*pfn = buddy_take(pa, order);
+	}
 	if (!err)
 		pa->st.pages_allocated += 1ull << order;
 	return err;

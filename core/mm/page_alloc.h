@@ -8,7 +8,8 @@
  *
  * Allocation: rmqueue() takes a pcp order from its list, refilling an
  * empty list with nr_pcp_alloc() blocks from the buddy (rmqueue_bulk(),
- * appended in order); other orders come from the buddy directly.
+ * appended in order, all under one zone->lock hold); other orders come
+ * from the buddy directly (rmqueue_buddy(): one hold per block).
  * Freeing: __free_frozen_pages() puts a pcp order at the head of its
  * list and drains batch pages from the list tails (free_pcppages_bulk())
  * once pcp->count reaches pcp->high; other orders go to the buddy.
@@ -32,6 +33,9 @@
 struct vt_page_alloc_stats {
 	uint64_t pages_allocated;	/* pages handed out (alloc_pages, bulk) */
 	uint64_t buddy_blocks;		/* blocks of order > 0 taken from the buddy */
+	uint64_t rmqueue_locks;		/* zone->lock holds of rmqueue(): one per
+					 * rmqueue_bulk() refill (any order), one
+					 * per rmqueue_buddy() call */
 	uint64_t free_calls;		/* __free_frozen_pages() calls */
 	uint64_t pages_freed;		/* pages those released */
 	uint64_t free_pcp;		/* ... of the calls, blocks put on a pcp list */

@@ -243,6 +243,7 @@ static void vt_page_alloc_account(struct vt_engine *e)
 
 	EST(e, pages_allocated) += s->pages_allocated;
 	EST(e, buddy_blocks) += s->buddy_blocks;
+	EST(e, rmqueue_locks) += s->rmqueue_locks;
 	EST(e, free_calls) += s->free_calls;
 	EST(e, pages_freed) += s->pages_freed;
 	EST(e, free_pcp) += s->free_pcp;

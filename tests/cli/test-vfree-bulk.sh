@@ -77,6 +77,17 @@ for p, k in sorted(ORDER.items()):
             want_pb = want_bb = LOOPS
         check(row, "perpage buddy_blocks", per["buddy_blocks"], want_pb)
         check(row, "bulk buddy_blocks", bulk["buddy_blocks"], want_bb)
+        # rmqueue_locks: one zone->lock hold per rmqueue_bulk() refill (its
+        # max(63 >> k, 2) blocks, or 63 order-0 pages, under the one hold),
+        # one per rmqueue_buddy() block of an order with no pcp list
+        if k == 0:
+            want_pl = want_bl = 1
+        elif pcp:
+            want_pl, want_bl = refills(k, LOOPS) // max(63 >> k, 2), 1
+        else:
+            want_pl = want_bl = LOOPS
+        check(row, "perpage rmqueue_locks", per["rmqueue_locks"], want_pl)
+        check(row, "bulk rmqueue_locks", bulk["rmqueue_locks"], want_bl)
 
 # The allocation side of a06157804399 (--vmalloc-pages): before it,
 # vmalloc(4 pages) takes 4 order-0 pages from the bulk allocator (the

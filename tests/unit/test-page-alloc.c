@@ -98,6 +98,8 @@ static void test_s4_s5(void)
 	TEST_ASSERT_EQ("aligned", pfn & 511, 0);
 	/* pcp list of order 9 empty: max(63 >> 9, 2) = 2 blocks from the buddy */
 	TEST_ASSERT_EQ("buddy_blocks o9 refill", pa.st.buddy_blocks, 2);
+	/* rmqueue_bulk(): both blocks under one zone->lock hold */
+	TEST_ASSERT_EQ("o9 refill: one lock hold", pa.st.rmqueue_locks, 1);
 	for (int i = 0; i < 512; i++)
 		p[i] = pfn + i;
 	TEST_ASSERT_EQ("bulk", vt_free_pages_bulk(&pa, p, 512, &runs), 0);
@@ -107,17 +109,23 @@ static void test_s4_s5(void)
 	TEST_ASSERT_EQ("alloc o9 again", vt_alloc_pages(&pa, 9, &p[0]), 0);
 	TEST_ASSERT_EQ("same block", p[0], pfn);
 	TEST_ASSERT_EQ("no new buddy block", pa.st.buddy_blocks, 2);
+	TEST_ASSERT_EQ("no new lock hold", pa.st.rmqueue_locks, 1);
 	vt_page_alloc_release(&pa);
 
 	init(&pa);
 	TEST_ASSERT_EQ("alloc o8", vt_alloc_pages(&pa, 8, &pfn), 0);
 	TEST_ASSERT_EQ("o8 from the buddy", pa.st.buddy_blocks, 1);
+	/* rmqueue_buddy(): its own zone->lock hold */
+	TEST_ASSERT_EQ("o8: one lock hold", pa.st.rmqueue_locks, 1);
+	TEST_ASSERT_EQ("alloc o8 again", vt_alloc_pages(&pa, 8, &p[0]), 0);
+	TEST_ASSERT_EQ("o8: a hold per block", pa.st.rmqueue_locks, 2);
+	TEST_ASSERT_EQ("o8: a block per hold", pa.st.buddy_blocks, 2);
 	for (int i = 0; i < 256; i++)
 		p[i] = pfn + i;
 	TEST_ASSERT_EQ("bulk", vt_free_pages_bulk(&pa, p, 256, &runs), 0);
 	TEST_ASSERT_EQ("S5 free_calls", pa.st.free_calls, 1);
 	TEST_ASSERT_EQ("S5 to buddy", pa.st.free_buddy, 1);
-	TEST_ASSERT_EQ("pages_allocated", pa.st.pages_allocated, 256);
+	TEST_ASSERT_EQ("pages_allocated", pa.st.pages_allocated, 512);
 	vt_page_alloc_release(&pa);
 }
 
@@ -149,6 +157,9 @@ static void test_regression(void)
 		}
 		TEST_ASSERT_EQ(bulk ? "bulk: one refill" : "perpage: a refill per 15 loops",
 			       pa.st.buddy_blocks, bulk ? 15 : 150);
+		/* one zone->lock hold per refill of 15 blocks */
+		TEST_ASSERT_EQ(bulk ? "bulk: one lock hold" : "perpage: a hold per 15 loops",
+			       pa.st.rmqueue_locks, bulk ? 1 : 10);
 		TEST_ASSERT_EQ("free_calls", pa.st.free_calls, bulk ? 150 : 600);
 		vt_page_alloc_release(&pa);
 	}
@@ -166,11 +177,17 @@ static void test_lifo(void)
 	TEST_ASSERT_EQ("bulk alloc", vt_alloc_pages_bulk(&pa, 16, p), 0);
 	for (int i = 1; i < 16; i++)
 		TEST_ASSERT_EQ("ascending", p[i], p[0] + i);
+	/* an order-0 refill: batch (63) pages under one zone->lock hold, no
+	 * buddy_blocks (those count order > 0) */
+	TEST_ASSERT_EQ("order-0 refill: one lock hold", pa.st.rmqueue_locks, 1);
+	TEST_ASSERT_EQ("order-0 refill: no buddy_blocks", pa.st.buddy_blocks, 0);
+	TEST_ASSERT_EQ("the rest on the list", pa.list[0].nr, pa.batch - 16);
 	for (int i = 0; i < 16; i++)
 		TEST_ASSERT_EQ("free", vt___free_page(&pa, p[i]), 0);
 	TEST_ASSERT_EQ("bulk alloc again", vt_alloc_pages_bulk(&pa, 16, q), 0);
 	for (int i = 0; i < 16; i++)
 		TEST_ASSERT_EQ("LIFO", q[i], p[15 - i]);
+	TEST_ASSERT_EQ("no refill from the list", pa.st.rmqueue_locks, 1);
 	TEST_ASSERT_EQ("bulk free", vt_free_pages_bulk(&pa, q, 16, &runs), 0);
 	TEST_ASSERT_EQ("descending: one run per page", runs, 16);
 	vt_page_alloc_release(&pa);
