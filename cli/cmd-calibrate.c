@@ -25,10 +25,6 @@
 #include "cli/cli.h"
 #include "core/cost/calibrate.h"
 
-#ifndef VT_CALIBRATION_DIR
-#define VT_CALIBRATION_DIR "calibration"
-#endif
-
 extern char **environ;
 
 struct calib_args {
@@ -152,7 +148,7 @@ static int trace_path(struct run_ctx *rc, const struct vt_figure *f, char *path,
 		if (f->trace_file[0] == '/')
 			snprintf(path, len, "%s", f->trace_file);
 		else
-			snprintf(path, len, "%s/../%s", VT_CALIBRATION_DIR, f->trace_file);
+			snprintf(path, len, "%s/%s", vt_data_dir(), f->trace_file);
 		return 0;
 	}
 	if (f->trace_inline)
@@ -541,7 +537,7 @@ int cmd_calibrate(int argc, char **argv)
 	argp_parse(&calib_argp, argc, argv, 0, NULL, &a);
 	if (a.check && a.file)
 		return vt_err("give a figures file or --check=FILE, not both"), VT_EC_USAGE;
-	snprintf(def, sizeof(def), "%s/figures.json", VT_CALIBRATION_DIR);
+	snprintf(def, sizeof(def), "%s/calibration/figures.json", vt_data_dir());
 	vt_error_init(&err);
 	ret = vt_figures_load(a.check ?: a.file ?: def, &set, &err);
 	if (ret)

@@ -106,8 +106,12 @@ int vt_run_load_profile(void)
 		return 0;
 	vt_error_init(&err);
 	if (vt_profile_load(vt_cli.profile ? vt_cli.profile : VT_PROFILE_DEFAULT,
-			    &run_profile, &err))
+			    &run_profile, &err)) {
+		/* the default profile missing is a broken install, not a usage error */
+		if (!vt_cli.profile && err.code == VT_ERR_NO_PROFILE)
+			err.code = -ENOENT;
 		return vt_report_error(&err);
+	}
 	run_profile_loaded = true;
 	if (run_profile.tlbi_range && !vt_cli.tlbi_range_set)
 		vt_cli.model.tlbi_range = true;
