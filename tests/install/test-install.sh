@@ -55,12 +55,12 @@ rm -rf "$TMP/moved"
 cmds=$(vmaptool help | awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1} on && !/^  / {on=0}')
 [ "$(echo "$cmds" | wc -w)" -ge 8 ] || fail "vmaptool help lists only: $cmds"
 pages=$S/man/man1
-for page in vmaptool $(for c in $cmds; do [ "$c" = help ] || echo "vmaptool-$c"; done); do
+for page in vmaptool $(for c in $cmds; do echo "vmaptool-$c"; done); do
 	f=$pages/$page.1
 	[ -f "$f" ] || fail "no man page $page.1"
 	MANWIDTH=80 man -l "$f" >"$TMP/man.txt" 2>"$TMP/man.err" || fail "man -l $page.1: $(cat "$TMP/man.err")"
 	[ -s "$TMP/man.txt" ] && ! grep -q 'warning' "$TMP/man.err" || fail "man -l $page.1 warns: $(cat "$TMP/man.err")"
-	c=${page#vmaptool}; c=${c#-}
+	c=${page#vmaptool}; c=${c#-}; [ "$c" = help ] && c=	# help's page is the top-level text
 	# every option --help lists is in the page (they come from the same table)
 	for o in $(vmaptool $c --help | grep -oE -- '^ +(-[a-zA-Z?], )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+'); do
 		grep -q -- "$o" "$TMP/man.txt" || fail "$page(1) lacks $o"
