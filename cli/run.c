@@ -5,6 +5,7 @@
  * lines, and publishing the output only when every trace replayed.
  */
 #include <errno.h>
+#include <lzma.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,10 +201,78 @@ static void on_warn(void *ctx, const char *msg)
 	vt_warn("%s: %s", c->trace, msg);
 }
 
+/* The first bytes of @f, xz-decoded when it is xz (its magic FD '7zXZ' 00);
+ * how many, or 0. */
+static size_t head_bytes(FILE *f, unsigned char *buf, size_t len, bool *xz)
+{
+	static const unsigned char xz_magic[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+	unsigned char in[4096];
+	lzma_stream z = LZMA_STREAM_INIT;
+	size_t n = fread(in, 1, sizeof(in), f);
+	lzma_ret r;
+
+	*xz = n >= sizeof(xz_magic) && !memcmp(in, xz_magic, sizeof(xz_magic));
+	if (!*xz) {
+		n = n < len ? n : len;
+		memcpy(buf, in, n);
+		return n;
+	}
+	if (lzma_stream_decoder(&z, UINT64_MAX, 0) != LZMA_OK)
+		return 0;
+	z.next_in = in;
+	z.avail_in = n;
+	z.next_out = buf;
+	z.avail_out = len;
+	do {
+		r = lzma_code(&z, LZMA_RUN);
+		if (!z.avail_in && z.avail_out && r == LZMA_OK) {
+			z.avail_in = fread(in, 1, sizeof(in), f);
+			z.next_in = in;
+			if (!z.avail_in)
+				break;
+		}
+	} while (r == LZMA_OK && z.avail_out);
+	n = len - z.avail_out;
+	lzma_end(&z);
+	return n;
+}
+
+/* An ftrace text line: "TASK-PID [CPU] ... SECONDS.MICROS: event..." */
+static bool ftrace_event_line(const char *l, const char *end)
+{
+	const char *p = memchr(l, '[', (size_t)(end - l));
+
+	if (!p || p == l || p[-1] != ' ' || !memchr(l, '-', (size_t)(p - l)))
+		return false;
+	for (p++; p < end && *p >= '0' && *p <= '9'; p++)
+		;
+	if (p >= end || *p != ']')
+		return false;
+	/* the timestamp: digits '.' digits ':' */
+	for (; p < end; p++) {
+		const char *q = p;
+
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q > p && q < end && *q == '.') {
+			const char *r = ++q;
+
+			while (q < end && *q >= '0' && *q <= '9')
+				q++;
+			if (q > r && q < end && *q == ':')
+				return true;
+		}
+	}
+	return false;
+}
+
 void vt_run_explain(const char *path, struct vt_error *err)
 {
 	static const char magic[] = "\027\010\104tracing";	/* trace-cmd */
-	char head[sizeof(magic) - 1];
+	unsigned char head[4096];
+	const char *what = NULL;
+	bool xz;
+	size_t n;
 	FILE *f;
 
 	if (err->code != VT_ERR_TRACE_SYNTAX && err->code != VT_ERR_TRACE_VERSION &&
@@ -212,15 +281,36 @@ void vt_run_explain(const char *path, struct vt_error *err)
 	f = fopen(path, "rb");
 	if (!f)
 		return;
-	if (fread(head, 1, sizeof(head), f) == sizeof(head) &&
-	    !memcmp(head, magic, sizeof(head))) {
-		snprintf(err->file, sizeof(err->file), "%s", path);
-		err->line = err->column = 0;
-		vt_error_set(err, VT_ERR_TRACE_SYNTAX, "this is a trace-cmd "
-			     "recording, not a trace: run 'vmaptool import %s "
-			     "-o trace.json' and replay trace.json", path);
-	}
+	n = head_bytes(f, head, sizeof(head), &xz);
 	fclose(f);
+	if (n >= sizeof(magic) - 1 && !memcmp(head, magic, sizeof(magic) - 1)) {
+		what = "a trace-cmd recording";
+	} else {
+		/* ftrace text: its "# tracer:" header, trace-cmd report's
+		 * "cpus=N", or a typical event line among the first */
+		const char *p = (const char *)head, *end = p + n;
+
+		for (int lines = 0; p < end && lines < 32 && !what; lines++) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *le = nl ? nl : end;
+
+			if ((le - p >= 9 && !memcmp(p, "# tracer:", 9)) ||
+			    (le - p > 5 && !memcmp(p, "cpus=", 5)) ||
+			    (*p != '{' && *p != '#' && ftrace_event_line(p, le)))
+				what = xz ? "an ftrace text recording (xz-compressed)" :
+					    "an ftrace text recording";
+			if (!nl)
+				break;
+			p = nl + 1;
+		}
+	}
+	if (!what)
+		return;
+	snprintf(err->file, sizeof(err->file), "%s", path);
+	err->line = err->column = 0;
+	vt_error_set(err, VT_ERR_TRACE_SYNTAX, "this is %s, not a trace: run "
+		     "'vmaptool import %s -o trace.json' and replay trace.json",
+		     what, path);
 }
 
 /* ---- one trace, and the --jobs workers ------------------------------ */
