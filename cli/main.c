@@ -820,6 +820,11 @@ error_t vt_parse_trace_args(int key, struct argp_state *state,
 	case ARGP_KEY_ARGS:
 		a->v = state->argv + state->next;
 		a->n = state->argc - state->next;
+		/* standard input can be read once (docs/reliability.md) */
+		for (int i = 0, stdin_seen = 0; i < a->n; i++)
+			if (!strcmp(a->v[i], "-") && stdin_seen++)
+				argp_error(state, "standard input ('-') may be given "
+					   "once per command");
 		return 0;
 	case ARGP_KEY_NO_ARGS:
 		argp_error(state, "no %s given", what);

@@ -343,6 +343,11 @@ run gate-trace-stdin-pipe 1 '' sh -c 'cat "$1" | "$0" gate --baseline="$2" -' "$
 grep -q '^-: not in the baseline' "$TMP/stdout" || { echo "FAIL gate-trace-stdin-pipe: the trace was not read"; fail=1; }
 run gate-stdin-twice 2 "standard input \('-'\) is given twice" sh -c '"$0" gate --baseline=- - <"$1"' "$VT_BIN" "$TMP/rep.json"
 
+run replay-stdin-twice 2 "standard input \('-'\) may be given once per command" \
+	sh -c '"$0" replay - - <"$1"' "$VT_BIN" "$VT_SRC/traces/default.json"
+run compare-stdin-twice 2 "standard input \('-'\) may be given once per command" \
+	sh -c '"$0" compare --strategy=zigzag,batched - "$1" - <"$1"' "$VT_BIN" "$VT_SRC/traces/default.json"
+
 #@@MORE@@
 
 exit $fail
