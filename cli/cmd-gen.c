@@ -45,6 +45,7 @@ static const unsigned long long pattern_opts[P__NR] = {
 };
 
 #define MAX_SIZES 64
+#define MAX_DEFERRED 256	/* gen options on one command line */
 
 struct gen_args {
 	int pattern;
@@ -65,6 +66,8 @@ struct gen_args {
 	uint64_t phys_align, phys_base;
 	char *canon;			/* the options as given, for meta */
 	size_t canon_len;
+	struct { int key; char *arg; } deferred[MAX_DEFERRED];	/* in order */
+	unsigned int nr_deferred;
 };
 
 static const struct argp_option gen_options[] = {
@@ -223,18 +226,12 @@ static void parse_tests(struct argp_state *state, struct gen_args *a,
 		argp_error(state, "--test: no test given");
 }
 
-static error_t gen_parse(int key, char *arg, struct argp_state *state)
+/* The value @arg of gen option @key (checked to apply to the pattern). */
+static void gen_value(int key, char *arg, struct argp_state *state)
 {
 	struct gen_args *a = state->input;
-	const struct argp_option *opt;
 	char *copy, *tok, *save = NULL;
 
-	if (key >= OPT_SEED && key < OPT__END) {
-		a->given |= BIT(key);
-		for (opt = gen_options; opt->name || opt->doc; opt++)
-			if (opt->key == key)
-				canon_add(a, opt->name, arg);
-	}
 	switch (key) {
 	case OPT_SEED:
 		a->seed = parse_count(state, "seed", arg, 0, ULONG_MAX);
@@ -359,6 +356,28 @@ static error_t gen_parse(int key, char *arg, struct argp_state *state)
 	case OPT_JSONL:
 		a->jsonl = true;
 		break;
+	}
+}
+
+static error_t gen_parse(int key, char *arg, struct argp_state *state)
+{
+	struct gen_args *a = state->input;
+	const struct argp_option *opt;
+
+	if (key >= OPT_SEED && key < OPT__END) {
+		a->given |= BIT(key);
+		for (opt = gen_options; opt->name || opt->doc; opt++)
+			if (opt->key == key)
+				canon_add(a, opt->name, arg);
+		/* values are read once the pattern is known: an option of
+		 * another pattern is that error, whatever its value */
+		if (a->nr_deferred == MAX_DEFERRED)
+			argp_error(state, "too many options");
+		a->deferred[a->nr_deferred].key = key;
+		a->deferred[a->nr_deferred++].arg = arg;
+		return 0;
+	}
+	switch (key) {
 	case ARGP_KEY_ARG:
 		if (a->pattern >= 0)
 			argp_error(state, "unexpected argument '%s'", arg);
@@ -388,6 +407,8 @@ static error_t gen_parse(int key, char *arg, struct argp_state *state)
 		}
 		if ((a->given & BIT(OPT_BUDDYINFO)) && (a->given & BIT(OPT_MEM)))
 			argp_error(state, "--mem and --buddyinfo exclude each other");
+		for (unsigned int i = 0; i < a->nr_deferred; i++)
+			gen_value(a->deferred[i].key, a->deferred[i].arg, state);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

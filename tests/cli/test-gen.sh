@@ -221,6 +221,12 @@ gen_fails "count negative" 2 ioremap --count=-1
 gen_fails "granule" 2 systemheap --granule=8k
 gen_fails "option of another pattern" 2 systemheap --use-huge
 gen_fails "option of another pattern 2" 2 ioremap --buffers=3
+# applicability is checked before the value, whatever the order
+for args in "ioremap --test=x" "--test=x ioremap" "ioremap --test=fix_size_alloc_test" "systemheap --count=-1"; do
+	# shellcheck disable=SC2086
+	gen_fails "$args" 2 $args
+	grep -q "does not apply to pattern" "$TMP/stderr" || fail "$args: $(cat "$TMP/stderr")"
+done
 gen_fails "buddyinfo unreadable" 4 systemheap --buddyinfo="$TMP/nonexistent"
 gen_fails "buddyinfo a directory" 4 systemheap --buddyinfo="$TMP"
 printf 'Node 0, zone   Normal  1 2 x\n' >"$TMP/bad-buddyinfo"
