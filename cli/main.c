@@ -593,6 +593,14 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 				   "granule %uk with --va-bits=%u is not a Kconfig-valid pair "
 				   "(%s)", 1u << (m->page_shift - 10), m->va_bits,
 				   va_pairs);
+		/* interfaces.md 1.1: --per-event writes JSON Lines only */
+		if (parsing_subcommand && vt_cli.per_event && !vt_cli.per_event_file &&
+		    (vt_cli.format == VT_FMT_CSV || vt_cli.format == VT_FMT_MAIL))
+			argp_error(state, "--per-event without =FILE writes JSON Lines in "
+				   "place of the report, so --format=%s does not apply; "
+				   "--per-event=FILE writes the lines to FILE and the "
+				   "report in that format",
+				   vt_cli.format == VT_FMT_CSV ? "csv" : "mail");
 		if (parsing_subcommand && vt_cli.format == VT_FMT_MAIL &&
 		    !(cur_cmd->applies & VT_APPLIES_RENDER))
 			argp_error(state, "--format=mail applies to replay and "

@@ -56,6 +56,13 @@ expect 2
 expect 2 frobnicate && err_has "'frobnicate' is not a vmaptool command"
 expect 2 --no-such-option replay "$TRACE"
 expect 2 replay --no-such-option "$TRACE"
+# --per-event without FILE is JSON Lines in place of the report: no CSV or mail
+for f in csv mail; do
+	expect 2 replay --per-event --format=$f "$TRACE" && err_has "so --format=$f does not apply"
+	[ -s "$TMP/out" ] && fail "--per-event --format=$f wrote to stdout"
+done
+expect 0 replay --per-event="$TMP/pe.jsonl" --format=csv "$TRACE" && head -1 "$TMP/out" >"$TMP/csvhead"
+grep -q '^trace,strategy,metric,value$' "$TMP/csvhead" || fail "--per-event=FILE --format=csv: no CSV report"
 expect 2 replay "$TRACE" --barriers=x && err_has "invalid value 'x' for --barriers (expected lazy|eager|per-entry)"
 expect 2 replay "$TRACE" --vmap-cont=maybe && err_has "--vmap-cont"
 expect 2 replay "$TRACE" --granule=8k && err_has "--granule"
