@@ -72,11 +72,22 @@ int vt_run_parse_strategies(const char *list, struct vt_spec_list *out)
 			       hint ? "'? " : "");
 			goto usage;
 		}
-		for (unsigned int i = 0; i < out->nr; i++)
-			if (!strcmp(out->v[i].name, out->v[out->nr].name)) {
+		/* the same strategy under two spellings (an alias, the digits
+		 * of a patch set in another order, batched = batched@12345678)
+		 * is given twice too: compare what the names resolve to */
+		for (unsigned int i = 0; i < out->nr; i++) {
+			const struct vt_strategy_spec *x = &out->v[i], *y = &out->v[out->nr];
+
+			if (x->strat != y->strat || x->patches != y->patches ||
+			    x->force != y->force || x->axes != y->axes)
+				continue;
+			if (!strcmp(x->name, y->name))
 				vt_err("strategy '%s' given twice", name);
-				goto usage;
-			}
+			else
+				vt_err("strategies '%s' and '%s' are the same strategy, "
+				       "given twice", x->name, name);
+			goto usage;
+		}
 		out->nr++;
 		p += len;
 		if (!*p)
