@@ -285,6 +285,7 @@ static const char *given_profile_name(struct vt_profile *p, int *rc)
 		return NULL;
 	vt_error_init(&err);
 	if (vt_profile_load(vt_cli.profile, p, &err)) {
+		vt_run_profile_hint(&err, vt_cli.profile);
 		*rc = vt_report_error(&err);
 		return NULL;
 	}

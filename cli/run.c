@@ -64,10 +64,21 @@ int vt_run_parse_strategies(const char *list, struct vt_spec_list *out)
 		vt_error_init(&err);
 		if (vt_strategy_parse(name, &out->v[out->nr], &err) < 0) {
 			const char *hint = suggest_strategy(name);
+			const char *why = err.msg[0] ? err.msg :
+					  vt_strerror(err.code, err.msg, sizeof(err.msg));
+			char quoted[sizeof(name) + 32];
 
-			vt_err("invalid strategy '%s': %s; %s%s%ssee 'vmaptool strategies'",
-			       name, err.msg[0] ? err.msg :
-			       vt_strerror(err.code, err.msg, sizeof(err.msg)),
+			/* the registry's reasons may start with the name: said once */
+			snprintf(quoted, sizeof(quoted), "'%s': ", name);
+			if (!strncmp(why, quoted, strlen(quoted)))
+				why += strlen(quoted);
+			/* "unknown strategy 'foo'" names it already */
+			if (!strncmp(why, "unknown strategy '", 18))
+				snprintf(quoted, sizeof(quoted), "%s", "");
+			else
+				snprintf(quoted, sizeof(quoted), "invalid strategy '%s': ", name);
+			vt_err("%s%s; %s%s%ssee 'vmaptool strategies'",
+			       quoted, why,
 			       hint ? "did you mean '" : "", hint ? hint : "",
 			       hint ? "'? " : "");
 			goto usage;
@@ -110,6 +121,35 @@ void vt_spec_list_release(struct vt_spec_list *l)
 static struct vt_profile run_profile;
 static bool run_profile_loaded;
 
+void vt_run_profile_hint(struct vt_error *err, const char *word)
+{
+	char **names, hint[512] = "";
+	unsigned int nr, prefixed = 0;
+	struct vt_error e2;
+
+	if (err->code != VT_ERR_NO_PROFILE)
+		return;
+	vt_error_init(&e2);
+	if (vt_profile_names(&names, &nr, &e2))
+		return;
+	/* every built-in name that @word begins ("rk3588": both RK3588 cores) */
+	for (unsigned int i = 0; i < nr; i++)
+		if (strlen(word) >= 3 && !strncmp(names[i], word, strlen(word)))
+			snprintf(hint + strlen(hint), sizeof(hint) - strlen(hint), "%s'%s'",
+				 prefixed++ ? " or " : "", names[i]);
+	if (!prefixed) {
+		const char *s = vt_suggest(word, (const char *const *)names, nr);
+
+		if (s)
+			snprintf(hint, sizeof(hint), "'%s'", s);
+	}
+	/* as for a command or a strategy: "did you mean 'x'? see ..." */
+	snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+		 "; %s%s%ssee 'vmaptool profiles'", hint[0] ? "did you mean " : "",
+		 hint, hint[0] ? "? " : "");
+	vt_profile_names_free(names, nr);
+}
+
 int vt_run_load_profile(void)
 {
 	struct vt_error err;
@@ -122,6 +162,8 @@ int vt_run_load_profile(void)
 		/* the default profile missing is a broken install, not a usage error */
 		if (!vt_cli.profile && err.code == VT_ERR_NO_PROFILE)
 			err.code = -ENOENT;
+		else if (vt_cli.profile)
+			vt_run_profile_hint(&err, vt_cli.profile);
 		return vt_report_error(&err);
 	}
 	run_profile_loaded = true;
