@@ -717,16 +717,17 @@ static void help_flush(void)
 		printf("%*s%.*s\n", (int)n, "", (int)(l->len - l->n), l->p + l->n);
 	}
 	free(v);
+	/* argp exits 0 after the help: a lost help text must not look like
+	 * success (main()'s check_stdout() does not run on that path) */
+	if (fflush(stdout) || ferror(stdout)) {
+		vt_err("write error on stdout: %s", strerror(errno));
+		_exit(VT_EC_SYSTEM);
+	}
 out:
 	if (help_file)
 		fclose(help_file);
 	free(help_buf);
 	help_file = NULL;
-	/* argp exits 0 after the help: a lost help text must not look like success */
-	if (fflush(stdout) || ferror(stdout)) {
-		vt_err("write error on stdout: %s", strerror(errno));
-		_exit(VT_EC_SYSTEM);
-	}
 }
 
 /* Where argp writes help, usage and --version: memory, put out by help_flush(). */
