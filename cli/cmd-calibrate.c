@@ -25,10 +25,6 @@
 #include "cli/cli.h"
 #include "core/cost/calibrate.h"
 
-#ifndef VT_CALIBRATION_DIR
-#define VT_CALIBRATION_DIR "calibration"
-#endif
-
 extern char **environ;
 
 struct calib_args {
@@ -152,7 +148,7 @@ static int trace_path(struct run_ctx *rc, const struct vt_figure *f, char *path,
 		if (f->trace_file[0] == '/')
 			snprintf(path, len, "%s", f->trace_file);
 		else
-			snprintf(path, len, "%s/../%s", VT_CALIBRATION_DIR, f->trace_file);
+			snprintf(path, len, "%s/%s", vt_data_dir(), f->trace_file);
 		return 0;
 	}
 	if (f->trace_inline)
@@ -444,8 +440,21 @@ static void render_table(FILE *out, const struct vt_figure_set *set, const struc
 			 const struct vt_profile *profs, unsigned int nr_profs, bool fitted)
 {
 	unsigned int n[3] = { 0 };
+	int wid = 6, wprof = 12, wnot = 6;
 
-	fprintf(out, "%-48s %-12s %-11s %10s %10s %8s %8s\n", "figure", "profile",
+	/* the columns as wide as their longest entry, ids of any length */
+	for (unsigned int i = 0; i < set->nr; i++) {
+		int l = (int)strlen(set->v[i].id);
+
+		if (set->v[i].state == VT_FIG_EXPRESSED) {
+			wid = l > wid ? l : wid;
+			l = (int)strlen(set->v[i].profile);
+			wprof = l > wprof ? l : wprof;
+		} else {
+			wnot = l > wnot ? l : wnot;
+		}
+	}
+	fprintf(out, "%-*s %-*s %-11s %10s %10s %8s %8s\n", wid, "figure", wprof, "profile",
 		"quantity", "published", "predicted", "error", "loo");
 	for (unsigned int i = 0; i < set->nr; i++) {
 		const struct vt_figure *f = &set->v[i];
@@ -458,19 +467,27 @@ static void render_table(FILE *out, const struct vt_figure_set *set, const struc
 		fmt_value(pp, sizeof(pp), f->q, f->predicted);
 		if (f->has_loo)
 			snprintf(lo, sizeof(lo), "%+.1f%%", 100 * f->loo_err);
-		fprintf(out, "%-48s %-12s %-11s %10s %10s %+7.1f%% %8s\n", f->id, f->profile,
-			vt_fig_quantity_names[f->q], pb, pp, 100 * f->err, lo);
+		fprintf(out, "%-*s %-*s %-11s %10s %10s %+7.1f%% %8s\n", wid, f->id, wprof,
+			f->profile, vt_fig_quantity_names[f->q], pb, pp, 100 * f->err, lo);
 	}
-	fprintf(out, "\n%u figures: %u expressed, %u pending (counts this build lacks), %u inexpressible\n",
-		set->nr, n[VT_FIG_EXPRESSED], n[VT_FIG_PENDING], n[VT_FIG_INEXPRESSIBLE]);
-	fprintf(out, "ratios (%u): median |error| %.1f%%, worst %.1f%%", fit->n_ratio,
-		100 * fit->med_ratio, 100 * fit->worst_ratio);
-	if (fitted)
+	fprintf(out, "\n%u figure%s: %u expressed, %u pending (counts this build lacks), %u inexpressible\n",
+		set->nr, set->nr == 1 ? "" : "s", n[VT_FIG_EXPRESSED], n[VT_FIG_PENDING],
+		n[VT_FIG_INEXPRESSIBLE]);
+	/* no figure of a kind: "none", not a median of nothing */
+	if (!fit->n_ratio)
+		fprintf(out, "ratios (0): none");
+	else
+		fprintf(out, "ratios (%u): median |error| %.1f%%, worst %.1f%%", fit->n_ratio,
+			100 * fit->med_ratio, 100 * fit->worst_ratio);
+	if (fitted && fit->n_ratio)
 		fprintf(out, "; leave-one-out median %.1f%%, worst %.1f%%",
 			100 * fit->med_ratio_loo, 100 * fit->worst_ratio_loo);
-	fprintf(out, "\ntimes  (%u): median |error| %.1f%%, worst %.1f%%", fit->n_time,
-		100 * fit->med_time, 100 * fit->worst_time);
-	if (fitted)
+	if (!fit->n_time)
+		fprintf(out, "\ntimes  (0): none");
+	else
+		fprintf(out, "\ntimes  (%u): median |error| %.1f%%, worst %.1f%%", fit->n_time,
+			100 * fit->med_time, 100 * fit->worst_time);
+	if (fitted && fit->n_time)
 		fprintf(out, "; leave-one-out median %.1f%%, worst %.1f%%",
 			100 * fit->med_time_loo, 100 * fit->worst_time_loo);
 	fputc('\n', out);
@@ -490,7 +507,7 @@ static void render_table(FILE *out, const struct vt_figure_set *set, const struc
 		fprintf(out, "\nnot expressed:\n");
 		for (unsigned int i = 0; i < set->nr; i++)
 			if (set->v[i].state != VT_FIG_EXPRESSED)
-				fprintf(out, "  %-46s %-13s %s\n", set->v[i].id,
+				fprintf(out, "  %-*s %-13s %s\n", wnot, set->v[i].id,
 					state_name(set->v[i].state), set->v[i].why);
 	}
 }
@@ -541,7 +558,7 @@ int cmd_calibrate(int argc, char **argv)
 	argp_parse(&calib_argp, argc, argv, 0, NULL, &a);
 	if (a.check && a.file)
 		return vt_err("give a figures file or --check=FILE, not both"), VT_EC_USAGE;
-	snprintf(def, sizeof(def), "%s/figures.json", VT_CALIBRATION_DIR);
+	snprintf(def, sizeof(def), "%s/calibration/figures.json", vt_data_dir());
 	vt_error_init(&err);
 	ret = vt_figures_load(a.check ?: a.file ?: def, &set, &err);
 	if (ret)

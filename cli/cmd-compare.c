@@ -22,8 +22,8 @@ enum { OPT_ABLATION = 0x200 };
 
 static struct argp_option compare_options[] = {
 	{ "ablation", OPT_ABLATION, NULL, 0,
-	  "expand a patch series into its cumulative patch sets (--help's end "
-	  "names them)", 0 },
+	  "expand a patch series into its cumulative patch sets (listed at "
+	  "the end of this help)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 }
 };
 
@@ -42,7 +42,7 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static char compare_doc[1024];
+static char compare_doc[2048];
 
 static struct argp compare_argp = {
 	.options = compare_options,
@@ -67,7 +67,24 @@ int cmd_compare(int argc, char **argv)
 		 "by side with ratios against the first strategy.\v"
 		 "With --ablation, a strategy written exactly %s becomes "
 		 "its cumulative patch sets (each adds one patch of the series, "
-		 "in dependency order).", vt_strategy_ablation_names());
+		 "in dependency order):", vt_strategy_ablation_names());
+	/* the sets, from the registry's .ablation of each such strategy */
+	for (const struct vt_strategy_info *in = vt_strategy_infos(); in->name; in++) {
+		bool found;
+		char *set;
+
+		set = vt_strategy_expand_ablation(in->name, &found);
+		if (set && found) {
+			/* ", " between the sets, so that the help can wrap there */
+			snprintf(compare_doc + strlen(compare_doc),
+				 sizeof(compare_doc) - strlen(compare_doc), " %s =", in->name);
+			for (char *t = strtok(set, ","); t; t = strtok(NULL, ","))
+				snprintf(compare_doc + strlen(compare_doc),
+					 sizeof(compare_doc) - strlen(compare_doc), " %s,", t);
+			compare_doc[strlen(compare_doc) - 1] = '.';
+		}
+		free(set);
+	}
 	argp_parse(&compare_argp, argc, argv, 0, NULL, &a);
 	list = vt_cli.strategies ? vt_cli.strategies : vt_strategy_default_list();
 	if (a.ablation) {

@@ -25,6 +25,7 @@
 
 #include "cli/report-doc.h"
 #include "cli/run.h"
+#include "core/cost/profile.h"
 #include "core/input.h"
 
 struct gate_args {
@@ -260,6 +261,37 @@ static int option_diffs(FILE *f, const struct vt_model_opts *cur,
 	return n;
 }
 
+/*
+ * The cost profile is one of the options: its estimates (cycles, ns) are
+ * not comparable across profiles.  Appends "--profile=X (baseline Y)" to
+ * @f when both are known and differ; returns 1 then, else 0.
+ */
+static int profile_diff(FILE *f, int n, const char *cur, const char *base)
+{
+	if (!cur || !base || !strcmp(cur, base))
+		return 0;
+	fprintf(f, "%s--profile=%s (baseline %s)", n ? ", " : "", cur, base);
+	return 1;
+}
+
+/* The name of the profile --profile gives (a file names its own), or NULL
+ * when not given; an error is reported and its exit code put in @rc. */
+static const char *given_profile_name(struct vt_profile *p, int *rc)
+{
+	struct vt_error err;
+
+	*rc = 0;
+	if (!vt_cli.profile)
+		return NULL;
+	vt_error_init(&err);
+	if (vt_profile_load(vt_cli.profile, p, &err)) {
+		vt_run_profile_hint(&err, vt_cli.profile);
+		*rc = vt_report_error(&err);
+		return NULL;
+	}
+	return p->name;
+}
+
 /* ---- the current report ------------------------------------------------ */
 
 /* Replay @inputs (keys @keys) into @cur with vt_cli.model; each trace with
@@ -369,6 +401,7 @@ static int check_report_config(const struct vt_report *base,
 	if (!f)
 		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
 	n = option_diffs(f, &co, &bo, false);
+	n += profile_diff(f, n, vt_report_profile_name(cur), vt_report_profile_name(base));
 	if (base->page_shift != cur->page_shift || base->va_bits != cur->va_bits)
 		fprintf(f, "%sgeometry %s/%u (baseline %s/%u)", n++ ? ", " : "",
 			vt_granule_name(cur->page_shift), cur->va_bits,
@@ -443,14 +476,19 @@ static int choose_model(const struct gate_args *a, struct vt_report *base,
 			struct vt_spec_list *specs)
 {
 	struct vt_model_opts bo, given = vt_cli.model;
+	struct vt_profile prof;
 	struct vt_error err;
 	char *list = NULL, *msg = NULL;
 	bool per_op = vt_cli.per_op;
+	const char *pname;
 	size_t len;
 	FILE *f;
-	int n = 0, rc;
+	int n = 0, np, rc;
 
 	if (base) {
+		pname = given_profile_name(&prof, &rc);
+		if (rc)
+			return rc;
 		vt_error_init(&err);
 		if (vt_report_setup(base, &bo, &list, &per_op, &err)) {
 			snprintf(err.file, sizeof(err.file), "%s", a->baseline);
@@ -462,6 +500,8 @@ static int choose_model(const struct gate_args *a, struct vt_report *base,
 			return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
 		}
 		n = option_diffs(f, &given, &bo, true);
+		np = profile_diff(f, n, pname, vt_report_profile_name(base));
+		n += np;
 		if (!a->update && (vt_cli.granule_set || vt_cli.va_bits_set) &&
 		    (given.page_shift != base->page_shift ||
 		     given.va_bits != base->va_bits))
@@ -500,6 +540,8 @@ static int choose_model(const struct gate_args *a, struct vt_report *base,
 			bo.page_shift = given.page_shift;
 			bo.va_bits = given.va_bits;
 			vt_cli.model = bo;
+			if (np)		/* the baseline's profile (cmd_gate) */
+				vt_cli.profile = NULL;
 		}
 		free(msg);
 	}

@@ -45,6 +45,7 @@ static const unsigned long long pattern_opts[P__NR] = {
 };
 
 #define MAX_SIZES 64
+#define MAX_DEFERRED 256	/* gen options on one command line */
 
 struct gen_args {
 	int pattern;
@@ -65,6 +66,8 @@ struct gen_args {
 	uint64_t phys_align, phys_base;
 	char *canon;			/* the options as given, for meta */
 	size_t canon_len;
+	struct { int key; char *arg; } deferred[MAX_DEFERRED];	/* in order */
+	unsigned int nr_deferred;
 };
 
 static const struct argp_option gen_options[] = {
@@ -223,18 +226,12 @@ static void parse_tests(struct argp_state *state, struct gen_args *a,
 		argp_error(state, "--test: no test given");
 }
 
-static error_t gen_parse(int key, char *arg, struct argp_state *state)
+/* The value @arg of gen option @key (checked to apply to the pattern). */
+static void gen_value(int key, char *arg, struct argp_state *state)
 {
 	struct gen_args *a = state->input;
-	const struct argp_option *opt;
 	char *copy, *tok, *save = NULL;
 
-	if (key >= OPT_SEED && key < OPT__END) {
-		a->given |= BIT(key);
-		for (opt = gen_options; opt->name || opt->doc; opt++)
-			if (opt->key == key)
-				canon_add(a, opt->name, arg);
-	}
 	switch (key) {
 	case OPT_SEED:
 		a->seed = parse_count(state, "seed", arg, 0, ULONG_MAX);
@@ -359,6 +356,28 @@ static error_t gen_parse(int key, char *arg, struct argp_state *state)
 	case OPT_JSONL:
 		a->jsonl = true;
 		break;
+	}
+}
+
+static error_t gen_parse(int key, char *arg, struct argp_state *state)
+{
+	struct gen_args *a = state->input;
+	const struct argp_option *opt;
+
+	if (key >= OPT_SEED && key < OPT__END) {
+		a->given |= BIT(key);
+		for (opt = gen_options; opt->name || opt->doc; opt++)
+			if (opt->key == key)
+				canon_add(a, opt->name, arg);
+		/* values are read once the pattern is known: an option of
+		 * another pattern is that error, whatever its value */
+		if (a->nr_deferred == MAX_DEFERRED)
+			argp_error(state, "too many options");
+		a->deferred[a->nr_deferred].key = key;
+		a->deferred[a->nr_deferred++].arg = arg;
+		return 0;
+	}
+	switch (key) {
 	case ARGP_KEY_ARG:
 		if (a->pattern >= 0)
 			argp_error(state, "unexpected argument '%s'", arg);
@@ -388,6 +407,8 @@ static error_t gen_parse(int key, char *arg, struct argp_state *state)
 		}
 		if ((a->given & BIT(OPT_BUDDYINFO)) && (a->given & BIT(OPT_MEM)))
 			argp_error(state, "--mem and --buddyinfo exclude each other");
+		for (unsigned int i = 0; i < a->nr_deferred; i++)
+			gen_value(a->deferred[i].key, a->deferred[i].arg, state);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -514,6 +535,41 @@ static char *make_meta(const struct gen_args *a)
 	return out;
 }
 
+/* @v bytes as the largest K/M/G/T unit that divides it ("4M"). */
+static const char *human(uint64_t v, char *buf, size_t len)
+{
+	static const char unit[] = "KMGT";
+	int u = -1;
+
+	while (u < 3 && v && !(v & 1023)) {
+		v >>= 10;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, unit[u]);
+	return buf;
+}
+
+/* The complete trace in @f (a temporary) to stdout; closes @f. */
+static int copy_out(FILE *f)
+{
+	char buf[65536];
+	size_t n;
+	int rc = 0;
+
+	if (fflush(f) || fseek(f, 0, SEEK_SET))
+		rc = vt_err("cannot read back the trace: %s", strerror(errno));
+	while (!rc && (n = fread(buf, 1, sizeof(buf), f)))
+		if (fwrite(buf, 1, n, stdout) != n)
+			rc = vt_err("write error on stdout: %s", strerror(errno));
+	if (!rc && ferror(f))
+		rc = vt_err("cannot read back the trace: %s", strerror(errno));
+	fclose(f);
+	return rc ? VT_EC_SYSTEM : vt_out_close(stdout, NULL, true);
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	static char name[] = "vmaptool gen";
@@ -526,6 +582,7 @@ int cmd_gen(int argc, char **argv)
 	struct emit_ctx ctx = { NULL };
 	struct vt_error err;
 	char *meta = NULL, *buddy = NULL;
+	bool to_stdout;
 	FILE *f;
 	int ret, rc;
 
@@ -555,6 +612,25 @@ int cmd_gen(int argc, char **argv)
 			return VT_EC_USAGE;
 		}
 	}
+	if (a.pattern == P_SYSTEMHEAP && !a.buddyinfo) {
+		/* the model's free memory is whole MAX_PAGE_ORDER blocks, at
+		 * most 2^32 pages (core/trace/gen.c) */
+		unsigned int ps = vt_cli.model.page_shift;
+		unsigned int max = ps == 16 ? 13 : ps == 14 ? 11 : 10;
+		uint64_t block = 1ull << (max + ps), most = 1ull << (32 + ps);
+
+		if (a.mem < block || a.mem > most) {
+			char m[32], b[32], t[32];
+
+			vt_err("--mem=%s is too %s: the model's memory is whole "
+			       "MAX_PAGE_ORDER blocks (%s with %uK pages), at least one "
+			       "and at most %s (2^32 pages)", human(a.mem, m, sizeof(m)),
+			       a.mem < block ? "small" : "large", human(block, b, sizeof(b)),
+			       1u << (ps - 10), human(most, t, sizeof(t)));
+			free(a.canon);
+			return VT_EC_USAGE;
+		}
+	}
 	if (a.buddyinfo) {
 		buddy = slurp(a.buddyinfo, &err);
 		if (!buddy) {
@@ -572,8 +648,17 @@ int cmd_gen(int argc, char **argv)
 		rc = VT_EC_SYSTEM;
 		goto out;
 	}
-	f = vt_out_open(vt_cli.output);
+	/*
+	 * Some failures (model memory exhausted) show only while generating:
+	 * a trace for stdout goes to an unlinked temporary file first and is
+	 * copied out once complete, so stdout gets all of it or nothing, as
+	 * -o FILE does.
+	 */
+	to_stdout = !vt_cli.output || !strcmp(vt_cli.output, "-");
+	f = to_stdout ? tmpfile() : vt_out_open(vt_cli.output);
 	if (!f) {
+		if (to_stdout)
+			vt_err("cannot create a temporary file: %s", strerror(errno));
 		rc = VT_EC_SYSTEM;
 		goto out;
 	}
@@ -646,10 +731,13 @@ int cmd_gen(int argc, char **argv)
 	}
 	if (ret) {
 		rc = vt_report_error(&err);
-		vt_out_close(f, vt_cli.output, false);
+		if (to_stdout)
+			fclose(f);
+		else
+			vt_out_close(f, vt_cli.output, false);
 		goto out;
 	}
-	rc = vt_out_close(f, vt_cli.output, true);
+	rc = to_stdout ? copy_out(f) : vt_out_close(f, vt_cli.output, true);
 out:
 	free(meta);
 	free(buddy);

@@ -476,12 +476,18 @@ static void faster_lines(const struct text_out *o, json_t *strats, const char *p
 		if (!m)
 			return;
 		snprintf(num, sizeof(num), "%.2f", x >= 1 ? x : 1 / x);
-		fprintf(m, "%s: %s%s %s than %s (estimate, profile %s)",
-			safe(o, json_string_value(json_object_get(s, "name")), b1, sizeof(b1)),
-			num, o->mail ? "x" : "\u00d7",
-			x >= 1 ? "faster" : "slower",
-			safe(o, json_string_value(json_object_get(est, "baseline")), b2, sizeof(b2)),
-			profile ? profile : "-");
+		if (!strcmp(num, "1.00"))	/* as the table says "same" */
+			fprintf(m, "%s: same speed as %s (estimate, profile %s)",
+				safe(o, json_string_value(json_object_get(s, "name")), b1, sizeof(b1)),
+				safe(o, json_string_value(json_object_get(est, "baseline")), b2, sizeof(b2)),
+				profile ? profile : "-");
+		else
+			fprintf(m, "%s: %s%s %s than %s (estimate, profile %s)",
+				safe(o, json_string_value(json_object_get(s, "name")), b1, sizeof(b1)),
+				num, o->mail ? "x" : "\u00d7",
+				x >= 1 ? "faster" : "slower",
+				safe(o, json_string_value(json_object_get(est, "baseline")), b2, sizeof(b2)),
+				profile ? profile : "-");
 		json_array_foreach(json_object_get(est, "explained_by"), i, e)
 			fprintf(m, "%s %s %" JSON_INTEGER_FORMAT " -> %" JSON_INTEGER_FORMAT
 				" (%+" JSON_INTEGER_FORMAT " cycles)", i ? "," : ":",
@@ -551,7 +557,13 @@ static void options_line(const struct text_out *o, json_t *config)
 	free(line);
 }
 
-static void trace_body(const struct text_out *o, json_t *t, const char *profile)
+static const char *events_word(json_int_t n)
+{
+	return n == 1 ? "event" : "events";
+}
+
+/* @said: the mail header has already named this trace and its events */
+static void trace_body(const struct text_out *o, json_t *t, const char *profile, bool said)
 {
 	json_t *strats = json_object_get(t, "strategies");
 	json_t *g = json_object_get(t, "config");
@@ -564,9 +576,10 @@ static void trace_body(const struct text_out *o, json_t *t, const char *profile)
 	m = open_memstream(&line, &len);
 	if (!m)
 		return;
-	fprintf(m, "trace: %s (%" JSON_INTEGER_FORMAT " events",
+	fprintf(m, "trace: %s (%" JSON_INTEGER_FORMAT " %s",
 		safe(o, json_string_value(json_object_get(t, "trace")), buf, sizeof(buf)),
-		json_integer_value(json_object_get(t, "events")));
+		json_integer_value(json_object_get(t, "events")),
+		events_word(json_integer_value(json_object_get(t, "events"))));
 	if (g)
 		fprintf(m, ", %s granule, %" JSON_INTEGER_FORMAT "-bit VA",
 			json_string_value(json_object_get(g, "granule")),
@@ -577,7 +590,8 @@ static void trace_body(const struct text_out *o, json_t *t, const char *profile)
 		return;
 	}
 	fputc('\n', o->f);
-	prose(o, line, 7);
+	if (!said || g)
+		prose(o, line, 7);
 	free(line);
 	table_print(o, strats, NULL, words, "metric [count]");
 	pending_hint(o, strats);
@@ -623,7 +637,45 @@ void vt_report_write_table(const struct vt_report *r, FILE *f,
 	if (ro->verbose)
 		options_line(&o, config);
 	json_array_foreach(r->traces, i, t)
-		trace_body(&o, t, profile);
+		trace_body(&o, t, profile, false);
+}
+
+/*
+ * The model as the header names it: "v6.12 model (with --barriers=lazy)" where
+ * the report's kernel_model says only "v6.12 with overrides".
+ */
+static void kernel_words(FILE *m, const struct vt_report *r, const char *model)
+{
+	static const char suffix[] = " with overrides";
+	size_t n = model ? strlen(model) : 0, sl = sizeof(suffix) - 1;
+	struct vt_model_opts opts;
+	struct vt_error err;
+	char *list = NULL, word[64];
+	bool per_op, first = true;
+
+	vt_error_init(&err);
+	if (n < sl || strcmp(model + n - sl, suffix) ||
+	    vt_report_setup(r, &opts, &list, &per_op, &err)) {
+		fprintf(m, "%s model", model ? model : "-");
+		free(list);
+		return;
+	}
+	free(list);
+	fprintf(m, "%.*s model (with", (int)(n - sl), model);
+	for (int i = 0; i < VT_OPT__NR; i++) {
+		const struct vt_option *t = &vt_options[i];
+		unsigned int v = vt_option_get(&opts, (enum vt_option_id)i);
+
+		if (!t->kernel[opts.kernel] || v == t->kernel[opts.kernel] - 1)
+			continue;
+		if (t->kind == VT_OK_NUMBER)
+			snprintf(word, sizeof(word), "%u", v);
+		else if (!vt_option_value_word(t, v, word, sizeof(word)))
+			snprintf(word, sizeof(word), "%u", v);
+		fprintf(m, "%s --%s=%s", first ? "" : ",", t->name, word);
+		first = false;
+	}
+	fputc(')', m);
 }
 
 /*
@@ -653,14 +705,16 @@ void vt_report_write_mail(const struct vt_report *r, FILE *f,
 		return;
 	fprintf(m, "Trace%s ", json_array_size(r->traces) == 1 ? ":" : "s:");
 	json_array_foreach(r->traces, i, t)
-		fprintf(m, "%s%s (%" JSON_INTEGER_FORMAT " events)", i ? ", " : "",
+		fprintf(m, "%s%s (%" JSON_INTEGER_FORMAT " %s)", i ? ", " : "",
 			safe(&o, json_string_value(json_object_get(t, "trace")), buf,
 			     sizeof(buf)),
-			json_integer_value(json_object_get(t, "events")));
+			json_integer_value(json_object_get(t, "events")),
+			events_word(json_integer_value(json_object_get(t, "events"))));
 	fputc('\n', m);
-	fprintf(m, "Kernel: %s model, %s granule, %" JSON_INTEGER_FORMAT
+	fputs("Kernel: ", m);
+	kernel_words(m, r, json_string_value(json_object_get(config, "kernel_model")));
+	fprintf(m, ", %s granule, %" JSON_INTEGER_FORMAT
 		"-bit VA, %" JSON_INTEGER_FORMAT " levels\n",
-		json_string_value(json_object_get(config, "kernel_model")),
 		json_string_value(json_object_get(config, "granule")),
 		json_integer_value(json_object_get(config, "va_bits")),
 		json_integer_value(json_object_get(config, "levels")));
@@ -688,6 +742,7 @@ void vt_report_write_mail(const struct vt_report *r, FILE *f,
 	free(line);
 	if (ro->verbose)
 		options_line(&o, config);
+	/* one trace: the header has named it; several: each table says whose */
 	json_array_foreach(r->traces, i, t)
-		trace_body(&o, t, profile);
+		trace_body(&o, t, profile, json_array_size(r->traces) == 1);
 }

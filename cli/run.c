@@ -5,6 +5,7 @@
  * lines, and publishing the output only when every trace replayed.
  */
 #include <errno.h>
+#include <lzma.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,19 +64,41 @@ int vt_run_parse_strategies(const char *list, struct vt_spec_list *out)
 		vt_error_init(&err);
 		if (vt_strategy_parse(name, &out->v[out->nr], &err) < 0) {
 			const char *hint = suggest_strategy(name);
+			const char *why = err.msg[0] ? err.msg :
+					  vt_strerror(err.code, err.msg, sizeof(err.msg));
+			char quoted[sizeof(name) + 32];
 
-			vt_err("invalid strategy '%s': %s; %s%s%ssee 'vmaptool strategies'",
-			       name, err.msg[0] ? err.msg :
-			       vt_strerror(err.code, err.msg, sizeof(err.msg)),
+			/* the registry's reasons may start with the name: said once */
+			snprintf(quoted, sizeof(quoted), "'%s': ", name);
+			if (!strncmp(why, quoted, strlen(quoted)))
+				why += strlen(quoted);
+			/* "unknown strategy 'foo'" names it already */
+			if (!strncmp(why, "unknown strategy '", 18))
+				snprintf(quoted, sizeof(quoted), "%s", "");
+			else
+				snprintf(quoted, sizeof(quoted), "invalid strategy '%s': ", name);
+			vt_err("%s%s; %s%s%ssee 'vmaptool strategies'",
+			       quoted, why,
 			       hint ? "did you mean '" : "", hint ? hint : "",
 			       hint ? "'? " : "");
 			goto usage;
 		}
-		for (unsigned int i = 0; i < out->nr; i++)
-			if (!strcmp(out->v[i].name, out->v[out->nr].name)) {
+		/* the same strategy under two spellings (an alias, the digits
+		 * of a patch set in another order, batched = batched@12345678)
+		 * is given twice too: compare what the names resolve to */
+		for (unsigned int i = 0; i < out->nr; i++) {
+			const struct vt_strategy_spec *x = &out->v[i], *y = &out->v[out->nr];
+
+			if (x->strat != y->strat || x->patches != y->patches ||
+			    x->force != y->force || x->axes != y->axes)
+				continue;
+			if (!strcmp(x->name, y->name))
 				vt_err("strategy '%s' given twice", name);
-				goto usage;
-			}
+			else
+				vt_err("strategies '%s' and '%s' are the same strategy, "
+				       "given twice", x->name, name);
+			goto usage;
+		}
 		out->nr++;
 		p += len;
 		if (!*p)
@@ -98,6 +121,35 @@ void vt_spec_list_release(struct vt_spec_list *l)
 static struct vt_profile run_profile;
 static bool run_profile_loaded;
 
+void vt_run_profile_hint(struct vt_error *err, const char *word)
+{
+	char **names, hint[512] = "";
+	unsigned int nr, prefixed = 0;
+	struct vt_error e2;
+
+	if (err->code != VT_ERR_NO_PROFILE)
+		return;
+	vt_error_init(&e2);
+	if (vt_profile_names(&names, &nr, &e2))
+		return;
+	/* every built-in name that @word begins ("rk3588": both RK3588 cores) */
+	for (unsigned int i = 0; i < nr; i++)
+		if (strlen(word) >= 3 && !strncmp(names[i], word, strlen(word)))
+			snprintf(hint + strlen(hint), sizeof(hint) - strlen(hint), "%s'%s'",
+				 prefixed++ ? " or " : "", names[i]);
+	if (!prefixed) {
+		const char *s = vt_suggest(word, (const char *const *)names, nr);
+
+		if (s)
+			snprintf(hint, sizeof(hint), "'%s'", s);
+	}
+	/* as for a command or a strategy: "did you mean 'x'? see ..." */
+	snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+		 "; %s%s%ssee 'vmaptool profiles'", hint[0] ? "did you mean " : "",
+		 hint, hint[0] ? "? " : "");
+	vt_profile_names_free(names, nr);
+}
+
 int vt_run_load_profile(void)
 {
 	struct vt_error err;
@@ -106,8 +158,14 @@ int vt_run_load_profile(void)
 		return 0;
 	vt_error_init(&err);
 	if (vt_profile_load(vt_cli.profile ? vt_cli.profile : VT_PROFILE_DEFAULT,
-			    &run_profile, &err))
+			    &run_profile, &err)) {
+		/* the default profile missing is a broken install, not a usage error */
+		if (!vt_cli.profile && err.code == VT_ERR_NO_PROFILE)
+			err.code = -ENOENT;
+		else if (vt_cli.profile)
+			vt_run_profile_hint(&err, vt_cli.profile);
 		return vt_report_error(&err);
+	}
 	run_profile_loaded = true;
 	if (run_profile.tlbi_range && !vt_cli.tlbi_range_set)
 		vt_cli.model.tlbi_range = true;
@@ -196,10 +254,78 @@ static void on_warn(void *ctx, const char *msg)
 	vt_warn("%s: %s", c->trace, msg);
 }
 
+/* The first bytes of @f, xz-decoded when it is xz (its magic FD '7zXZ' 00);
+ * how many, or 0. */
+static size_t head_bytes(FILE *f, unsigned char *buf, size_t len, bool *xz)
+{
+	static const unsigned char xz_magic[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+	unsigned char in[4096];
+	lzma_stream z = LZMA_STREAM_INIT;
+	size_t n = fread(in, 1, sizeof(in), f);
+	lzma_ret r;
+
+	*xz = n >= sizeof(xz_magic) && !memcmp(in, xz_magic, sizeof(xz_magic));
+	if (!*xz) {
+		n = n < len ? n : len;
+		memcpy(buf, in, n);
+		return n;
+	}
+	if (lzma_stream_decoder(&z, UINT64_MAX, 0) != LZMA_OK)
+		return 0;
+	z.next_in = in;
+	z.avail_in = n;
+	z.next_out = buf;
+	z.avail_out = len;
+	do {
+		r = lzma_code(&z, LZMA_RUN);
+		if (!z.avail_in && z.avail_out && r == LZMA_OK) {
+			z.avail_in = fread(in, 1, sizeof(in), f);
+			z.next_in = in;
+			if (!z.avail_in)
+				break;
+		}
+	} while (r == LZMA_OK && z.avail_out);
+	n = len - z.avail_out;
+	lzma_end(&z);
+	return n;
+}
+
+/* An ftrace text line: "TASK-PID [CPU] ... SECONDS.MICROS: event..." */
+static bool ftrace_event_line(const char *l, const char *end)
+{
+	const char *p = memchr(l, '[', (size_t)(end - l));
+
+	if (!p || p == l || p[-1] != ' ' || !memchr(l, '-', (size_t)(p - l)))
+		return false;
+	for (p++; p < end && *p >= '0' && *p <= '9'; p++)
+		;
+	if (p >= end || *p != ']')
+		return false;
+	/* the timestamp: digits '.' digits ':' */
+	for (; p < end; p++) {
+		const char *q = p;
+
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q > p && q < end && *q == '.') {
+			const char *r = ++q;
+
+			while (q < end && *q >= '0' && *q <= '9')
+				q++;
+			if (q > r && q < end && *q == ':')
+				return true;
+		}
+	}
+	return false;
+}
+
 void vt_run_explain(const char *path, struct vt_error *err)
 {
 	static const char magic[] = "\027\010\104tracing";	/* trace-cmd */
-	char head[sizeof(magic) - 1];
+	unsigned char head[4096];
+	const char *what = NULL;
+	bool xz;
+	size_t n;
 	FILE *f;
 
 	if (err->code != VT_ERR_TRACE_SYNTAX && err->code != VT_ERR_TRACE_VERSION &&
@@ -208,15 +334,36 @@ void vt_run_explain(const char *path, struct vt_error *err)
 	f = fopen(path, "rb");
 	if (!f)
 		return;
-	if (fread(head, 1, sizeof(head), f) == sizeof(head) &&
-	    !memcmp(head, magic, sizeof(head))) {
-		snprintf(err->file, sizeof(err->file), "%s", path);
-		err->line = err->column = 0;
-		vt_error_set(err, VT_ERR_TRACE_SYNTAX, "this is a trace-cmd "
-			     "recording, not a trace: run 'vmaptool import %s "
-			     "-o trace.json' and replay trace.json", path);
-	}
+	n = head_bytes(f, head, sizeof(head), &xz);
 	fclose(f);
+	if (n >= sizeof(magic) - 1 && !memcmp(head, magic, sizeof(magic) - 1)) {
+		what = "a trace-cmd recording";
+	} else {
+		/* ftrace text: its "# tracer:" header, trace-cmd report's
+		 * "cpus=N", or a typical event line among the first */
+		const char *p = (const char *)head, *end = p + n;
+
+		for (int lines = 0; p < end && lines < 32 && !what; lines++) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *le = nl ? nl : end;
+
+			if ((le - p >= 9 && !memcmp(p, "# tracer:", 9)) ||
+			    (le - p > 5 && !memcmp(p, "cpus=", 5)) ||
+			    (*p != '{' && *p != '#' && ftrace_event_line(p, le)))
+				what = xz ? "an ftrace text recording (xz-compressed)" :
+					    "an ftrace text recording";
+			if (!nl)
+				break;
+			p = nl + 1;
+		}
+	}
+	if (!what)
+		return;
+	snprintf(err->file, sizeof(err->file), "%s", path);
+	err->line = err->column = 0;
+	vt_error_set(err, VT_ERR_TRACE_SYNTAX, "this is %s, not a trace: run "
+		     "'vmaptool import %s -o trace.json' and replay trace.json",
+		     what, path);
 }
 
 /* ---- one trace, and the --jobs workers ------------------------------ */

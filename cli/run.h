@@ -32,6 +32,8 @@ void vt_run_explain(const char *path, struct vt_error *err);
  * returns an exit code on failure.
  */
 int vt_run_load_profile(void);
+/* Add to a "no such cost profile" @err the built-in names @word may mean. */
+void vt_run_profile_hint(struct vt_error *err, const char *word);
 /* The loaded profile, or NULL before vt_run_load_profile(). */
 const struct vt_profile *vt_run_profile(void);
 

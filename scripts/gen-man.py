@@ -82,7 +82,8 @@ def page(name, summary, help_text, see_also, version):
     tail = []
     header = []
     for line in rest[i:]:
-        m = re.match(r"^ {2,6}(-\S+(?:, -\S+)*)(?:\s+(\S.*))?$", line)
+        # "-j, --json", "-o, --output=FILE", "--color[=auto|always|never]"
+        m = re.match(r"^ {2,6}(-[^\s,]+(?:, -[^\s,]+)*)(?:\s+(\S.*))?$", line)
         if m:
             if opt:
                 out += [".TP", f".B {esc(opt[0])}", esc(" ".join(opt[1]))]
@@ -137,6 +138,12 @@ def main():
     with open(os.path.join(outdir, "vmaptool.1"), "w") as f:
         f.write(page("vmaptool", "replay vmap/vmalloc/ioremap traces through a "
                      "model of the arm64 kernel-mapping engine", top, see, version))
+    # vmaptool help [COMMAND]: the top-level text, or COMMAND --help
+    with open(os.path.join(outdir, "vmaptool-help.1"), "w") as f:
+        f.write(page("vmaptool-help", "this text, or a command's: vmaptool help [COMMAND]",
+                     run(binary, "help").replace("Usage: vmaptool [OPTION...] COMMAND [ARG...]",
+                                                 "Usage: vmaptool help [COMMAND]", 1),
+                     "vmaptool(1); docs/vmaptool-help.md in the source tree", version))
     for c, s in cmds:
         with open(os.path.join(outdir, f"vmaptool-{c}.1"), "w") as f:
             f.write(page(f"vmaptool-{c}", s, run(binary, c, "--help"),

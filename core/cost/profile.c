@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +18,14 @@
 #include "core/cost/profile.h"
 #include "core/input.h"
 
-#ifndef VT_PROFILE_DIR
-#define VT_PROFILE_DIR "profiles"
+#ifndef VT_DATA_DIR
+#define VT_DATA_DIR "."
+#endif
+#ifndef VT_BUILD_DIR
+#define VT_BUILD_DIR ""
+#endif
+#ifndef VT_BIN_TO_DATA
+#define VT_BIN_TO_DATA "../share"
 #endif
 
 const char *const vt_cost_source_names[3] = {
@@ -26,11 +34,48 @@ const char *const vt_cost_source_names[3] = {
 	[VT_SRC_FITTED] = "fitted",
 };
 
+/*
+ * The binary's own data folder, found from /proc/self/exe: run from the
+ * build tree it is the source tree; installed, it is
+ * <bindir>/VT_BIN_TO_DATA/vmaptool (GNUInstallDirs' DATADIR as seen from
+ * BINDIR), so that a moved prefix still finds its own data.
+ */
+static char data_dir[3968], profile_dir[4000];
+static pthread_once_t data_dir_once = PTHREAD_ONCE_INIT;
+
+static void find_data_dir(void)
+{
+	char exe[PATH_MAX], build[PATH_MAX];
+	char *slash;
+
+	snprintf(data_dir, sizeof(data_dir), "%s", VT_DATA_DIR);
+	if (realpath("/proc/self/exe", exe) && (slash = strrchr(exe, '/'))) {
+		*slash = '\0';
+		/* every executable of the build tree is in VT_BUILD_DIR */
+		if (!VT_BUILD_DIR[0] || !realpath(VT_BUILD_DIR, build) || strcmp(build, exe)) {
+			snprintf(data_dir, sizeof(data_dir), "%.3900s/%s/vmaptool", exe,
+				 VT_BIN_TO_DATA);
+			if (realpath(data_dir, build) && strlen(build) < sizeof(data_dir))
+				strcpy(data_dir, build);	/* without the "bin/.." */
+		}
+	}
+	snprintf(profile_dir, sizeof(profile_dir), "%s/profiles", data_dir);
+}
+
+const char *vt_data_dir(void)
+{
+	pthread_once(&data_dir_once, find_data_dir);
+	return data_dir;
+}
+
 const char *vt_profile_dir(void)
 {
 	const char *env = getenv("VMAPTOOL_PROFILES");
 
-	return env && *env ? env : VT_PROFILE_DIR;
+	if (env && *env)
+		return env;
+	pthread_once(&data_dir_once, find_data_dir);
+	return profile_dir;
 }
 
 static void copy_str(char *dst, size_t len, json_t *v)
@@ -154,6 +199,10 @@ int vt_profile_load(const char *name_or_path, struct vt_profile *p,
 				return vt_error_set(err, VT_ERR_NO_PROFILE,
 						    "no such cost profile '%s'", name_or_path);
 		snprintf(path, sizeof(path), "%s/%s.json", vt_profile_dir(), name_or_path);
+		/* the folder itself missing is a broken install, not a wrong name */
+		if (access(vt_profile_dir(), R_OK | X_OK))
+			return vt_error_set(err, -errno, "cannot read the profile folder '%s': %s",
+					    vt_profile_dir(), strerror(errno));
 		if (access(path, R_OK))
 			return vt_error_set(err, VT_ERR_NO_PROFILE,
 					    "no such cost profile '%s' (looked in %s)",
@@ -265,8 +314,8 @@ int vt_profile_names(char ***names, unsigned int *nr, struct vt_error *err)
 	*names = NULL;
 	*nr = 0;
 	if (!d)
-		return vt_error_set(err, -errno, "cannot read the profile folder '%s'",
-				    vt_profile_dir());
+		return vt_error_set(err, -errno, "cannot read the profile folder '%s': %s",
+				    vt_profile_dir(), strerror(errno));
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 		char **nv;

@@ -59,8 +59,14 @@ struct vt_profile {
 /* A profile file is a few KiB: larger input is refused unread. */
 #define VT_PROFILE_MAX_INPUT (1ull << 20)
 
-/* Where the built-in profiles live: $VMAPTOOL_PROFILES or the source tree's profiles/. */
+/* Where the built-in profiles live: $VMAPTOOL_PROFILES, else the installed
+ * binary's <bindir>/../share/vmaptool/profiles, else (run from the build
+ * tree) the source tree's profiles/. */
 const char *vt_profile_dir(void);
+/* The folder of the shipped data (profiles/, calibration/): the installed
+ * binary's <bindir>/../share/vmaptool, or the source tree when run from the
+ * build tree. */
+const char *vt_data_dir(void);
 
 /*
  * vt_profile_load() - read @name_or_path: a path (contains '/' or ends in

@@ -118,6 +118,25 @@ done
 
 # usage and input errors
 "$VT_BIN" calibrate a.json --check=b.json >/dev/null 2>&1; [ $? = 2 ] || fail "file + --check is not a usage error"
+# the table: an id longer than the usual column keeps the columns aligned;
+# no time figure is "none", not a median of nothing; "1 figure"
+python3 - "$VT_SRC/calibration/figures.json" "$TMP/one.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = dict(next(x for x in d if x["id"] == "seed000-ioremap-1M"))
+f["id"] = "seed000-ioremap-1M-with-an-identifier-longer-than-48-characters"
+json.dump([f], open(sys.argv[2], "w"))
+EOF
+"$VT_BIN" calibrate --check="$TMP/one.json" >"$TMP/one.txt" 2>"$TMP/err" || fail "--check one.json: $(cat "$TMP/err")"
+python3 - "$TMP/one.txt" <<'EOF' || fail "calibrate table: $(cat "$TMP/one.txt")"
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+head, row = lines[0], lines[1]
+assert row.index("rk3588-a55") == head.index("profile"), (head, row)
+assert row.index(" speedup") + 1 == head.index("quantity"), (head, row)
+assert "times  (0): none" in lines, lines
+assert "1 figure: 1 expressed, 0 pending (counts this build lacks), 0 inexpressible" in lines, lines
+EOF
 echo '[{"id": "x", "unit": "x", "after": 2}]' >"$TMP/bad.json"
 "$VT_BIN" calibrate "$TMP/bad.json" >/dev/null 2>"$TMP/err"; [ $? = 3 ] || fail "a figure without experiment: not exit 3"
 grep -q "neither" "$TMP/err" || fail "no reason for the bad figure: $(cat "$TMP/err")"

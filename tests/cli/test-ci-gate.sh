@@ -144,6 +144,22 @@ grep -q -- '--kernel=v6.12 (baseline mainline)' err && grep -q -- '--purge-at-en
 "${G[@]}" --rebaseline-options --purge-at-end "$repo"/traces/*.json >out 2>err ||
 	fail "--rebaseline-options: $(cat err)"
 grep -q "replaying with the baseline's options" err || fail "--rebaseline-options does not say so"
+# the cost profile is one of the options: its cycles and ns are not regressions
+set +e
+"${G[@]}" --profile=rk3588-a55 "$repo"/traces/*.json >out 2>err; rc=$?
+set -e
+[ $rc = 2 ] && grep -q -- '--profile=rk3588-a55 (baseline generic-a76)' err ||
+	fail "gate --profile=rk3588-a55: exit $rc, expected 2 naming it: $(cat out err)"
+"${G[@]}" --rebaseline-options --profile=rk3588-a55 "$repo"/traces/*.json >out 2>err ||
+	fail "--rebaseline-options --profile: $(cat out err)"
+"${G[@]}" --profile="$VT_SRC/profiles/generic-a76.json" "$repo"/traces/*.json >out 2>err ||
+	fail "--profile=FILE naming the baseline's profile: $(cat out err)"
+"$V" replay -j --strategy=zigzag,toy --profile=rk3588-a55 "$repo"/traces/default.json -o cur.json
+set +e
+"${G[@]}" cur.json >out 2>err; rc=$?
+set -e
+[ $rc = 2 ] && grep -q -- '--profile=rk3588-a55 (baseline generic-a76)' err ||
+	fail "gate on a report made with another profile: exit $rc, expected 2: $(cat out err)"
 VT_TOY_EXTRA_TLBI=1 "${G[@]}" --threshold=tlbi:6,tlbi_by_kind.vaale1is:6,dsb:100%,dsb_by_kind.ish:6,dsb_by_kind.ishst:50%,isb:50%,cycles:5%,ns:5% \
 	"$repo"/traces/*.json >out 2>err || fail "thresholds: $(cat out err)"
 VT_TOY_EXTRA_TLBI=1 "${G[@]}" --threshold=tlbi:5 "$repo"/traces/*.json >out 2>err && fail "tlbi:5 allows 6"

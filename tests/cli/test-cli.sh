@@ -56,6 +56,19 @@ expect 2
 expect 2 frobnicate && err_has "'frobnicate' is not a vmaptool command"
 expect 2 --no-such-option replay "$TRACE"
 expect 2 replay --no-such-option "$TRACE"
+# one strategy under two spellings is a name given twice
+for l in batched@12,batched@21 zigzag,mainline batched,batched@12345678 batched@87654321,batched \
+	zigzag+vfree-bulk,vfree-bulk; do
+	expect 2 compare --strategy=$l "$TRACE" && err_has "are the same strategy, given twice"
+done
+expect 0 compare --strategy=batched@12,batched@123,batched@87654321 "$TRACE"
+# --per-event without FILE is JSON Lines in place of the report: no CSV or mail
+for f in csv mail; do
+	expect 2 replay --per-event --format=$f "$TRACE" && err_has "so --format=$f does not apply"
+	[ -s "$TMP/out" ] && fail "--per-event --format=$f wrote to stdout"
+done
+expect 0 replay --per-event="$TMP/pe.jsonl" --format=csv "$TRACE" && head -1 "$TMP/out" >"$TMP/csvhead"
+grep -q '^trace,strategy,metric,value$' "$TMP/csvhead" || fail "--per-event=FILE --format=csv: no CSV report"
 expect 2 replay "$TRACE" --barriers=x && err_has "invalid value 'x' for --barriers (expected lazy|eager|per-entry)"
 expect 2 replay "$TRACE" --vmap-cont=maybe && err_has "--vmap-cont"
 expect 2 replay "$TRACE" --granule=8k && err_has "--granule"

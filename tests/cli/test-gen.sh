@@ -6,7 +6,7 @@
 # and another seed changes them; -o NAME.jsonl and --jsonl write JSON Lines
 # with the same events; bad option values exit 2, an unreadable --buddyinfo
 # 4, a malformed one (or exhausted model memory) 3, and a failed run leaves
-# no output file; and every bundled trace is regenerated with the command
+# no output file and nothing on stdout; and every bundled trace is regenerated with the command
 # traces/README.md gives for it and compared byte for byte.
 #
 # Environment (set by ctest): VT_BIN, VT_SRC.
@@ -221,6 +221,12 @@ gen_fails "count negative" 2 ioremap --count=-1
 gen_fails "granule" 2 systemheap --granule=8k
 gen_fails "option of another pattern" 2 systemheap --use-huge
 gen_fails "option of another pattern 2" 2 ioremap --buffers=3
+# applicability is checked before the value, whatever the order
+for args in "ioremap --test=x" "--test=x ioremap" "ioremap --test=fix_size_alloc_test" "systemheap --count=-1"; do
+	# shellcheck disable=SC2086
+	gen_fails "$args" 2 $args
+	grep -q "does not apply to pattern" "$TMP/stderr" || fail "$args: $(cat "$TMP/stderr")"
+done
 gen_fails "buddyinfo unreadable" 4 systemheap --buddyinfo="$TMP/nonexistent"
 gen_fails "buddyinfo a directory" 4 systemheap --buddyinfo="$TMP"
 printf 'Node 0, zone   Normal  1 2 x\n' >"$TMP/bad-buddyinfo"
@@ -228,6 +234,22 @@ gen_fails "buddyinfo malformed" 3 systemheap --buddyinfo="$TMP/bad-buddyinfo"
 printf 'hello\n' >"$TMP/bad-buddyinfo2"
 gen_fails "buddyinfo not buddyinfo" 3 systemheap --buddyinfo="$TMP/bad-buddyinfo2"
 gen_fails "memory exhausted" 3 systemheap --mem=16M --size=64M --live=1
+gen_fails "mem below one MAX_PAGE_ORDER block" 2 systemheap --mem=1M --size=8M
+grep -q -- "--mem=1M is too small: .* (4M with 4K pages), at least one and at most 16T" "$TMP/stderr" ||
+	fail "--mem=1M message: $(cat "$TMP/stderr")"
+gen_fails "mem beyond 2^32 pages" 2 systemheap --mem=32T
+# a failure found while generating leaves nothing on stdout either
+"$VT_BIN" gen systemheap --mem=8M --size=8M,8M --live=2 >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+if [ "$rc" != 3 ] || [ -s "$TMP/stdout" ]; then
+	fail "exhausted to stdout: exit $rc, $(wc -c <"$TMP/stdout") bytes on stdout"
+else ok; fi
+"$VT_BIN" gen systemheap --mem=64M >"$TMP/stdout" 2>"$TMP/stderr" &&
+	"$VT_BIN" gen systemheap --mem=64M -o "$TMP/o.json" && cmp -s "$TMP/stdout" "$TMP/o.json" &&
+	ok || fail "gen to stdout differs from -o"
+"$VT_BIN" gen systemheap >/dev/full 2>"$TMP/stderr"
+rc=$?
+[ "$rc" = 4 ] && ok || fail "gen >/dev/full: exit $rc"
 
 # ---- the bundled traces are what traces/README.md says ---------------------
 

@@ -5,7 +5,7 @@
 # listing only the options it takes (and those working), options that do
 # not apply being usage errors on either side of the command word,
 # ptdump --at beyond the trace (exit 2), and a trace-cmd recording given
-# to replay pointing at `vmaptool import`.
+# or ftrace text (plain or xz) given to replay pointing at `vmaptool import`.
 set -uo pipefail
 : "${VT_SRC:?}" "${VT_BIN:?}"
 VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
@@ -66,4 +66,24 @@ run 3 replay "$TMP/x.trace.dat"
 grep -q "this is a trace-cmd recording, not a trace: run 'vmaptool import" "$TMP/err" || fail "trace.dat to replay: $(cat "$TMP/err")"
 run 3 ptdump "$TMP/x.trace.dat"
 grep -q "run 'vmaptool import" "$TMP/err" || fail "trace.dat to ptdump"
+# ftrace text, plain and xz, by its "# tracer:" header or by its event lines alone
+cat >"$TMP/t.txt" <<'TXT'
+# tracer: function
+#
+            init-1       [000] .....    51.109047: __vmalloc_node_range_noprof <-copy_process
+TXT
+sed 1,2d "$TMP/t.txt" >"$TMP/events.txt"
+xz -k "$TMP/t.txt"
+for f in t.txt events.txt t.txt.xz; do
+	run 3 replay "$TMP/$f"
+	grep -q "this is an ftrace text recording.*, not a trace: run 'vmaptool import $TMP/$f -o trace.json'" "$TMP/err" ||
+		fail "ftrace text $f to replay: $(cat "$TMP/err")"
+done
+grep -q "(xz-compressed)" "$TMP/err" || fail "xz not named: $(cat "$TMP/err")"
+run 3 ptdump "$TMP/t.txt.xz"
+grep -q "run 'vmaptool import" "$TMP/err" || fail "ftrace xz to ptdump"
+# a malformed JSON trace keeps its JSON message
+printf '{"format": 1\n' >"$TMP/bad.json"
+run 3 replay "$TMP/bad.json"
+grep -q "invalid JSON" "$TMP/err" || fail "bad JSON: $(cat "$TMP/err")"
 echo ok

@@ -196,5 +196,33 @@ vt replay --svg=nodir/x.svg t.json >/dev/null 2>err.txt
 [ $? = 4 ] || fail "--svg into a missing folder: not exit 4"
 [ -e nodir ] && fail "--svg into a missing folder made something"
 
+# ---- wording (the first user's report) -------------------------------------
+V=$VT_BIN
+printf '%s\n' '{"format":"vmaptool-trace","version":1,"events":[{"op":"ioremap","id":1,"phys":"0x10000000","size":4096}]}' >"$TMP/one-ev.json"
+out=$("$V" compare --strategy=zigzag,pagewise "$TMP/one-ev.json" 2>&1) || fail "compare one event: $out"
+grep -q '^trace: .*one-ev.json (1 event)$' <<<"$out" || fail "'1 event': $out"
+grep -q '^pagewise: same speed as zigzag (estimate, profile generic-a76)' <<<"$out" ||
+	fail "a ratio that rounds to 1.00 is not 'same speed': $out"
+grep -q '1\.00. \(slower\|faster\)' <<<"$out" && fail "1.00x slower/faster: $out"
+out=$("$V" compare --format=mail --kernel=v6.12 --barriers=lazy --strategy=zigzag,batched \
+	"$VT_SRC/traces/default.json" 2>&1) || fail "mail: $out"
+[ "$(grep -ci '^trace: ' <<<"$out")" = 1 ] || fail "mail names the one trace twice: $out"
+grep -q '^Kernel: v6.12 model (with --barriers=lazy), 4k granule' <<<"$out" ||
+	fail "mail does not name the overrides: $out"
+out=$("$V" compare --format=mail --strategy=zigzag,batched "$VT_SRC/traces/default.json" \
+	"$TMP/one-ev.json" 2>&1) || fail "mail, two traces: $out"
+flat=$(tr '\n' ' ' <<<"$out" | tr -s ' ')
+grep -q 'Traces: [^ ]*default.json (24 events), [^ ]*one-ev.json (1 event) Kernel:' <<<"$flat" ||
+	fail "mail header of two traces: $out"
+[ "$(grep -c '^trace: ' <<<"$out")" = 2 ] || fail "mail of two traces: each table names its trace: $out"
+out=$("$V" replay --strategy=segments@1 "$TMP/one-ev.json" 2>&1)
+[ "$(grep -o "segments@1" <<<"$out" | wc -l)" = 1 ] || fail "strategy error repeats the name: $out"
+out=$("$V" replay --profile=rk3588 "$TMP/one-ev.json" 2>&1)
+grep -q "did you mean 'rk3588-a55' or 'rk3588-a76'? see 'vmaptool profiles'" <<<"$out" ||
+	fail "--profile=rk3588: $out"
+out=$("$V" replay --profile="$TMP/none.json" "$TMP/one-ev.json" 2>&1)
+grep -q "cannot read profile '$TMP/none.json': No such file or directory" <<<"$out" ||
+	fail "--profile=missing file: no reason: $out"
+
 echo "$fails failed"
 [ "$fails" = 0 ]

@@ -379,6 +379,10 @@ grep -q '^seed000-ioremap-1M ' "$TMP/stdout" || { echo "FAIL figures-stdin: the 
 run figures-pipe 0 '' sh -c 'cat "$1" | "$0" calibrate --check=-' "$VT_BIN" "$TMP/one-figure.json"
 run figures-too-many 3 'many-figures.json: error: 100001 figures: a figures file holds at most 100000' \
 	"$VT_BIN" calibrate --check="$TMP/many-figures.json"
+run replay-stdin-twice 2 "standard input \('-'\) may be given once per command" \
+	sh -c '"$0" replay - - <"$1"' "$VT_BIN" "$VT_SRC/traces/default.json"
+run compare-stdin-twice 2 "standard input \('-'\) may be given once per command" \
+	sh -c '"$0" compare --strategy=zigzag,batched - "$1" - <"$1"' "$VT_BIN" "$VT_SRC/traces/default.json"
 
 #@@MORE@@
 

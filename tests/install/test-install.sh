@@ -25,16 +25,42 @@ if [ -d "$VT_SRC/profiles" ]; then
 	[ -d "$S/vmaptool/profiles" ] || fail "profiles/ not installed"
 fi
 
+# ---- the installed binary reads its own share/, wherever the prefix is -------
+# A copy of the prefix moved elsewhere, run with a clean environment: a
+# profile that exists only in the copy's share/ is listed and used, and the
+# copy without its profile folder is a system error (4), not a usage error.
+R=$TMP/moved/usr
+mkdir -p "$TMP/moved"
+cp -a "$P" "$R"
+sed 's/"name": *"generic-a76"/"name": "install-only"/' "$R/share/vmaptool/profiles/generic-a76.json" \
+	>"$R/share/vmaptool/profiles/install-only.json"
+[ ! -e "$VT_SRC/profiles/install-only.json" ] || fail "the source tree has install-only.json"
+rc=0; out=$(cd / && env -i "$R/bin/vmaptool" profiles 2>&1) || rc=$?
+[ "$rc" = 0 ] && grep -q '^install-only ' <<<"$out" || fail "moved prefix: profiles exited $rc: $out"
+rc=0; out=$(cd / && env -i "$R/bin/vmaptool" replay -j --profile=install-only \
+	"$R/share/vmaptool/traces/default.json" 2>&1) || rc=$?
+[ "$rc" = 0 ] && grep -q '"profile": "install-only"' <<<"$out" ||
+	fail "moved prefix: replay --profile=install-only exited $rc: $(head -3 <<<"$out")"
+[ -f "$R/share/vmaptool/calibration/figures.json" ] || fail "calibration/figures.json not installed"
+mv "$R/share/vmaptool/profiles" "$TMP/moved/profiles"
+rc=0; out=$(cd / && env -i "$R/bin/vmaptool" replay "$R/share/vmaptool/traces/default.json" 2>&1) || rc=$?
+[ "$rc" = 4 ] && grep -q "$R/share/vmaptool/profiles" <<<"$out" ||
+	fail "moved prefix without profiles: replay exited $rc (expected 4): $out"
+rc=0; out=$(cd / && env -i VMAPTOOL_PROFILES="$TMP/moved/profiles" "$R/bin/vmaptool" replay -j \
+	--profile=install-only "$R/share/vmaptool/traces/default.json" 2>&1) || rc=$?
+[ "$rc" = 0 ] || fail "VMAPTOOL_PROFILES: replay exited $rc: $(head -3 <<<"$out")"
+rm -rf "$TMP/moved"
+
 # ---- man pages -------------------------------------------------------------
 cmds=$(vmaptool help | awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1} on && !/^  / {on=0}')
 [ "$(echo "$cmds" | wc -w)" -ge 8 ] || fail "vmaptool help lists only: $cmds"
 pages=$S/man/man1
-for page in vmaptool $(for c in $cmds; do [ "$c" = help ] || echo "vmaptool-$c"; done); do
+for page in vmaptool $(for c in $cmds; do echo "vmaptool-$c"; done); do
 	f=$pages/$page.1
 	[ -f "$f" ] || fail "no man page $page.1"
 	MANWIDTH=80 man -l "$f" >"$TMP/man.txt" 2>"$TMP/man.err" || fail "man -l $page.1: $(cat "$TMP/man.err")"
 	[ -s "$TMP/man.txt" ] && ! grep -q 'warning' "$TMP/man.err" || fail "man -l $page.1 warns: $(cat "$TMP/man.err")"
-	c=${page#vmaptool}; c=${c#-}
+	c=${page#vmaptool}; c=${c#-}; [ "$c" = help ] && c=	# help's page is the top-level text
 	# every option --help lists is in the page (they come from the same table)
 	for o in $(vmaptool $c --help | grep -oE -- '^ +(-[a-zA-Z?], )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+'); do
 		grep -q -- "$o" "$TMP/man.txt" || fail "$page(1) lacks $o"

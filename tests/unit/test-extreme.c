@@ -233,7 +233,7 @@ int main(void)
 	bool asan;
 	char dir[] = "/tmp/vt-extreme.XXXXXX", path[64], cmd[256];
 	static const char *const strategies =
-		"pagewise,zigzag,batched,batched@12345678,segments,segments:force";
+		"pagewise,zigzag,batched,batched@1234567,segments,segments:force";
 
 	if (!bin || access(bin, X_OK)) {
 		printf("skip: VT_BIN not set\n");

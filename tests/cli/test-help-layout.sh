@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The help texts and the man pages made from them keep argp's layout
+# whatever the lengths of the texts: glibc's argp_fmtstream misplaces a left
+# margin when its buffer is nearly full (a header indented 30 columns, the
+# option text after it at column 0) and leaves a line of blanks after a
+# text that ends at the right margin; cli/main.c repairs both.  Checked
+# for the top-level help and every command's: no trailing blanks, every
+# line of the options at column 1 (group header), 2 or 6 (option) or 29
+# (its text); compare --help lists the ablation sets it promises; in the
+# man pages every option has its text, "-j, --json" is one term and each
+# section header is whole.
+set -euo pipefail
+: "${VT_SRC:?}" "${VT_BIN:?}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+V=$VT_BIN
+export ASAN_OPTIONS=detect_leaks=0 COLUMNS=80
+top=$("$V" --help)
+cmds=$(awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1} on && !/^  / {on=0}' <<<"$top")
+[ "$(wc -w <<<"$cmds")" -ge 8 ] || fail "commands: $cmds"
+check() {	# NAME TEXT
+	python3 - "$1" "$2" <<'PY' || exit 1
+import re, sys
+name, text = sys.argv[1], sys.argv[2]
+lines = text.split("\n")
+for i, l in enumerate(lines):
+    if l != l.rstrip():
+        sys.exit(f"FAIL: {name}: line {i + 1} has trailing blanks: {l!r}")
+first = next(i for i, l in enumerate(lines) if re.match(r"^ +-", l))
+start = max(i for i in range(first) if not lines[i]) + 1
+stop = next(i for i in range(first, len(lines)) if "--version" in lines[i])
+for i in range(start, stop + 1):
+    l = lines[i]
+    if not l:
+        continue
+    n = len(l) - len(l.lstrip(" "))
+    if n not in (1, 2, 6, 29):
+        sys.exit(f"FAIL: {name}: line {i + 1} at column {n}: {l!r}")
+    if n == 1:  # a group header: after a blank line, may wrap, ends in ':'
+        j = i
+        while lines[j - 1].startswith(" ") and not lines[j - 1].startswith("  "):
+            j -= 1
+        k = i
+        while lines[k + 1].startswith(" ") and not lines[k + 1].startswith("  "):
+            k += 1
+        if lines[j - 1] or not lines[k].endswith(":"):
+            sys.exit(f"FAIL: {name}: line {i + 1} at column 1 is no group header: {l!r}")
+    if n in (2, 6) and not l.lstrip().startswith("-"):
+        sys.exit(f"FAIL: {name}: line {i + 1} at column {n} is no option: {l!r}")
+PY
+}
+check "vmaptool --help" "$top"
+for c in $cmds; do
+	[ "$c" = help ] && continue
+	out=$("$V" "$c" --help) || fail "$c --help exited $?"
+	check "$c --help" "$out"
+	out2=$("$V" help "$c")
+	[ "$out" = "$out2" ] || fail "'help $c' differs from '$c --help'"
+done
+cmp_help=$("$V" compare --help)
+sets=$(tr '\n' ' ' <<<"$cmp_help")
+grep -q 'batched = batched@1, batched@12, batched@123, .* batched@12345678\.' <<<"$sets" ||
+	fail "compare --help does not list the ablation sets: $cmp_help"
+
+# ---- the man pages -------------------------------------------------------------
+command -v man >/dev/null || { echo "skip: no man"; exit 0; }
+python3 "$VT_SRC/scripts/gen-man.py" "$V" "$TMP/man"
+[ -f "$TMP/man/vmaptool-help.1" ] || fail "no vmaptool-help.1 (docs/vmaptool-help.md documents 'vmaptool help')"
+for f in "$TMP"/man/*.1; do
+	python3 - "$f" <<'PY' || exit 1
+import re, sys
+src = open(sys.argv[1]).read().split("\n")
+for i, l in enumerate(src):
+    if l == ".TP":
+        term, text = src[i + 1], src[i + 2] if i + 2 < len(src) else ""
+        if not term.startswith(".B ") or not text.strip() or text.startswith("."):
+            sys.exit(f"FAIL: {sys.argv[1]}: option {term!r} has no text")
+        if re.match(r"\.B \\-\S,$", term):
+            sys.exit(f"FAIL: {sys.argv[1]}: {term!r} cut at its comma")
+    if l.startswith(".SS ") and not l.endswith(":") and l != ".SS Commands":
+        sys.exit(f"FAIL: {sys.argv[1]}: section header cut: {l!r}")
+PY
+	MANWIDTH=80 man -l "$f" >"$TMP/page" 2>"$TMP/err" || fail "man -l $f: $(cat "$TMP/err")"
+done
+page=$(MANWIDTH=80 man -l "$TMP/man/vmaptool.1" 2>/dev/null)
+grep -A1 -- '--color\[=auto|always|never\]' <<<"$page" | grep -q "colour the table" ||
+	fail "vmaptool.1: --color without its text"
+echo ok
