@@ -221,7 +221,7 @@ out=$("$V" replay --profile=rk3588 "$TMP/one-ev.json" 2>&1)
 grep -q "did you mean 'rk3588-a55' or 'rk3588-a76'? see 'vmaptool profiles'" <<<"$out" ||
 	fail "--profile=rk3588: $out"
 out=$("$V" replay --profile="$TMP/none.json" "$TMP/one-ev.json" 2>&1)
-grep -q "cannot read profile '$TMP/none.json': No such file or directory" <<<"$out" ||
+grep -q "cannot open profile '$TMP/none.json': No such file or directory" <<<"$out" ||
 	fail "--profile=missing file: no reason: $out"
 
 echo "$fails failed"
