@@ -250,6 +250,8 @@ int vt_im_kind_of(const char *name, const char *sym);
 /* The front ends: read every record and hand it to vt_im_handle(). */
 int vt_im_text_run(struct vt_import *im, struct vt_error *err);
 int vt_im_dat_run(struct vt_import *im, struct vt_error *err);
+/* text.c: start the xz decoder of an xz recording (open, and each pass) */
+int vt_im_xz_start(struct vt_import *im, struct vt_error *err);
 /* text.c: read the text again from its start (the second pass) */
 int vt_im_text_rewind(struct vt_import *im, struct vt_error *err);
 /* reconstruct.c: after the reader, the trace (vt_import_run() in open.c) */

@@ -85,17 +85,9 @@ static int open_common(struct vt_import *im, const unsigned char *head,
 		close(fd);
 	if (hlen >= sizeof(xz_magic) &&
 	    !memcmp(head, xz_magic, sizeof(xz_magic))) {
-		lzma_stream init = LZMA_STREAM_INIT;
-
 		im->sum.format = VT_IMPORT_FMT_TEXT_XZ;
 		im->xz = true;
-		im->lz = init;
-		if (lzma_stream_decoder(&im->lz, UINT64_MAX,
-					LZMA_CONCATENATED) != LZMA_OK)
-			return vt_error_set(err, -ENOMEM,
-					    "cannot start the xz decoder");
-		im->lz_init = true;
-		return 0;
+		return vt_im_xz_start(im, err);
 	}
 	im->sum.format = VT_IMPORT_FMT_TEXT;
 	return 0;

@@ -53,6 +53,17 @@ static ssize_t raw_read(struct vt_import *im, void *buf, size_t len)
  * (whose first bytes open.c sniffed are read again), of the memory buffer
  * or of pass 1's copy.
  */
+int vt_im_xz_start(struct vt_import *im, struct vt_error *err)
+{
+	lzma_stream init = LZMA_STREAM_INIT;
+
+	im->lz = init;
+	if (lzma_stream_decoder(&im->lz, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+		return vt_error_set(err, -ENOMEM, "cannot start the xz decoder");
+	im->lz_init = true;
+	return 0;
+}
+
 int vt_im_text_rewind(struct vt_import *im, struct vt_error *err)
 {
 	if (im->mem) {
@@ -72,16 +83,9 @@ int vt_im_text_rewind(struct vt_import *im, struct vt_error *err)
 	im->in_eof = false;
 	im->text_total = 0;
 	if (im->xz) {
-		lzma_stream init = LZMA_STREAM_INIT;
-
 		lzma_end(&im->lz);
-		im->lz = init;
 		im->lz_init = false;
-		if (lzma_stream_decoder(&im->lz, UINT64_MAX,
-					LZMA_CONCATENATED) != LZMA_OK)
-			return vt_error_set(err, -ENOMEM,
-					    "cannot start the xz decoder");
-		im->lz_init = true;
+		return vt_im_xz_start(im, err);
 	}
 	return 0;
 sys:
