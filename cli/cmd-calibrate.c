@@ -436,6 +436,22 @@ static void fmt_value(char *buf, size_t len, enum vt_fig_quantity q, double v)
 		snprintf(buf, len, "%.4g ns", v);
 }
 
+
+/* One kind's error line; no figure of the kind: "none", not a median of nothing. */
+static void print_errors(FILE *out, const char *kind, unsigned int n, double med,
+			 double worst, bool loo, double med_loo, double worst_loo)
+{
+	if (!n) {
+		fprintf(out, "%s (0): none\n", kind);
+		return;
+	}
+	fprintf(out, "%s (%u): median |error| %.1f%%, worst %.1f%%", kind, n, 100 * med,
+		100 * worst);
+	if (loo)
+		fprintf(out, "; leave-one-out median %.1f%%, worst %.1f%%", 100 * med_loo,
+			100 * worst_loo);
+	fputc('\n', out);
+}
 static void render_table(FILE *out, const struct vt_figure_set *set, const struct vt_fit *fit,
 			 const struct vt_profile *profs, unsigned int nr_profs, bool fitted)
 {
@@ -473,24 +489,10 @@ static void render_table(FILE *out, const struct vt_figure_set *set, const struc
 	fprintf(out, "\n%u figure%s: %u expressed, %u pending (counts this build lacks), %u inexpressible\n",
 		set->nr, set->nr == 1 ? "" : "s", n[VT_FIG_EXPRESSED], n[VT_FIG_PENDING],
 		n[VT_FIG_INEXPRESSIBLE]);
-	/* no figure of a kind: "none", not a median of nothing */
-	if (!fit->n_ratio)
-		fprintf(out, "ratios (0): none");
-	else
-		fprintf(out, "ratios (%u): median |error| %.1f%%, worst %.1f%%", fit->n_ratio,
-			100 * fit->med_ratio, 100 * fit->worst_ratio);
-	if (fitted && fit->n_ratio)
-		fprintf(out, "; leave-one-out median %.1f%%, worst %.1f%%",
-			100 * fit->med_ratio_loo, 100 * fit->worst_ratio_loo);
-	if (!fit->n_time)
-		fprintf(out, "\ntimes  (0): none");
-	else
-		fprintf(out, "\ntimes  (%u): median |error| %.1f%%, worst %.1f%%", fit->n_time,
-			100 * fit->med_time, 100 * fit->worst_time);
-	if (fitted && fit->n_time)
-		fprintf(out, "; leave-one-out median %.1f%%, worst %.1f%%",
-			100 * fit->med_time_loo, 100 * fit->worst_time_loo);
-	fputc('\n', out);
+	print_errors(out, "ratios", fit->n_ratio, fit->med_ratio, fit->worst_ratio, fitted,
+		     fit->med_ratio_loo, fit->worst_ratio_loo);
+	print_errors(out, "times ", fit->n_time, fit->med_time, fit->worst_time, fitted,
+		     fit->med_time_loo, fit->worst_time_loo);
 	if (fitted && fit->nr) {
 		fprintf(out, "\nfitted price groups (determined: share of the prior's variance the data remove)\n");
 		fprintf(out, "%-12s %-16s %8s %10s %10s\n", "profile", "group", "factor", "range",
