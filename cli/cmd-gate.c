@@ -450,6 +450,39 @@ static int write_outputs(const struct vt_gate *g, const struct gate_args *a)
 	return rc;
 }
 
+/*
+ * --update-baseline writes exactly the traces given: name those of the old
+ * baseline @base that the new one loses (a glob that missed a folder or
+ * the .jsonl files), so a re-bless does not shrink the gate unseen.
+ */
+static void warn_dropped(const struct vt_report *base, char **keys, int n)
+{
+	size_t nt = json_array_size(base->traces), lost = 0, len = 0;
+	char *msg = NULL;
+	bool *kept = calloc(nt ? nt : 1, sizeof(*kept));
+	FILE *f;
+
+	if (!kept)
+		return;
+	for (int i = 0; i < n; i++) {
+		long at = vt_gate_key_match(base->traces, keys[i]);
+
+		if (at >= 0)
+			kept[at] = true;
+	}
+	f = open_memstream(&msg, &len);
+	for (size_t i = 0; f && i < nt; i++)
+		if (!kept[i])
+			fprintf(f, "%s%s", lost++ ? ", " : "",
+				json_string_value(json_object_get(
+					json_array_get(base->traces, i), "trace")));
+	if (f && !fclose(f) && lost)
+		vt_warn("gate: the new baseline drops %zu trace%s of the old one, "
+			"not given this time: %s", lost, lost == 1 ? "" : "s", msg);
+	free(msg);
+	free(kept);
+}
+
 static int write_baseline(const char *path, const struct vt_report *r)
 {
 	FILE *f = vt_out_open(path);
@@ -715,6 +748,8 @@ int cmd_gate(int argc, char **argv)
 		goto out;
 	if (a.update) {
 		rc = write_baseline(a.baseline, cur);
+		if (!rc && base)
+			warn_dropped(base, keys, n);
 		goto out;
 	}
 compare:

@@ -8,7 +8,8 @@
 # with VT_TOY_EXTRA_TLBI=1, tests/strategy/toy.c) and they must fail (exit
 # 1) naming the trace, the strategy and the metric in words in the text,
 # JUnit and Markdown outputs.  Also: options that differ from the
-# baseline's, missing traces, --threshold, --update-baseline.
+# baseline's, missing traces, --threshold, --update-baseline (and the
+# warning when it drops traces of the old baseline).
 set -euo pipefail
 : "${VT_SRC:?}" "${VT_BIN:?}"
 VT_TOY_BIN=${VT_TOY_BIN:-$(dirname "$VT_BIN")/vmaptool-toy}
@@ -179,6 +180,14 @@ cp "$repo/traces/baseline.json" before.json
 "$V" gate --update-baseline --baseline="$repo/traces/baseline.json" "$repo"/traces/*.json 2>err ||
 	fail "re-bless: $(cat err)"
 cmp -s before.json "$repo/traces/baseline.json" || fail "re-blessing an unchanged tree changed the baseline"
+grep -q "drops" err && fail "re-blessing every trace warned of a dropped one: $(cat err)"
+# a re-bless with fewer traces says which ones the baseline loses
+"$V" gate --update-baseline --baseline="$TMP/fewer.json" "$repo/traces/default.json" \
+	"$repo/traces/ioremap-1m.json" "$repo/traces/vmap-order8.json" 2>/dev/null
+"$V" gate --update-baseline --baseline="$TMP/fewer.json" "$repo/traces/default.json" 2>err ||
+	fail "re-bless with one trace: $(cat err)"
+grep -q "warning: gate: the new baseline drops 2 traces of the old one, not given this time: .*ioremap-1m.json, .*vmap-order8.json" err ||
+	fail "no warning for the traces dropped: $(cat err)"
 # a failed update leaves the old baseline as it was
 set +e
 "$V" gate --update-baseline --baseline="$repo/traces/baseline.json" "$repo/traces/default.json" \
