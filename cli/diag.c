@@ -52,12 +52,13 @@ static void vmsg(const char *prefix, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+/* "vmaptool: error: ...", as vt_report_error() words an error without a file */
 int vt_err(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg("", fmt, ap);
+	vmsg("error: ", fmt, ap);
 	va_end(ap);
 	return -1;
 }
