@@ -64,8 +64,9 @@ static inline json_t *hex(uint64_t v)
 /* Every JSON document is dumped once, keys sorted, reals to 6 digits. */
 static inline int dump_json(json_t *root, FILE *f, size_t flags)
 {
+	errno = 0;	/* a short fwrite() says why: ENOSPC, EPIPE ... */
 	if (json_dumpf(root, f, flags | JSON_SORT_KEYS | JSON_REAL_PRECISION(6)))
-		return -EIO;
+		return errno > 0 ? -errno : -EIO;
 	fputc('\n', f);
 	return 0;
 }

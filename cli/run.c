@@ -408,6 +408,8 @@ static int run_one(struct job *j, const struct vt_spec_list *specs,
 	if (j->ret < 0)
 		vt_run_explain(j->path, &j->err);
 	if (j->ret >= 0 && ctx.write_err) {
+		/* the replay's result is dropped with the run */
+		vt_replay_result_release(&j->res);
 		j->ret = ctx.write_err;
 		vt_error_set(&j->err, ctx.write_err, "cannot write --per-event lines: %s",
 			     strerror(-ctx.write_err));

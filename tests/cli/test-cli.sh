@@ -186,6 +186,12 @@ if [ -w /dev/full ]; then
 	[ $? = 4 ] || fail "writing JSON to /dev/full must exit 4"
 	"$VT_BIN" strategies >/dev/full 2>"$TMP/err"
 	[ $? = 4 ] || fail "strategies to /dev/full must exit 4"
+	# the per-event lines: the errno of the write, and (under ASan) no
+	# leak of the replay's result dropped with the run
+	"$VT_BIN" replay "$TRACE" --per-event=/dev/full 2>"$TMP/err"
+	[ $? = 4 ] || fail "--per-event=/dev/full must exit 4: $(cat "$TMP/err")"
+	grep -q "cannot write --per-event lines: No space left on device" "$TMP/err" ||
+		fail "--per-event=/dev/full message: $(cat "$TMP/err")"
 fi
 
 # --- --jobs gives the same report ------------------------------------------
