@@ -216,6 +216,8 @@ struct vt_import {
 	struct task *tasks;
 	size_t ntasks, tasks_cap;
 	size_t last_task;
+	size_t *task_at;	/* open-addressing pid -> tasks[] index + 1 */
+	size_t task_at_cap;
 	struct area **live;	/* open-addressing va -> live area */
 	size_t live_cap, live_used;
 	struct strtab strs;

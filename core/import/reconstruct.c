@@ -426,23 +426,63 @@ static bool live_add(struct vt_import *im, struct area *a)
 
 /* ---- tasks --------------------------------------------------------- */
 
+/*
+ * Tasks are found through a hash of their pid (a recording of many short
+ * tasks made a linear search quadratic) and kept in first-seen order in
+ * tasks[], which the end of the import walks in that order.  Tasks are
+ * only added until reset_tasks(): no tombstones.
+ */
+static size_t *task_slot(const struct vt_import *im, int pid)
+{
+	size_t h = (size_t)(((uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ULL) >> 32) &
+		   (im->task_at_cap - 1);
+
+	while (im->task_at[h] && im->tasks[im->task_at[h] - 1].pid != pid)
+		h = (h + 1) & (im->task_at_cap - 1);
+	return &im->task_at[h];
+}
+
+/* Room for one more task at a load of at most one half. */
+static bool task_index_grow(struct vt_import *im)
+{
+	size_t *old = im->task_at, ocap = im->task_at_cap;
+
+	if (2 * (im->ntasks + 1) <= ocap)
+		return true;
+	im->task_at_cap = ocap ? 2 * ocap : 64;
+	im->task_at = calloc(im->task_at_cap, sizeof(*im->task_at));
+	if (!im->task_at) {
+		im->task_at = old;
+		im->task_at_cap = ocap;
+		return false;
+	}
+	for (size_t i = 0; i < im->ntasks; i++)
+		*task_slot(im, im->tasks[i].pid) = i + 1;
+	free(old);
+	return true;
+}
+
 static struct task *task_get(struct vt_import *im, int pid)
 {
 	struct task *t;
-	size_t i;
+	size_t *slot;
 
 	if (im->last_task < im->ntasks && im->tasks[im->last_task].pid == pid)
 		return &im->tasks[im->last_task];
-	for (i = 0; i < im->ntasks; i++)
-		if (im->tasks[i].pid == pid) {
-			im->last_task = i;
-			return &im->tasks[i];
+	if (im->ntasks) {
+		slot = task_slot(im, pid);
+		if (*slot) {
+			im->last_task = *slot - 1;
+			return &im->tasks[im->last_task];
 		}
-	if (!vt_im_grow((void **)&im->tasks, &im->tasks_cap, im->ntasks + 1,
-		  sizeof(*im->tasks))) {
+	}
+	if (!task_index_grow(im) ||
+	    !vt_im_grow((void **)&im->tasks, &im->tasks_cap, im->ntasks + 1,
+			sizeof(*im->tasks))) {
 		im->oom = true;
 		return NULL;
 	}
+	*task_slot(im, pid) = im->ntasks + 1;
 	t = &im->tasks[im->ntasks];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -1713,6 +1753,8 @@ static void reset_tasks(struct vt_import *im)
 		free(im->tasks[i].loose.v);
 	im->ntasks = 0;
 	im->last_task = 0;
+	if (im->task_at)
+		memset(im->task_at, 0, im->task_at_cap * sizeof(*im->task_at));
 }
 
 /*
@@ -1780,6 +1822,7 @@ void vt_im_free_state(struct vt_import *im)
 	free(im->out);
 	reset_tasks(im);
 	free(im->tasks);
+	free(im->task_at);
 	free(im->unpinned.v);
 	if (im->ev_spool)
 		fclose(im->ev_spool);

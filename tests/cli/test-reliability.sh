@@ -205,6 +205,25 @@ start=$(date +%s)
 run unknown-flags-100k 0 'more than 1000 distinct unknown names' "$VT_BIN" replay "$TMP/flags.jsonl"
 [ $(( $(date +%s) - start )) -le $(( 15 * SLOW )) ] || { echo "FAIL unknown-flags-100k: slower than $(( 15 * SLOW )) s"; fail=1; }
 
+## No quadratic path in import: 200,000 tasks, each seen once (tasks were
+## searched linearly: about a minute before, under a second after)
+python3 - "$TMP/pids.txt" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("# tracer: nop\n#\n")
+    for i in range(200000):
+        va = 0xffff800080000000 + i * 8192
+        f.write("        insmod-%d [001] .....   %d.%06d: alloc_vmap_area: va_start: %d size=4096 "
+                "align=1 vstart=0xffff800080000000 vend=0xffffc1ffbf800000 failed=0\n"
+                % (i + 1, 100 + 2 * i // 1000000, 2 * i % 1000000, va))
+        f.write("        insmod-%d [001] .....   %d.%06d: free_vmap_area_noflush: va_start=0x%x "
+                "nr_lazy=10 nr_lazy_max=16384\n"
+                % (i + 1, 100 + (2 * i + 1) // 1000000, (2 * i + 1) % 1000000, va))
+PY
+start=$(date +%s)
+run import-tasks-200k 0 '' "$VT_BIN" import "$TMP/pids.txt" -o "$TMP/pids.json"
+[ $(( $(date +%s) - start )) -le $(( 15 * SLOW )) ] || { echo "FAIL import-tasks-200k: slower than $(( 15 * SLOW )) s"; fail=1; }
+
 ## import: pipes and FIFOs without losing a byte; trace.dat checked
 ## before libtracecmd; import never writes what replay refuses
 R=${VT_SHARED:-$VT_SRC/../shared}/recordings
