@@ -8,6 +8,7 @@
 
 #include "arch/arch.h"
 #include "core/mm/page_alloc.h"
+#include "core/mm/va_free.h"
 #include "core/mm/walk.h"
 #include "core/model.h"
 
@@ -55,9 +56,8 @@ struct vt_engine {
 	struct arm64_counters aev, apg;
 	/* the page-table walkers' context: &mm, &pages, w.st, err */
 	struct vt_walk w;
-	/* VA space: free ranges sorted by address; lazily freed areas */
-	struct vt_vrange *free;
-	uint64_t nr_free, cap_free;
+	/* VA space: the free ranges (core/mm/va_free.h); lazily freed areas */
+	struct vt_va_free free;
 	struct vt_vrange *lazy;
 	uint64_t nr_lazy, cap_lazy;
 	uint64_t vmap_lazy_nr, lazy_max_pages;

@@ -765,6 +765,7 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 	e->hash_size = 64;
 	e->hash = calloc(e->hash_size, sizeof(*e->hash));
 	e->blocks_tail = &e->blocks;
+	vt_va_free_init(&e->free);
 	vt_page_alloc_init(&e->pa, o->page_shift, e->mm.g.max_page_order,
 			   e->mm.g.pmd_shift - o->page_shift, o->cpus, 0x100000,
 			   1ull << (e->mm.g.pa_bits - o->page_shift));
@@ -797,7 +798,7 @@ void vt_engine_free(struct vt_engine *e)
 		e->blocks = n;
 	}
 	free(e->hash);
-	free(e->free);
+	vt_va_free_release(&e->free);
 	free(e->lazy);
 	free(e->pages.runs);
 	free(e->pages.start);

@@ -34,77 +34,20 @@ static int vrange_push(struct vt_vrange **v, uint64_t *nr, uint64_t *cap,
 /* Return [start, end) to the free tree, merging neighbours. */
 int vt_merge_or_add_vmap_area(struct vt_engine *e, uint64_t start, uint64_t end)
 {
-	uint64_t lo = 0, hi = e->nr_free;
-
-	while (lo < hi) {
-		uint64_t mid = (lo + hi) / 2;
-
-		if (e->free[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0 && e->free[lo - 1].end == start) {
-		e->free[lo - 1].end = end;
-		if (lo < e->nr_free && e->free[lo].start == end) {
-			e->free[lo - 1].end = e->free[lo].end;
-			memmove(&e->free[lo], &e->free[lo + 1],
-				(e->nr_free - lo - 1) * sizeof(*e->free));
-			e->nr_free--;
-		}
-		return 0;
-	}
-	if (lo < e->nr_free && e->free[lo].start == end) {
-		e->free[lo].start = start;
-		return 0;
-	}
-	return vrange_push(&e->free, &e->nr_free, &e->cap_free, lo,
-			   (struct vt_vrange){ start, end });
-}
-
-/* Take [a, a + size) out of free range i. */
-static int va_take(struct vt_engine *e, uint64_t i, uint64_t a, uint64_t size)
-{
-	struct vt_vrange r = e->free[i];
-
-	if (a == r.start && a + size == r.end) {
-		memmove(&e->free[i], &e->free[i + 1],
-			(e->nr_free - i - 1) * sizeof(*e->free));
-		e->nr_free--;
-		return 0;
-	}
-	if (a == r.start) {
-		e->free[i].start = a + size;
-		return 0;
-	}
-	e->free[i].end = a;
-	if (a + size != r.end)
-		return vrange_push(&e->free, &e->nr_free, &e->cap_free, i + 1,
-				   (struct vt_vrange){ a + size, r.end });
-	return 0;
+	return vt_va_free_add(&e->free, start, end);
 }
 
 /*
  * Lowest-address fit in [vstart, vend) honouring @align, as
  * find_vmap_lowest_match() does for one vmap node (the free tree spans
  * every range, vmap_init_free_space()).  Deviation: the kernel prunes
- * subtrees by size + align - 1 on its augmented rbtree; this scan takes
- * the exact lowest fit.
+ * subtrees by size + align - 1 on its augmented rbtree; this search
+ * prunes by size and takes the exact lowest fit.
  */
 static int vt_find_vmap_lowest_match(struct vt_engine *e, uint64_t size, uint64_t align,
 				     uint64_t vstart, uint64_t vend, uint64_t *out)
 {
-	for (uint64_t i = 0; i < e->nr_free && e->free[i].start < vend; i++) {
-		uint64_t lo = e->free[i].start > vstart ? e->free[i].start : vstart;
-		uint64_t hi = e->free[i].end < vend ? e->free[i].end : vend;
-		uint64_t a = align_up(lo, align);
-
-		if (a >= lo && a + size > a && a + size <= hi) {
-			*out = a;
-			return va_take(e, i, a, size);
-		}
-	}
-	return -ENOSPC;
+	return vt_va_free_take_lowest(&e->free, size, align, vstart, vend, out);
 }
 
 static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size,
@@ -112,12 +55,7 @@ static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size,
 {
 	if (a < vstart || a + size > vend || a + size < a)
 		return -ENOSPC;
-	for (uint64_t i = 0; i < e->nr_free; i++)
-		/* no a + size: a trace VA near 2^64 would wrap past the end */
-		if (a >= e->free[i].start && a < e->free[i].end &&
-		    size <= e->free[i].end - a)
-			return va_take(e, i, a, size);
-	return -ENOSPC;
+	return vt_va_free_take_at(&e->free, a, size);
 }
 
 /* The [vstart, vend) an area's VA comes from: the module area for a

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The free VA space of the vmap-area allocator: disjoint [start, end)
+ * ranges ordered by address in a balanced tree whose nodes carry the
+ * largest free length below them, as mm/vmalloc.c's free_vmap_area_root is
+ * an rbtree augmented with subtree_max_size (linux-mm/linux-mm @
+ * 00cc00cd1fb6).  Here a treap (random priorities from a fixed seed, so
+ * runs repeat) over one array of nodes: lookups, inserts and removals in
+ * O(log n), and the lowest fit skips every subtree too small to hold the
+ * request.  A sorted array with a linear scan made a trace of 100,000 VA
+ * holes quadratic (100 s a strategy).
+ */
+#ifndef VT_MM_VA_FREE_H
+#define VT_MM_VA_FREE_H
+
+#include <stdint.h>
+
+struct vt_va_node {
+	uint64_t start, end;
+	uint64_t max;		/* the largest end - start in this subtree */
+	uint32_t l, r;		/* children; 0 is no node */
+	uint32_t prio;
+};
+
+struct vt_va_free {
+	struct vt_va_node *n;	/* n[0] unused: index 0 is "none" */
+	uint32_t root, spare;	/* spare: freed nodes, linked through .l */
+	uint32_t used, cap;
+	uint32_t seed;
+	uint64_t nr;		/* ranges in the tree */
+};
+
+void vt_va_free_init(struct vt_va_free *f);
+void vt_va_free_release(struct vt_va_free *f);
+/* merge_or_add_vmap_area(): [start, end) back, merged with its neighbours;
+ * -ENOMEM */
+int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end);
+/*
+ * The lowest @align-aligned @size bytes inside [vstart, vend) and a free
+ * range, taken out of it: its address in *@out; -ENOSPC if none.  The
+ * exact lowest fit (see vt_find_vmap_lowest_match() in vmap_area.c).
+ */
+int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
+			   uint64_t vstart, uint64_t vend, uint64_t *out);
+/* [a, a + size) taken out of the free range holding it; -ENOSPC if no
+ * free range holds all of it */
+int vt_va_free_take_at(struct vt_va_free *f, uint64_t a, uint64_t size);
+
+#endif
