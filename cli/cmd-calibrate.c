@@ -113,7 +113,8 @@ struct run_ctx {
 static int run_gen(const char *args, const char *out, struct vt_error *err)
 {
 	static char a_vmaptool[] = "vmaptool", a_gen[] = "gen", a_q[] = "-q", a_o[] = "-o";
-	char buf[600], obuf[600], *argv[64], *save = NULL, *w;
+	/* every word of a "gen" (at most 511 bytes: 256 words) */
+	char buf[600], obuf[600], *argv[5 + 256], *save = NULL, *w;
 	int argc = 0, status;
 	pid_t pid;
 
@@ -121,7 +122,7 @@ static int run_gen(const char *args, const char *out, struct vt_error *err)
 	snprintf(obuf, sizeof(obuf), "%s", out);
 	argv[argc++] = a_vmaptool;
 	argv[argc++] = a_gen;
-	for (w = strtok_r(buf, " ", &save); w && argc < 60; w = strtok_r(NULL, " ", &save))
+	for (w = strtok_r(buf, " ", &save); w && argc < 2 + 256; w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
 	argv[argc++] = a_q;
 	argv[argc++] = a_o;
@@ -252,7 +253,16 @@ static int run_side(struct run_ctx *rc, const struct vt_figure *f, const struct 
 	ret = vt_replay_run(&req, &cb, &res, err);
 	if (ret)
 		return ret;
-	vt_replay_result_release(&res);
+	/* a timed range past the trace, or no timed op in it: nothing measured */
+	vt_replay_result_release(&res);		/* keeps res.events */
+	if (res.events <= f->from_event)
+		return vt_error_set(err, VT_ERR_BAD_EXPERIMENT,
+				    "figure '%s': \"from_event\" %ld is past the trace's %ld events",
+				    f->id, f->from_event, res.events);
+	if (!memcmp(&acc.timed, &(struct vt_stats){ 0 }, sizeof(acc.timed)) && !acc.api)
+		return vt_error_set(err, VT_ERR_BAD_EXPERIMENT,
+				    "figure '%s': no event of \"timed_ops\" in the timed range: nothing measured",
+				    f->id);
 	sc = realloc(rc->sides, (rc->nr_sides + 1) * sizeof(*sc));
 	if (!sc)
 		return vt_error_set(err, -ENOMEM, "out of memory");

@@ -25,7 +25,14 @@ struct vt_input {
 	bool hit;		/* a read stopped at the limit */
 	int64_t size;		/* of a regular file, else -1 */
 	char path[256];
+	char limit[64];		/* the limit in messages: "" is --max-input */
 };
+
+/* "the --max-input limit", or a fixed limit ("a profile's limit") */
+static const char *limit_name(const struct vt_input *in)
+{
+	return in->limit[0] ? in->limit : "the --max-input limit";
+}
 
 const char *vt_input_size_text(uint64_t n, char *buf, size_t len)
 {
@@ -184,8 +191,8 @@ int vt_input_whole(struct vt_input *in, struct vt_error *err)
 	snprintf(err->file, sizeof(err->file), "%s", in->path);
 	err->line = err->column = 0;
 	return vt_error_set(err, VT_ERR_INPUT_LIMIT,
-			    "input of %s is larger than the --max-input limit of %s",
-			    vt_input_size_text(in->size, a, sizeof(a)),
+			    "input of %s is larger than %s of %s",
+			    vt_input_size_text(in->size, a, sizeof(a)), limit_name(in),
 			    vt_input_size_text(in->max, b, sizeof(b)));
 }
 
@@ -224,9 +231,9 @@ bool vt_input_limit_hit(const struct vt_input *in, struct vt_error *err)
 	err->line = err->column = 0;
 	vt_error_set(err, VT_ERR_INPUT_LIMIT,
 		     in->per_line ?
-		     "a line of the input is longer than the --max-input limit of %s" :
-		     "input is larger than the --max-input limit of %s",
-		     vt_input_size_text(in->max, b, sizeof(b)));
+		     "a line of the input is longer than %s of %s" :
+		     "input is larger than %s of %s",
+		     limit_name(in), vt_input_size_text(in->max, b, sizeof(b)));
 	return true;
 }
 
@@ -239,9 +246,9 @@ void vt_input_close(struct vt_input *in, FILE *f)
 	free(in);
 }
 
-int vt_input_load_json(const char *path, const char *what, uint64_t max,
-		       size_t jflags, json_t **root, json_error_t *jerr,
-		       struct vt_error *err)
+static int load_json(const char *path, const char *what, uint64_t max,
+		     bool fixed, size_t jflags, json_t **root, json_error_t *jerr,
+		     struct vt_error *err)
 {
 	struct vt_input *in;
 	FILE *f;
@@ -251,6 +258,8 @@ int vt_input_load_json(const char *path, const char *what, uint64_t max,
 	ret = vt_input_open(path, what, max, &f, &in, err);
 	if (ret)
 		return ret;
+	if (fixed)
+		snprintf(in->limit, sizeof(in->limit), "a %s's limit", what);
 	ret = vt_input_whole(in, err);
 	if (!ret) {
 		*root = json_loadf(f, jflags, jerr);
@@ -259,4 +268,18 @@ int vt_input_load_json(const char *path, const char *what, uint64_t max,
 	}
 	vt_input_close(in, f);
 	return ret;
+}
+
+int vt_input_load_json(const char *path, const char *what, uint64_t max,
+		       size_t jflags, json_t **root, json_error_t *jerr,
+		       struct vt_error *err)
+{
+	return load_json(path, what, max, false, jflags, root, jerr, err);
+}
+
+int vt_input_load_json_capped(const char *path, const char *what, uint64_t max,
+			      size_t jflags, json_t **root, json_error_t *jerr,
+			      struct vt_error *err)
+{
+	return load_json(path, what, max, true, jflags, root, jerr, err);
 }

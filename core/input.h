@@ -73,6 +73,11 @@ struct json_error_t;
 int vt_input_load_json(const char *path, const char *what, uint64_t max,
 		       size_t jflags, struct json_t **root,
 		       struct json_error_t *jerr, struct vt_error *err);
+/* The same under a fixed limit @max of its own, not --max-input: the
+ * messages say "a profile's limit of 1 MiB" (@what = "profile") */
+int vt_input_load_json_capped(const char *path, const char *what, uint64_t max,
+			      size_t jflags, struct json_t **root,
+			      struct json_error_t *jerr, struct vt_error *err);
 
 /* "1073741824 bytes (1 GiB)"-style text of a byte count, for messages. */
 const char *vt_input_size_text(uint64_t n, char *buf, size_t len);

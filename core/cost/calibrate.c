@@ -67,11 +67,23 @@ static bool pub_value(json_t *v, double *out)
 	return true;
 }
 
-static void str_field(char *dst, size_t len, json_t *o, const char *key)
+/* @key of @o into @dst: refused, not cut, when it does not fit (a cut
+ * "gen" or "options" would run another experiment) */
+static int str_field(char *dst, size_t len, json_t *o, const char *key,
+		     const char *path, const char *id, struct vt_error *err)
 {
 	json_t *v = json_object_get(o, key);
+	const char *s = json_is_string(v) ? json_string_value(v) : "";
 
-	snprintf(dst, len, "%s", json_is_string(v) ? json_string_value(v) : "");
+	if (strlen(s) >= len) {
+		vt_error_set(err, VT_ERR_BAD_EXPERIMENT,
+			     "figure '%s': \"%s\" is longer than %zu bytes",
+			     id, key, len - 1);
+		snprintf(err->file, sizeof(err->file), "%.255s", path);
+		return VT_ERR_BAD_EXPERIMENT;
+	}
+	snprintf(dst, len, "%s", s);
+	return 0;
 }
 
 static int load_side(json_t *o, struct vt_exp_side *s, const char *path,
@@ -79,9 +91,8 @@ static int load_side(json_t *o, struct vt_exp_side *s, const char *path,
 {
 	if (!json_is_object(o) || !json_is_string(json_object_get(o, "strategy")))
 		return fbad(err, path, id, "\"before\" and \"after\" need a \"strategy\"");
-	str_field(s->strategy, sizeof(s->strategy), o, "strategy");
-	str_field(s->options, sizeof(s->options), o, "options");
-	return 0;
+	return str_field(s->strategy, sizeof(s->strategy), o, "strategy", path, id, err) ?:
+	       str_field(s->options, sizeof(s->options), o, "options", path, id, err);
 }
 
 static int load_published(json_t *fo, struct vt_figure *f, const char *path,
@@ -179,12 +190,16 @@ static int load_experiment(json_t *eo, struct vt_figure *f, const char *path,
 	size_t i;
 	int ret, o;
 
-	str_field(f->profile, sizeof(f->profile), eo, "profile");
+	ret = str_field(f->profile, sizeof(f->profile), eo, "profile", path, f->id, err);
+	if (ret)
+		return ret;
 	if (!f->profile[0])
 		return fbad(err, path, f->id, "experiment without a \"profile\"");
 	tr = json_object_get(eo, "trace");
-	str_field(f->trace_gen, sizeof(f->trace_gen), tr, "gen");
-	str_field(f->trace_file, sizeof(f->trace_file), tr, "file");
+	ret = str_field(f->trace_gen, sizeof(f->trace_gen), tr, "gen", path, f->id, err) ?:
+	      str_field(f->trace_file, sizeof(f->trace_file), tr, "file", path, f->id, err);
+	if (ret)
+		return ret;
 	v = json_object_get(tr, "inline");
 	if (json_is_object(v))
 		f->trace_inline = json_incref(v);
@@ -196,6 +211,8 @@ static int load_experiment(json_t *eo, struct vt_figure *f, const char *path,
 	if (ret)
 		return ret;
 	v = json_object_get(eo, "timed_ops");
+	if (v && !json_array_size(v))
+		return fbad(err, path, f->id, "\"timed_ops\" is empty: nothing would be timed");
 	for (o = 0; o < VT_OP__NR; o++)
 		f->op_timed[o] = !v;
 	for (i = 0; v && i < json_array_size(v); i++) {
@@ -209,22 +226,30 @@ static int load_experiment(json_t *eo, struct vt_figure *f, const char *path,
 	if (f->from_event < 0 || f->to_event < 0 ||
 	    (f->to_event && f->to_event <= f->from_event))
 		return fbad(err, path, f->id, "\"from_event\" and \"to_event\" make an empty range");
-	str_field(f->same_as, sizeof(f->same_as), eo, "same_measurement_as");
-	ret = load_covers(eo, f, path, err);
+	ret = str_field(f->same_as, sizeof(f->same_as), eo, "same_measurement_as",
+			path, f->id, err) ?: load_covers(eo, f, path, err);
 	if (ret)
 		return ret;
 	v = json_object_get(eo, "scale");
 	f->scale = json_is_number(v) ? json_number_value(v) : 1;
-	if (!(f->scale > 0))
-		return fbad(err, path, f->id, "\"scale\" must be > 0");
+	/* repetitions: a scale past 1e9 made inf - inf of the predictions */
+	if (!(f->scale > 0 && f->scale <= 1e9))
+		return fbad(err, path, f->id, "\"scale\" must be > 0 and at most 1e9");
 	f->fit_times = json_is_true(json_object_get(eo, "fit_times"));
 	v = json_object_get(eo, "erratum_4118414");
 	f->erratum = json_is_boolean(v) ? json_is_true(v) : -1;
 	v = json_object_get(eo, "needs");
-	for (i = 0; v && i < json_array_size(v) && i < VT_EXP_MAX_NEEDS; i++)
-		snprintf(f->needs[f->nr_needs++], sizeof(f->needs[0]), "%s",
-			 json_string_value(json_array_get(v, i)) ?: "");
-	str_field(f->assumptions, sizeof(f->assumptions), eo, "assumptions");
+	if (json_array_size(v) > VT_EXP_MAX_NEEDS)
+		return fbad(err, path, f->id, "\"needs\" names more than 8 metrics");
+	for (i = 0; v && i < json_array_size(v); i++) {
+		const char *n = json_string_value(json_array_get(v, i)) ?: "";
+
+		snprintf(f->needs[f->nr_needs++], sizeof(f->needs[0]), "%s", n);
+	}
+	ret = str_field(f->assumptions, sizeof(f->assumptions), eo, "assumptions",
+			path, f->id, err);
+	if (ret)
+		return ret;
 	q = json_string_value(json_object_get(eo, "quantity"));
 	f->q = VT_Q_SPEEDUP;
 	for (o = 0; q && o < 4; o++)
@@ -247,7 +272,7 @@ int vt_figures_load(const char *path, struct vt_figure_set *set,
 
 	memset(set, 0, sizeof(*set));
 	/* "-", pipes and devices like every input; held whole: bounded */
-	ret = vt_input_load_json(path, "figures file", VT_FIGURES_MAX_INPUT,
+	ret = vt_input_load_json_capped(path, "figures file", VT_FIGURES_MAX_INPUT,
 				 JSON_REJECT_DUPLICATES,
 				 &root, &je, err);
 	if (ret)
@@ -281,7 +306,9 @@ int vt_figures_load(const char *path, struct vt_figure_set *set,
 		json_t *fo = json_array_get(root, i), *eo, *why;
 		struct vt_figure *f = &set->v[set->nr++];
 
-		str_field(f->id, sizeof(f->id), fo, "id");
+		ret = str_field(f->id, sizeof(f->id), fo, "id", path, "-", err);
+		if (ret)
+			goto out;
 		if (!f->id[0]) {
 			ret = fbad(err, path, "-", "a figure without an \"id\"");
 			goto out;

@@ -209,7 +209,7 @@ int vt_profile_load(const char *name_or_path, struct vt_profile *p,
 					    name_or_path, vt_profile_dir());
 	}
 	/* "-", pipes and devices like every input; held whole: bounded */
-	ret = vt_input_load_json(path, "profile", VT_PROFILE_MAX_INPUT, JSON_REJECT_DUPLICATES,
+	ret = vt_input_load_json_capped(path, "profile", VT_PROFILE_MAX_INPUT, JSON_REJECT_DUPLICATES,
 				 &root, &je, err);
 	if (ret)
 		return ret;

@@ -389,7 +389,7 @@ run profile-missing 4 "cannot open profile '$TMP/none.json': No such file or dir
 	"$VT_BIN" replay --profile="$TMP/none.json" "$T"
 run profile-dev-zero 3 '^/dev/zero' "$VT_BIN" replay --profile=/dev/zero "$T"
 head -c 2000000 /dev/zero | tr '\0' ' ' >"$TMP/spaces.json"
-run profile-too-big 3 'larger than the --max-input limit of 1 MiB' \
+run profile-too-big 3 "larger than a profile's limit of 1 MiB" \
 	"$VT_BIN" replay --profile="$TMP/spaces.json" "$T"
 # figures from standard input, a pipe, and too many of them (4.5 KiB each
 # in memory: a million one-line figures asked for gigabytes)
@@ -398,6 +398,27 @@ grep -q '^seed000-ioremap-1M ' "$TMP/stdout" || { echo "FAIL figures-stdin: the 
 run figures-pipe 0 '' sh -c 'cat "$1" | "$0" calibrate --check=-' "$VT_BIN" "$TMP/one-figure.json"
 run figures-too-many 3 'many-figures.json: error: 100001 figures: a figures file holds at most 100000' \
 	"$VT_BIN" calibrate --check="$TMP/many-figures.json"
+# a figure's field too long for its buffer is refused, not cut (a cut
+# "gen" ran --count=4 for --count=400); a scale that overflows the
+# prediction, and a figure that times nothing
+python3 - "$TMP/one-figure.json" "$TMP" <<'EOF'
+import copy, json, sys
+f = json.load(open(sys.argv[1]))[0]
+def put(name, change):
+    g = copy.deepcopy(f)
+    change(g["experiment"])
+    json.dump([g], open(sys.argv[2] + "/fig-" + name + ".json", "w"))
+put("long-gen", lambda e: e["trace"].update(gen=e["trace"]["gen"] + " " * 600 + "--count=1"))
+put("scale", lambda e: e.update(scale=1e308))
+put("timed-empty", lambda e: e.update(timed_ops=[]))
+put("from-past", lambda e: e.update(from_event=10**9))
+EOF
+run figure-long-gen 3 'fig-long-gen.json: error: figure .seed000-ioremap-1M.: "gen" is longer than 511 bytes' \
+	"$VT_BIN" calibrate --check="$TMP/fig-long-gen.json"
+run figure-scale 3 '"scale" must be > 0 and at most 1e9' "$VT_BIN" calibrate --check="$TMP/fig-scale.json"
+run figure-timed-empty 3 '"timed_ops" is empty' "$VT_BIN" calibrate --check="$TMP/fig-timed-empty.json"
+run figure-from-past 3 '"from_event" 1000000000 is past the trace' \
+	"$VT_BIN" calibrate --check="$TMP/fig-from-past.json"
 run replay-stdin-twice 2 "standard input \('-'\) may be given once per command" \
 	sh -c '"$0" replay - - <"$1"' "$VT_BIN" "$VT_SRC/traces/default.json"
 run compare-stdin-twice 2 "standard input \('-'\) may be given once per command" \
