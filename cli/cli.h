@@ -120,10 +120,35 @@ int vt_report_error(const struct vt_error *e);
 void vt_progress(const char *what, long events, bool done);
 
 /* ---- output files: written whole or not at all ---------------------- */
-/* Open -o FILE as a temporary beside it (or stdout when @path is NULL). */
+/* Open -o FILE as a temporary beside it (beside the target of a symbolic
+ * link), or stdout when @path is NULL or "-". */
 FILE *vt_out_open(const char *path);
-/* Publish (rename) or, on failure, remove the temporary; checks stdout
- * with fflush/ferror.  Returns 0 or an exit code (4). */
+/* Check and close the file; on failure (or !@ok) remove the temporary,
+ * else keep it for vt_out_finish(); checks stdout with fflush/ferror.
+ * Returns 0 or an exit code (4). */
 int vt_out_close(FILE *f, const char *path, bool ok);
+/* main(), with the exit code: rename every closed temporary over its
+ * target when @rc is 0 or 1, else remove them all.  Returns @rc, or 4
+ * when a rename failed. */
+int vt_out_finish(int rc);
+
+/* A file a command reads or writes, for vt_out_check(). */
+#define VT_IO_READ	1u
+#define VT_IO_WRITE	2u
+struct vt_io {
+	const char *opt;	/* "--junit"; a word ("trace") for an operand */
+	const char *path;	/* NULL: not given */
+	unsigned int mode;	/* VT_IO_READ | VT_IO_WRITE; 0: not used */
+};
+/*
+ * Before a command runs: an empty output name, two outputs naming the same
+ * file, or an output naming a file that is read is a usage error (2) naming
+ * both options.  -o, --per-event, --svg, --vmlinux and --kconfig are added
+ * from vt_cli; @io are the command's own options, @inputs its operands
+ * (called @what in messages).  Existing files are compared by inode, others
+ * by their path with links resolved; stdout, devices and FIFOs are not.
+ */
+int vt_out_check(const struct vt_io *io, size_t n, char *const *inputs,
+		 int n_inputs, const char *what);
 
 #endif

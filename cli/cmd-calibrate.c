@@ -568,6 +568,10 @@ int cmd_calibrate(int argc, char **argv)
 
 	argv[0] = name;
 	argp_parse(&calib_argp, argc, argv, 0, NULL, &a);
+	ret = vt_out_check((struct vt_io[]){ { "--check", a.check, VT_IO_READ },
+					     { "figures file", a.file, VT_IO_READ } }, 2, NULL, 0, NULL);
+	if (ret)
+		return ret;
 	if (a.check && a.file)
 		return vt_err("give a figures file or --check=FILE, not both"), VT_EC_USAGE;
 	snprintf(def, sizeof(def), "%s/calibration/figures.json", vt_data_dir());

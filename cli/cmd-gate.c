@@ -609,6 +609,11 @@ int cmd_gate(int argc, char **argv)
 	argv[0] = name;
 	vt_gate_opts_init(&a.g);
 	argp_parse(&gate_argp, argc, argv, 0, NULL, &a);
+	if ((rc = vt_out_check((struct vt_io[]){ { "--baseline", a.baseline,
+		VT_IO_READ | (a.update ? VT_IO_WRITE : 0) }, { "--junit", a.junit,
+		VT_IO_WRITE }, { "--markdown", a.markdown, VT_IO_WRITE } }, 3,
+				a.t.v, a.t.n, "input")))
+		return rc;
 	if (vt_cli.per_event) {
 		vt_err("gate: --per-event is not supported");
 		return VT_EC_USAGE;

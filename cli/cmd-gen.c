@@ -588,6 +588,10 @@ int cmd_gen(int argc, char **argv)
 
 	argv[0] = name;
 	argp_parse(&gen_argp, argc, argv, 0, NULL, &a);
+	rc = vt_out_check(&(struct vt_io){ "--buddyinfo", a.buddyinfo,
+					   VT_IO_READ }, 1, NULL, 0, NULL);
+	if (rc)
+		return rc;
 	vt_error_init(&err);
 	if (!a.nr_sizes) {
 		a.sizes[0] = a.pattern == P_IOREMAP ? 1u << 20 :

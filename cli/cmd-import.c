@@ -166,6 +166,10 @@ int cmd_import(int argc, char **argv)
 	vt_import_opts_init(&a.opts);
 	argv[0] = name;
 	argp_parse(&import_argp, argc, argv, 0, NULL, &a);
+	rc = vt_out_check(&(struct vt_io){ "recording", a.recording,
+					   VT_IO_READ }, 1, NULL, 0, NULL);
+	if (rc)
+		return rc;
 	a.opts.max_input = vt_cli.model.max_input;
 	/* the importer checks what it emits against this geometry's PA size */
 	if (vt_cli.va_bits_set)

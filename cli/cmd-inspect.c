@@ -162,6 +162,9 @@ int cmd_inspect(int argc, char **argv)
 
 	argv[0] = name;
 	argp_parse(&inspect_argp, argc, argv, 0, NULL, NULL);
+	rc = vt_out_check(NULL, 0, NULL, 0, NULL);
+	if (rc)
+		return rc;
 	if (vt_cli.format == VT_FMT_CSV) {
 		vt_err("inspect: --format=csv is not offered (table or json)");
 		return VT_EC_USAGE;

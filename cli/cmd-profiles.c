@@ -120,6 +120,9 @@ int cmd_profiles(int argc, char **argv)
 
 	argv[0] = name;
 	argp_parse(&profiles_argp, argc, argv, 0, NULL, NULL);
+	ret = vt_out_check(NULL, 0, NULL, 0, NULL);
+	if (ret)
+		return ret;
 	vt_error_init(&err);
 	if (vt_profile_names(&names, &nr, &err))
 		return vt_report_error(&err);

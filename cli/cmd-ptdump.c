@@ -126,6 +126,10 @@ int cmd_ptdump(int argc, char **argv)
 
 	argv[0] = name;
 	argp_parse(&ptdump_argp, argc, argv, 0, NULL, &a);
+	rc = vt_out_check(&(struct vt_io){ "trace", a.trace, VT_IO_READ }, 1,
+			  NULL, 0, NULL);
+	if (rc)
+		return rc;
 	if (vt_cli.per_event) {
 		vt_err("ptdump: --per-event is not supported; use replay");
 		return VT_EC_USAGE;

@@ -36,6 +36,9 @@ int cmd_strategies(int argc, char **argv)
 
 	argv[0] = name;
 	argp_parse(&strategies_argp, argc, argv, 0, NULL, NULL);
+	wr = vt_out_check(NULL, 0, NULL, 0, NULL);
+	if (wr)
+		return wr;
 	out = vt_out_open(vt_cli.output);
 	if (!out)
 		return VT_EC_SYSTEM;

@@ -970,5 +970,5 @@ int main(int argc, char **argv)
 	hide_for(cmd);
 	parsing_subcommand = true;
 	rc = cmd->fn(argc - cmd_index, argv + cmd_index);
-	return check_stdout(rc);
+	return vt_out_finish(check_stdout(rc));
 }

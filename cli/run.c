@@ -518,6 +518,10 @@ int vt_run_command(char **traces, int n, const struct vt_spec_list *specs,
 	FILE *pe = NULL, *out;
 	int rc, rc2;
 
+	/* outputs that would replace each other or a trace: refused first */
+	rc = vt_out_check(NULL, 0, traces, n, "trace");
+	if (rc)
+		return rc;
 	/* Before the report copies the options: the profile may set one. */
 	rc = vt_run_load_profile();
 	if (rc)
