@@ -305,8 +305,12 @@ int vt_out_close(FILE *f, const char *path, bool ok)
 	if (!f)
 		return 0;
 	if (f == stdout) {
+		errno = 0;
 		if (fflush(stdout) || ferror(stdout)) {
-			vt_err("write error on stdout: %s", strerror(errno));
+			/* !ok: the run failed and has said why (the same write) */
+			if (ok)
+				vt_err("write error on stdout: %s", errno ? strerror(errno) :
+				       "an earlier write failed");
 			return VT_EC_SYSTEM;
 		}
 		return 0;

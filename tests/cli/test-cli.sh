@@ -192,6 +192,11 @@ if [ -w /dev/full ]; then
 	[ $? = 4 ] || fail "--per-event=/dev/full must exit 4: $(cat "$TMP/err")"
 	grep -q "cannot write --per-event lines: No space left on device" "$TMP/err" ||
 		fail "--per-event=/dev/full message: $(cat "$TMP/err")"
+	# the same on stdout: one message, not a second with a stale errno
+	"$VT_BIN" replay "$TRACE" --per-event >/dev/full 2>"$TMP/err"
+	[ $? = 4 ] || fail "--per-event >/dev/full must exit 4: $(cat "$TMP/err")"
+	[ "$(wc -l <"$TMP/err")" = 1 ] && grep -q "No space left on device" "$TMP/err" ||
+		fail "--per-event >/dev/full messages: $(cat "$TMP/err")"
 fi
 
 # --- --jobs gives the same report ------------------------------------------
