@@ -375,7 +375,8 @@ static int keep_strategies(struct vt_report *base, const struct vt_spec_list *sp
 /* A report given as the current numbers must have been made as the
  * baseline was (geometry, generation, options). */
 static int check_report_config(const struct vt_report *base,
-			       const struct vt_report *cur)
+			       const struct vt_report *cur, const char *base_path,
+			       const char *cur_path)
 {
 	struct vt_model_opts bo, co;
 	struct vt_error err;
@@ -387,13 +388,13 @@ static int check_report_config(const struct vt_report *base,
 
 	vt_error_init(&err);
 	if (vt_report_setup(base, &bo, &list, &per_op, &err)) {
-		snprintf(err.file, sizeof(err.file), "%s", "baseline");
+		snprintf(err.file, sizeof(err.file), "%s", base_path);
 		return vt_report_error(&err);
 	}
 	free(list);
 	list = NULL;
 	if (vt_report_setup(cur, &co, &list, &per_op, &err)) {
-		snprintf(err.file, sizeof(err.file), "%s", "current report");
+		snprintf(err.file, sizeof(err.file), "%s", cur_path);
 		return vt_report_error(&err);
 	}
 	free(list);
@@ -413,6 +414,34 @@ static int check_report_config(const struct vt_report *base,
 		       "baseline: %s; make both the same way", msg);
 	free(msg);
 	return n ? VT_EC_USAGE : 0;
+}
+
+/*
+ * The baseline's cost profile (config.profile, a name: the load checked
+ * it) must exist here: else the baseline is at fault, not the command
+ * line (exit 3 naming it, not the usage error of an unknown --profile).
+ */
+static int check_base_profile(const char *baseline, const char *name)
+{
+	struct vt_profile *p = malloc(sizeof(*p));
+	struct vt_error err;
+	int rc = 0;
+
+	if (!p)
+		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+	vt_error_init(&err);
+	if (vt_profile_load(name, p, &err)) {
+		if (err.code == VT_ERR_NO_PROFILE || err.code == -ENOENT) {
+			vt_error_init(&err);
+			snprintf(err.file, sizeof(err.file), "%s", baseline);
+			vt_error_set(&err, VT_ERR_TRACE_SCHEMA,
+				     "config.profile: no cost profile '%s' here; "
+				     "give its file with --profile=FILE.json", name);
+		}
+		rc = vt_report_error(&err);
+	}
+	free(p);
+	return rc;
 }
 
 /* ---- outputs --------------------------------------------------------- */
@@ -640,7 +669,7 @@ int cmd_gate(int argc, char **argv)
 	if (!a.update && a.t.n == 1 &&
 	    !vt_report_load_max(a.t.v[0], vt_cli.model.max_input, &cur, &err)) {
 		vt_dbg(1, "comparing report '%s' with '%s'", a.t.v[0], a.baseline);
-		rc = check_report_config(base, cur);
+		rc = check_report_config(base, cur, a.baseline, a.t.v[0]);
 		if (rc)
 			goto out;
 		if (vt_cli.strategies) {
@@ -705,8 +734,12 @@ int cmd_gate(int argc, char **argv)
 	/* The baseline's cost profile unless --profile names another, and its
 	 * options as recorded (a profile's FEAT_TLBIRANGE included). */
 	if (base) {
-		if (!vt_cli.profile)
+		if (!vt_cli.profile && vt_report_profile_name(base)) {
 			vt_cli.profile = vt_report_profile_name(base);
+			rc = check_base_profile(a.baseline, vt_cli.profile);
+			if (rc)
+				goto out;
+		}
 		vt_cli.tlbi_range_set = true;
 	}
 	rc = vt_run_load_profile();

@@ -5,6 +5,7 @@
  * option table of core/options.def, the strategies, per_op, the geometry
  * of each trace) so that gate can replay traces the same way.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,295 @@ static int schema(struct vt_error *err, const char *path, const char *what)
 	snprintf(err->file, sizeof(err->file), "%s", path);
 	return vt_error_set(err, VT_ERR_TRACE_SCHEMA,
 			    "not a valid vmaptool report: %s", what);
+}
+
+/* @p without "./" components and repeated slashes, into @buf. */
+const char *vt_report_key_normal(const char *p, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (*p && n + 1 < len) {
+		if (p[0] == '.' && p[1] == '/' && (n == 0 || buf[n - 1] == '/')) {
+			p += 2;
+			continue;
+		}
+		if (*p == '/' && n && buf[n - 1] == '/') {
+			p++;
+			continue;
+		}
+		buf[n++] = *p++;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* A report that reads as JSON but holds a value no report can: named by
+ * its key path, since jansson keeps no positions after the load. */
+static int bad(struct vt_error *err, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad(struct vt_error *err, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(err->file, sizeof(err->file), "%s", path);
+	va_start(ap, fmt);
+	vt_error_vset(err, VT_ERR_TRACE_SCHEMA, fmt, ap);
+	va_end(ap);
+	return err->code;
+}
+
+/* What a JSON value is, for a message: "a string", "-1", "null". */
+static const char *what_is(json_t *v, char *buf, size_t len)
+{
+	switch (json_typeof(v)) {
+	case JSON_INTEGER:
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return buf;
+	case JSON_REAL:
+		snprintf(buf, len, "a real number (%.17g)", json_real_value(v));
+		return buf;
+	case JSON_STRING:
+		snprintf(buf, len, "the string '%.32s%s'", json_string_value(v),
+			 strlen(json_string_value(v)) > 32 ? "..." : "");
+		return buf;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
+	case JSON_ARRAY:
+		return "an array";
+	default:
+		return "an object";
+	}
+}
+
+/*
+ * Every value of a metrics object (and of per_op's, one level down) is a
+ * count, a non-negative JSON integer (report-format.md); gate compares
+ * each, so one of another type must not be skipped unseen.
+ */
+static int check_counts(json_t *m, const char *prefix, const char *trace,
+			const char *strat, const char *path, struct vt_error *err)
+{
+	const char *key;
+	json_t *v;
+	char buf[64];
+
+	json_object_foreach(m, key, v) {
+		if (json_is_object(v)) {
+			char sub[256];
+			int ret;
+
+			snprintf(sub, sizeof(sub), "%s%s.", prefix, key);
+			ret = check_counts(v, sub, trace, strat, path, err);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return bad(err, path, "trace '%s', strategy '%s': %s%s is %s, "
+				   "not a count (a non-negative integer)", trace,
+				   strat, prefix, key, what_is(v, buf, sizeof(buf)));
+	}
+	return 0;
+}
+
+/* A config's geometry (the top-level one or a trace's): a known granule
+ * and a VA size that Kconfig offers with it, as --granule and --va-bits. */
+static int check_geometry(json_t *c, const char *where, const char *path,
+			  struct vt_error *err)
+{
+	json_t *g = json_object_get(c, "granule"), *vb = json_object_get(c, "va_bits");
+	unsigned int ps = 12, va = 48;
+	char buf[64];
+
+	if (g) {
+		int s = json_is_string(g) ? vt_granule_shift(json_string_value(g)) : -1;
+
+		if (s < 0)
+			return bad(err, path, "%sgranule: %s%s%s is not a granule "
+				   "(expected 4k, 16k or 64k)", where,
+				   json_is_string(g) ? "'" : "",
+				   json_is_string(g) ? json_string_value(g) :
+				   what_is(g, buf, sizeof(buf)),
+				   json_is_string(g) ? "'" : "");
+		ps = (unsigned int)s;
+	}
+	if (vb) {
+		if (!json_is_integer(vb) || json_integer_value(vb) < 1 ||
+		    json_integer_value(vb) > 64)
+			return bad(err, path, "%sva_bits: %s is not a VA size "
+				   "(an integer 1..64)", where, what_is(vb, buf, sizeof(buf)));
+		va = (unsigned int)json_integer_value(vb);
+	}
+	if ((g || vb) && !vt_geometry_valid(ps, va))
+		return bad(err, path, "%sgranule %s with va_bits %u is not a "
+			   "Kconfig-valid pair", where, vt_granule_name(ps), va);
+	return 0;
+}
+
+static int read_option(json_t *opts, const struct vt_option *opt,
+		       enum vt_kernel_gen gen, unsigned int *v);
+
+/* "v6.12" or "v6.12 with overrides" (report.c): the generation, or -1. */
+static int kernel_of(const char *km)
+{
+	for (int g = 0; km && g < VT_KERNEL__NR; g++) {
+		size_t n = strlen(vt_kernels[g].name);
+
+		if (!strncmp(km, vt_kernels[g].name, n) &&
+		    (km[n] == '\0' || !strcmp(km + n, " with overrides")))
+			return g;
+	}
+	return -1;
+}
+
+/*
+ * The config a report was made with, checked as the command line checks
+ * the same options (cli/main.c): a baseline sets up the replay, so a value
+ * --cpus or --kernel would refuse must not slip in through it.
+ */
+static int check_config(json_t *c, const char *path, struct vt_error *err)
+{
+	json_t *km = json_object_get(c, "kernel_model");
+	json_t *prof = json_object_get(c, "profile");
+	json_t *opts = json_object_get(c, "options");
+	int gen = VT_KERNEL_DEFAULT, ret;
+	char buf[64];
+
+	ret = check_geometry(c, "config.", path, err);
+	if (ret)
+		return ret;
+	if (km) {
+		gen = json_is_string(km) ? kernel_of(json_string_value(km)) : -1;
+		if (gen < 0)
+			return bad(err, path, "config.kernel_model: %s%.64s%s is not a "
+				   "kernel generation of --kernel", json_is_string(km) ? "'" : "",
+				   json_is_string(km) ? json_string_value(km) :
+				   what_is(km, buf, sizeof(buf)), json_is_string(km) ? "'" : "");
+	}
+	if (prof) {
+		/* a name as --profile takes it (report.c writes the profile's
+		 * name); a path would make gate read that file */
+		const char *p = json_string_value(prof);
+		size_t n = p ? strlen(p) : 0;
+
+		if (!p || !n || n > 63 || strspn(p, "abcdefghijklmnopqrstuvwxyz"
+						 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n ||
+		    p[0] == '.' || (n >= 5 && !strcmp(p + n - 5, ".json")))
+			return bad(err, path, "config.profile: %s%.64s%s is not a cost "
+				   "profile name (letters, digits, '.', '_', '-'; a file "
+				   "is given with --profile)", p ? "'" : "",
+				   p ? p : what_is(prof, buf, sizeof(buf)), p ? "'" : "");
+	}
+	if (opts && !json_is_object(opts))
+		return bad(err, path, "config.options is not an object");
+	for (int i = 0; opts && i < VT_OPT__NR; i++) {
+		const struct vt_option *o = &vt_options[i];
+		json_t *j = json_object_get(opts, o->json);
+		unsigned int v;
+
+		if (!read_option(opts, o, (enum vt_kernel_gen)gen, &v))
+			continue;
+		if (o->kind == VT_OK_NUMBER)
+			return bad(err, path, "config.options.%s: %s is not valid "
+				   "(expected an integer %u..%u, as --%s)", o->json,
+				   what_is(j, buf, sizeof(buf)), o->min, o->max, o->name);
+		return bad(err, path, "config.options.%s: %s%.64s%s is not valid "
+			   "(expected %s, as --%s)", o->json,
+			   json_is_string(j) ? "'" : "",
+			   json_is_string(j) ? json_string_value(j) :
+			   what_is(j, buf, sizeof(buf)), json_is_string(j) ? "'" : "",
+			   o->kind == VT_OK_FLAG ? "on|off" : o->words, o->name);
+	}
+	return 0;
+}
+
+/* Each trace once, each strategy a known one and once per trace, every
+ * count a count. */
+static int check_traces(json_t *traces, const char *path, struct vt_error *err)
+{
+	char a[4096], b[4096];
+	json_t *t, *u;
+	size_t i, j;
+	int ret;
+
+	json_array_foreach(traces, i, t) {
+		const char *name = json_string_value(json_object_get(t, "trace"));
+		json_t *s, *c = json_object_get(t, "config");
+		size_t k;
+
+		vt_report_key_normal(name, a, sizeof(a));
+		json_array_foreach(traces, j, u) {
+			const char *other = json_string_value(json_object_get(u, "trace"));
+
+			if (j >= i)
+				break;
+			if (!strcmp(a, vt_report_key_normal(other, b, sizeof(b))))
+				return bad(err, path, "trace '%s' is listed twice "
+					   "(entries %zu and %zu of \"traces\"%s%s%s)",
+					   name, j + 1, i + 1,
+					   strcmp(name, other) ? ", as '" : "",
+					   strcmp(name, other) ? other : "",
+					   strcmp(name, other) ? "'" : "");
+		}
+		if (c) {
+			char where[300];
+
+			if (!json_is_object(c))
+				return bad(err, path, "trace '%s': config is not an object",
+					   name);
+			snprintf(where, sizeof(where), "trace '%s': config.", name);
+			ret = check_geometry(c, where, path, err);
+			if (ret)
+				return ret;
+		}
+		json_array_foreach(json_object_get(t, "strategies"), k, s) {
+			const char *sn = json_string_value(json_object_get(s, "name"));
+			struct vt_strategy_spec spec;
+			struct vt_error serr;
+			json_t *po = json_object_get(s, "per_op");
+			size_t l;
+			json_t *x;
+
+			vt_error_init(&serr);
+			if (strlen(sn) >= sizeof(spec.name))
+				return bad(err, path, "trace '%s': strategy name '%.32s...' "
+					   "is too long", name, sn);
+			if (vt_strategy_parse(sn, &spec, &serr) < 0)
+				return bad(err, path, "trace '%s': strategy '%s': %s", name,
+					   sn, serr.msg[0] ? serr.msg : "not a strategy");
+			/* as --strategy: the same strategy under another
+			 * spelling (an alias, batched@12345678) is the same */
+			json_array_foreach(json_object_get(t, "strategies"), l, x) {
+				const char *xn = json_string_value(json_object_get(x, "name"));
+				struct vt_strategy_spec xs;
+
+				if (l >= k)
+					break;
+				if (vt_strategy_parse(xn, &xs, &serr) < 0 ||
+				    xs.strat != spec.strat || xs.patches != spec.patches ||
+				    xs.force != spec.force || xs.axes != spec.axes)
+					continue;
+				return bad(err, path, "trace '%s': strategy '%s' is "
+					   "listed twice%s%s%s", name, sn,
+					   strcmp(sn, xn) ? " (as '" : "",
+					   strcmp(sn, xn) ? xn : "",
+					   strcmp(sn, xn) ? "')" : "");
+			}
+			ret = check_counts(json_object_get(s, "metrics"), "metrics.",
+					   name, sn, path, err);
+			if (!ret && po && !json_is_object(po))
+				ret = bad(err, path, "trace '%s', strategy '%s': per_op is "
+					  "not an object", name, sn);
+			if (!ret && po)
+				ret = check_counts(po, "per_op.", name, sn, path, err);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
 }
 
 int vt_report_load(const char *path, struct vt_report **out,
@@ -79,6 +369,13 @@ int vt_report_load_max(const char *path, uint64_t max,
 					      "a strategy without \"name\" or \"metrics\"");
 			}
 	}
+	ret = check_config(json_object_get(root, "config"), path, err);
+	if (!ret)
+		ret = check_traces(json_object_get(root, "traces"), path, err);
+	if (ret) {
+		json_decref(root);
+		return ret;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		json_decref(root);
@@ -132,7 +429,7 @@ void vt_report_trace_geometry(const struct vt_report *r, size_t i,
  * report writes it (vt_option_value_word()): returns 0 and sets @v, or -1.
  */
 static int read_option(json_t *opts, const struct vt_option *opt,
-			enum vt_kernel_gen gen, unsigned int *v)
+		       enum vt_kernel_gen gen, unsigned int *v)
 {
 	json_t *j = json_object_get(opts, opt->json);
 	const char *word = json_string_value(j);
@@ -150,7 +447,8 @@ static int read_option(json_t *opts, const struct vt_option *opt,
 		return 0;
 	}
 	if (opt->kind == VT_OK_NUMBER) {
-		if (!json_is_integer(j))
+		if (!json_is_integer(j) || json_integer_value(j) < opt->min ||
+		    json_integer_value(j) > opt->max)
 			return -1;
 		*v = (unsigned int)json_integer_value(j);
 		return 0;
@@ -182,14 +480,9 @@ int vt_report_setup(const struct vt_report *r, struct vt_model_opts *o,
 	char *list;
 
 	vt_model_opts_init(o);
-	/* "v6.12" or "v6.12 with overrides" */
-	for (int g = 0; km && g < VT_KERNEL__NR; g++) {
-		size_t n = strlen(vt_kernels[g].name);
-
-		if (!strncmp(km, vt_kernels[g].name, n) &&
-		    (km[n] == '\0' || km[n] == ' '))
-			o->kernel = (enum vt_kernel_gen)g;
-	}
+	/* checked by the load (check_config()) */
+	if (kernel_of(km) >= 0)
+		o->kernel = (enum vt_kernel_gen)kernel_of(km);
 	if (!json_is_object(opts))
 		return vt_error_set(err, VT_ERR_TRACE_SCHEMA,
 				    "baseline has no config.options object");
