@@ -27,6 +27,7 @@
 #include "cli/run.h"
 #include "core/cost/profile.h"
 #include "core/input.h"
+#include "core/trace/trace.h"
 
 struct gate_args {
 	const char *baseline;
@@ -417,6 +418,34 @@ static int check_report_config(const struct vt_report *base,
 }
 
 /*
+ * A trace the baseline does not have is not replayed, but it is read to
+ * its end through the trace reader with replay's reading options, so that
+ * a truncated file, garbage or an empty standard input is bad input (exit
+ * 3, located) and not "not in the baseline", allowed by --allow-missing.
+ */
+static int read_through(const char *path)
+{
+	struct vt_trace_read_opts ro = { .skip_unknown = vt_cli.model.skip_unknown,
+					 .max_input = vt_cli.model.max_input };
+	struct vt_trace_reader *rd = NULL;
+	struct vt_error err;
+	struct vt_event ev;
+	int ret;
+
+	vt_error_init(&err);
+	ret = vt_trace_open(path, &ro, &rd, &err);
+	while (!ret && (ret = vt_trace_next(rd, &ev, &err)) > 0)
+		;
+	vt_trace_close(rd);
+	if (ret >= 0)
+		return 0;
+	if (!err.code)
+		err.code = ret;
+	vt_run_explain(path, &err);
+	return vt_report_error(&err);
+}
+
+/*
  * The baseline's cost profile (config.profile, a name: the load checked
  * it) must exist here: else the baseline is at fault, not the command
  * line (exit 3 naming it, not the usage error of an unknown --profile).
@@ -765,9 +794,14 @@ int cmd_gate(int argc, char **argv)
 		rc = replay_traces(base, inputs, keys, m, &specs,
 				   vt_cli.granule_set || vt_cli.va_bits_set, cur);
 		for (int i = m; i < n && !rc; i++) {
-			/* listed by the comparison as "not in the baseline" */
-			json_t *t = json_object();
+			/* listed by the comparison as "not in the baseline",
+			 * once it has read as a trace */
+			json_t *t;
 
+			rc = read_through(inputs[i]);
+			if (rc)
+				break;
+			t = json_object();
 			if (!t || put(t, "trace", json_string(keys[i])) ||
 			    put(t, "strategies", json_array()) ||
 			    append(cur->traces, t))

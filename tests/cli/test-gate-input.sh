@@ -7,6 +7,8 @@
 # fresh baseline of traces/default.json so that they follow the metrics:
 #   - a count that is not a non-negative integer (string, null, real,
 #     boolean, array, negative), in the baseline or in the current report;
+#   - every input read, also one the baseline lacks (--allow-missing): a
+#     truncated report, garbage or empty standard input;
 #   - config options checked as the command line checks them (cpus, va_bits,
 #     granule, kernel_model);
 #   - unknown, repeated or over-long strategy names, a repeated trace, a
@@ -19,7 +21,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP"
-cp "$VT_SRC/traces/default.json" .
+cp "$VT_SRC/traces/default.json" "$VT_SRC/traces/vmap-order8.json" .
 V=$VT_BIN
 
 "$V" gate --update-baseline --baseline=b.json --strategy=pagewise,zigzag \
@@ -79,6 +81,25 @@ EOF
 expect 0 "" "$V" gate --baseline=b.json r.json
 expect 3 "^r-bad.json: error: trace 'default.json', strategy 'zigzag': metrics.tlbi is the string 'x'" \
 	"$V" gate --baseline=b.json r-bad.json
+
+# ---- defect 2: every input is read ----------------------------------------
+head -c 3000 r.json >trunc.json
+for am in "" --allow-missing; do
+	expect 3 '^trunc.json:[0-9]+:[0-9]+: error: invalid JSON' \
+		"$V" gate --baseline=b.json $am trunc.json
+	echo garbage >g.txt
+	expect 3 '^-:1:[0-9]+: error: invalid JSON' \
+		"$V" gate --baseline=b.json $am - <g.txt
+	expect 3 '^-:1:1: error: empty file' "$V" gate --baseline=b.json $am - </dev/null
+	# beside a trace of the baseline
+	expect 3 '^trunc.json:[0-9]+:[0-9]+: error: invalid JSON' \
+		"$V" gate --baseline=b.json $am default.json trunc.json
+done
+# a readable trace the baseline lacks is still only "missing"
+expect 0 'vmap-order8.json: not in the baseline \(allowed' \
+	"$V" gate --baseline=b.json --allow-missing default.json vmap-order8.json
+expect 1 'vmap-order8.json: not in the baseline \(regression' \
+	"$V" gate --baseline=b.json default.json vmap-order8.json
 
 # ---- defect 11: config options as the command line checks them -----------
 for v in -1 0 4294967296 99999 '"8"'; do
