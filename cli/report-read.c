@@ -111,13 +111,15 @@ static int check_counts(json_t *m, const char *prefix, const char *trace,
 	return 0;
 }
 
-/* A config's geometry (the top-level one or a trace's): a known granule
- * and a VA size that Kconfig offers with it, as --granule and --va-bits. */
+/* A config's geometry (the top-level one or a trace's, over the top-level
+ * one as vt_report_trace_geometry() reads them: @ps and @va in and out): a
+ * known granule and a VA size Kconfig offers with it, as --granule and
+ * --va-bits check them. */
 static int check_geometry(json_t *c, const char *where, const char *path,
-			  struct vt_error *err)
+			  unsigned int *psp, unsigned int *vap, struct vt_error *err)
 {
 	json_t *g = json_object_get(c, "granule"), *vb = json_object_get(c, "va_bits");
-	unsigned int ps = 12, va = 48;
+	unsigned int ps = *psp, va = *vap;
 	char buf[64];
 
 	if (g) {
@@ -142,6 +144,8 @@ static int check_geometry(json_t *c, const char *where, const char *path,
 	if ((g || vb) && !vt_geometry_valid(ps, va))
 		return bad(err, path, "%sgranule %s with va_bits %u is not a "
 			   "Kconfig-valid pair", where, vt_granule_name(ps), va);
+	*psp = ps;
+	*vap = va;
 	return 0;
 }
 
@@ -172,9 +176,10 @@ static int check_config(json_t *c, const char *path, struct vt_error *err)
 	json_t *prof = json_object_get(c, "profile");
 	json_t *opts = json_object_get(c, "options");
 	int gen = VT_KERNEL_DEFAULT, ret;
+	unsigned int ps = 12, va = 48;
 	char buf[64];
 
-	ret = check_geometry(c, "config.", path, err);
+	ret = check_geometry(c, "config.", path, &ps, &va, err);
 	if (ret)
 		return ret;
 	if (km) {
@@ -224,8 +229,9 @@ static int check_config(json_t *c, const char *path, struct vt_error *err)
 
 /* Each trace once, each strategy a known one and once per trace, every
  * count a count. */
-static int check_traces(json_t *traces, const char *path, struct vt_error *err)
+static int check_traces(json_t *root, const char *path, struct vt_error *err)
 {
+	json_t *traces = json_object_get(root, "traces");
 	char a[4096], b[4096];
 	json_t *t, *u;
 	size_t i, j;
@@ -251,13 +257,17 @@ static int check_traces(json_t *traces, const char *path, struct vt_error *err)
 					   strcmp(name, other) ? "'" : "");
 		}
 		if (c) {
+			unsigned int ps = 12, va = 48;
 			char where[300];
 
 			if (!json_is_object(c))
 				return bad(err, path, "trace '%s': config is not an object",
 					   name);
 			snprintf(where, sizeof(where), "trace '%s': config.", name);
-			ret = check_geometry(c, where, path, err);
+			/* the top-level config was checked: this cannot fail */
+			check_geometry(json_object_get(root, "config"), "", path,
+				       &ps, &va, err);
+			ret = check_geometry(c, where, path, &ps, &va, err);
 			if (ret)
 				return ret;
 		}
@@ -371,7 +381,7 @@ int vt_report_load_max(const char *path, uint64_t max,
 	}
 	ret = check_config(json_object_get(root, "config"), path, err);
 	if (!ret)
-		ret = check_traces(json_object_get(root, "traces"), path, err);
+		ret = check_traces(root, path, err);
 	if (ret) {
 		json_decref(root);
 		return ret;

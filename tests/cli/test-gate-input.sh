@@ -124,6 +124,11 @@ expect 3 "^g8k.json: error: config.granule: '8k' is not a granule" \
 mutate tg.json "d['traces'][0]['config'] = {'granule': '64k', 'va_bits': 39}"
 expect 3 "^tg.json: error: trace 'default.json': config.granule 64k with va_bits 39" \
 	"$V" gate --baseline=tg.json default.json
+# a trace's config is read over the top-level one
+mutate tg2.json "d['config']['granule'] = '64k'; d['config']['va_bits'] = 52
+d['traces'][0]['config'] = {'va_bits': 39}"
+expect 3 "^tg2.json: error: trace 'default.json': config.granule 64k with va_bits 39" \
+	"$V" gate --baseline=tg2.json default.json
 mutate km.json "d['config']['kernel_model'] = 'v9.99'"
 expect 3 "^km.json: error: config.kernel_model: 'v9.99' is not a kernel generation" \
 	"$V" gate --baseline=km.json default.json
