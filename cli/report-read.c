@@ -240,7 +240,15 @@ static int check_traces(json_t *root, const char *path, struct vt_error *err)
 	json_array_foreach(traces, i, t) {
 		const char *name = json_string_value(json_object_get(t, "trace"));
 		json_t *s, *c = json_object_get(t, "config");
+		json_t *ev = json_object_get(t, "events");
+		char buf[64];
 		size_t k;
+
+		/* gate compares it: a changed trace is a regression */
+		if (ev && (!json_is_integer(ev) || json_integer_value(ev) < 0))
+			return bad(err, path, "trace '%s': events is %s, not a count "
+				   "(a non-negative integer)", name,
+				   what_is(ev, buf, sizeof(buf)));
 
 		vt_report_key_normal(name, a, sizeof(a));
 		json_array_foreach(traces, j, u) {

@@ -70,6 +70,9 @@ expect 3 "^c-neg.json: error: $loc -1, not a count" \
 mutate c-kind.json 'm["tlbi_by_kind"]["vaale1is"] = "2"'
 expect 3 "^c-kind.json: error: .*metrics.tlbi_by_kind.vaale1is is the string '2'" \
 	"$V" gate --baseline=c-kind.json default.json
+mutate c-ev.json 'd["traces"][0]["events"] = "24"'
+expect 3 "^c-ev.json: error: trace 'default.json': events is the string '24', not a count" \
+	"$V" gate --baseline=c-ev.json default.json
 # the current report is read by the same reader
 "$V" replay -j --strategy=pagewise,zigzag default.json >r.json
 python3 - <<'EOF'
