@@ -6,6 +6,7 @@
  * of each trace) so that gate can replay traces the same way.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,22 +84,25 @@ static const char *what_is(json_t *v, char *buf, size_t len)
 /*
  * Every value of a metrics object (and of per_op's, one level down) is a
  * count, a non-negative JSON integer (report-format.md); gate compares
- * each, so one of another type must not be skipped unseen.
+ * each, so one of another type must not be skipped unseen.  Objects nest
+ * @depth more levels at most (per_op.OP.tlbi_by_kind.KIND: 2 below
+ * per_op), so a hostile nesting cannot run the stack deep.
  */
-static int check_counts(json_t *m, const char *prefix, const char *trace,
-			const char *strat, const char *path, struct vt_error *err)
+static int check_counts(json_t *m, const char *prefix, int depth,
+			const char *trace, const char *strat, const char *path,
+			struct vt_error *err)
 {
 	const char *key;
 	json_t *v;
 	char buf[64];
 
 	json_object_foreach(m, key, v) {
-		if (json_is_object(v)) {
+		if (json_is_object(v) && depth > 0) {
 			char sub[256];
 			int ret;
 
 			snprintf(sub, sizeof(sub), "%s%s.", prefix, key);
-			ret = check_counts(v, sub, trace, strat, path, err);
+			ret = check_counts(v, sub, depth - 1, trace, strat, path, err);
 			if (ret)
 				return ret;
 			continue;
@@ -227,103 +231,172 @@ static int check_config(json_t *c, const char *path, struct vt_error *err)
 	return 0;
 }
 
-/* Each trace once, each strategy a known one and once per trace, every
- * count a count. */
+/* Sorting to find what is listed twice in O(n log n), not O(n^2). */
+struct dup_key {
+	const char *key;		/* a trace's normalised key */
+	struct vt_strategy_spec spec;	/* or a strategy as parsed */
+	size_t at;			/* its index */
+};
+
+static int cmp_trace_key(const void *x, const void *y)
+{
+	const struct dup_key *a = x, *b = y;
+	int c = strcmp(a->key, b->key);
+
+	return c ? c : a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* Strategies are the same when what their names resolve to is, as
+ * vt_run_parse_strategies() compares them (an alias, batched@12345678). */
+static int cmp_spec(const void *x, const void *y)
+{
+	const struct dup_key *a = x, *b = y;
+	const struct vt_strategy_spec *p = &a->spec, *q = &b->spec;
+
+	if (p->strat != q->strat)
+		return (uintptr_t)p->strat < (uintptr_t)q->strat ? -1 : 1;
+	if (p->patches != q->patches)
+		return p->patches < q->patches ? -1 : 1;
+	if (p->force != q->force)
+		return p->force < q->force ? -1 : 1;
+	if (p->axes != q->axes)
+		return p->axes < q->axes ? -1 : 1;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+static bool same_spec(const struct dup_key *a, const struct dup_key *b)
+{
+	return a->spec.strat == b->spec.strat && a->spec.patches == b->spec.patches &&
+	       a->spec.force == b->spec.force && a->spec.axes == b->spec.axes;
+}
+
+/* The strategies of trace @name: each known and once, every count a count. */
+static int check_strategies(json_t *strats, const char *name, const char *path,
+			    struct vt_error *err)
+{
+	size_t n = json_array_size(strats), k;
+	struct dup_key *d = calloc(n ? n : 1, sizeof(*d));
+	int ret = 0;
+	json_t *s;
+
+	if (!d)
+		return vt_error_set(err, -ENOMEM, "out of memory");
+	json_array_foreach(strats, k, s) {
+		const char *sn = json_string_value(json_object_get(s, "name"));
+		json_t *po = json_object_get(s, "per_op");
+		struct vt_error serr;
+
+		vt_error_init(&serr);
+		d[k].at = k;
+		if (strlen(sn) >= sizeof(d[k].spec.name))
+			ret = bad(err, path, "trace '%s': strategy name '%.32s...' "
+				  "is too long", name, sn);
+		else if (vt_strategy_parse(sn, &d[k].spec, &serr) < 0)
+			ret = bad(err, path, "trace '%s': strategy '%s': %s", name,
+				  sn, serr.msg[0] ? serr.msg : "not a strategy");
+		if (!ret)
+			ret = check_counts(json_object_get(s, "metrics"), "metrics.",
+					   1, name, sn, path, err);
+		if (!ret && po && !json_is_object(po))
+			ret = bad(err, path, "trace '%s', strategy '%s': per_op is "
+				  "not an object", name, sn);
+		if (!ret && po)
+			ret = check_counts(po, "per_op.", 2, name, sn, path, err);
+		if (ret)
+			goto out;
+	}
+	qsort(d, n, sizeof(*d), cmp_spec);
+	for (k = 1; k < n; k++)
+		if (same_spec(&d[k - 1], &d[k])) {
+			const char *first = json_string_value(json_object_get(
+				json_array_get(strats, d[k - 1].at), "name"));
+			const char *again = json_string_value(json_object_get(
+				json_array_get(strats, d[k].at), "name"));
+			bool differ = strcmp(first, again);
+
+			ret = bad(err, path, "trace '%s': strategy '%s' is listed "
+				  "twice%s%s%s", name, again, differ ? " (as '" : "",
+				  differ ? first : "", differ ? "')" : "");
+			break;
+		}
+out:
+	free(d);
+	return ret;
+}
+
+/* Each trace once (by its key, as vt_gate_key_match() compares them), its
+ * events a count, its config a geometry, its strategies checked. */
 static int check_traces(json_t *root, const char *path, struct vt_error *err)
 {
-	json_t *traces = json_object_get(root, "traces");
-	char a[4096], b[4096];
-	json_t *t, *u;
-	size_t i, j;
-	int ret;
+	json_t *traces = json_object_get(root, "traces"), *t;
+	size_t n = json_array_size(traces), i;
+	struct dup_key *d = calloc(n ? n : 1, sizeof(*d));
+	int ret = 0;
 
+	if (!d)
+		return vt_error_set(err, -ENOMEM, "out of memory");
 	json_array_foreach(traces, i, t) {
 		const char *name = json_string_value(json_object_get(t, "trace"));
-		json_t *s, *c = json_object_get(t, "config");
+		json_t *c = json_object_get(t, "config");
 		json_t *ev = json_object_get(t, "events");
-		char buf[64];
-		size_t k;
+		size_t len = strlen(name) + 1;
+		char buf[64], *key = malloc(len);
 
+		if (!key) {
+			ret = vt_error_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		/* the whole key: normalising only shortens it */
+		d[i].key = vt_report_key_normal(name, key, len);
+		d[i].at = i;
 		/* gate compares it: a changed trace is a regression */
-		if (ev && (!json_is_integer(ev) || json_integer_value(ev) < 0))
-			return bad(err, path, "trace '%s': events is %s, not a count "
-				   "(a non-negative integer)", name,
-				   what_is(ev, buf, sizeof(buf)));
-
-		vt_report_key_normal(name, a, sizeof(a));
-		json_array_foreach(traces, j, u) {
-			const char *other = json_string_value(json_object_get(u, "trace"));
-
-			if (j >= i)
-				break;
-			if (!strcmp(a, vt_report_key_normal(other, b, sizeof(b))))
-				return bad(err, path, "trace '%s' is listed twice "
-					   "(entries %zu and %zu of \"traces\"%s%s%s)",
-					   name, j + 1, i + 1,
-					   strcmp(name, other) ? ", as '" : "",
-					   strcmp(name, other) ? other : "",
-					   strcmp(name, other) ? "'" : "");
+		if (ev && (!json_is_integer(ev) || json_integer_value(ev) < 0)) {
+			ret = bad(err, path, "trace '%s': events is %s, not a count "
+				  "(a non-negative integer)", name,
+				  what_is(ev, buf, sizeof(buf)));
+			goto out;
 		}
 		if (c) {
 			unsigned int ps = 12, va = 48;
 			char where[300];
 
-			if (!json_is_object(c))
-				return bad(err, path, "trace '%s': config is not an object",
-					   name);
-			snprintf(where, sizeof(where), "trace '%s': config.", name);
+			if (!json_is_object(c)) {
+				ret = bad(err, path, "trace '%s': config is not an object",
+					  name);
+				goto out;
+			}
+			snprintf(where, sizeof(where), "trace '%.256s': config.", name);
 			/* the top-level config was checked: this cannot fail */
 			check_geometry(json_object_get(root, "config"), "", path,
 				       &ps, &va, err);
 			ret = check_geometry(c, where, path, &ps, &va, err);
 			if (ret)
-				return ret;
+				goto out;
 		}
-		json_array_foreach(json_object_get(t, "strategies"), k, s) {
-			const char *sn = json_string_value(json_object_get(s, "name"));
-			struct vt_strategy_spec spec;
-			struct vt_error serr;
-			json_t *po = json_object_get(s, "per_op");
-			size_t l;
-			json_t *x;
-
-			vt_error_init(&serr);
-			if (strlen(sn) >= sizeof(spec.name))
-				return bad(err, path, "trace '%s': strategy name '%.32s...' "
-					   "is too long", name, sn);
-			if (vt_strategy_parse(sn, &spec, &serr) < 0)
-				return bad(err, path, "trace '%s': strategy '%s': %s", name,
-					   sn, serr.msg[0] ? serr.msg : "not a strategy");
-			/* as --strategy: the same strategy under another
-			 * spelling (an alias, batched@12345678) is the same */
-			json_array_foreach(json_object_get(t, "strategies"), l, x) {
-				const char *xn = json_string_value(json_object_get(x, "name"));
-				struct vt_strategy_spec xs;
-
-				if (l >= k)
-					break;
-				if (vt_strategy_parse(xn, &xs, &serr) < 0 ||
-				    xs.strat != spec.strat || xs.patches != spec.patches ||
-				    xs.force != spec.force || xs.axes != spec.axes)
-					continue;
-				return bad(err, path, "trace '%s': strategy '%s' is "
-					   "listed twice%s%s%s", name, sn,
-					   strcmp(sn, xn) ? " (as '" : "",
-					   strcmp(sn, xn) ? xn : "",
-					   strcmp(sn, xn) ? "')" : "");
-			}
-			ret = check_counts(json_object_get(s, "metrics"), "metrics.",
-					   name, sn, path, err);
-			if (!ret && po && !json_is_object(po))
-				ret = bad(err, path, "trace '%s', strategy '%s': per_op is "
-					  "not an object", name, sn);
-			if (!ret && po)
-				ret = check_counts(po, "per_op.", name, sn, path, err);
-			if (ret)
-				return ret;
-		}
+		ret = check_strategies(json_object_get(t, "strategies"), name, path, err);
+		if (ret)
+			goto out;
 	}
-	return 0;
+	qsort(d, n, sizeof(*d), cmp_trace_key);
+	for (i = 1; i < n; i++)
+		if (!strcmp(d[i - 1].key, d[i].key)) {
+			const char *first = json_string_value(json_object_get(
+				json_array_get(traces, d[i - 1].at), "trace"));
+			const char *again = json_string_value(json_object_get(
+				json_array_get(traces, d[i].at), "trace"));
+			bool differ = strcmp(first, again);
+
+			ret = bad(err, path, "trace '%s' is listed twice (entries %zu "
+				  "and %zu of \"traces\"%s%s%s)", again, d[i - 1].at + 1,
+				  d[i].at + 1, differ ? ", as '" : "", differ ? first : "",
+				  differ ? "'" : "");
+			break;
+		}
+out:
+	for (i = 0; i < n; i++)
+		free((char *)d[i].key);
+	free(d);
+	return ret;
 }
 
 int vt_report_load(const char *path, struct vt_report **out,
