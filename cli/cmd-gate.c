@@ -27,6 +27,7 @@
 #include "cli/run.h"
 #include "core/cost/profile.h"
 #include "core/input.h"
+#include "core/trace/trace.h"
 
 struct gate_args {
 	const char *baseline;
@@ -375,7 +376,8 @@ static int keep_strategies(struct vt_report *base, const struct vt_spec_list *sp
 /* A report given as the current numbers must have been made as the
  * baseline was (geometry, generation, options). */
 static int check_report_config(const struct vt_report *base,
-			       const struct vt_report *cur)
+			       const struct vt_report *cur, const char *base_path,
+			       const char *cur_path)
 {
 	struct vt_model_opts bo, co;
 	struct vt_error err;
@@ -387,13 +389,13 @@ static int check_report_config(const struct vt_report *base,
 
 	vt_error_init(&err);
 	if (vt_report_setup(base, &bo, &list, &per_op, &err)) {
-		snprintf(err.file, sizeof(err.file), "%s", "baseline");
+		snprintf(err.file, sizeof(err.file), "%s", base_path);
 		return vt_report_error(&err);
 	}
 	free(list);
 	list = NULL;
 	if (vt_report_setup(cur, &co, &list, &per_op, &err)) {
-		snprintf(err.file, sizeof(err.file), "%s", "current report");
+		snprintf(err.file, sizeof(err.file), "%s", cur_path);
 		return vt_report_error(&err);
 	}
 	free(list);
@@ -413,6 +415,62 @@ static int check_report_config(const struct vt_report *base,
 		       "baseline: %s; make both the same way", msg);
 	free(msg);
 	return n ? VT_EC_USAGE : 0;
+}
+
+/*
+ * A trace the baseline does not have is not replayed, but it is read to
+ * its end through the trace reader with replay's reading options, so that
+ * a truncated file, garbage or an empty standard input is bad input (exit
+ * 3, located) and not "not in the baseline", allowed by --allow-missing.
+ */
+static int read_through(const char *path)
+{
+	struct vt_trace_read_opts ro = { .skip_unknown = vt_cli.model.skip_unknown,
+					 .max_input = vt_cli.model.max_input };
+	struct vt_trace_reader *rd = NULL;
+	struct vt_error err;
+	struct vt_event ev;
+	int ret;
+
+	vt_error_init(&err);
+	ret = vt_trace_open(path, &ro, &rd, &err);
+	while (!ret && (ret = vt_trace_next(rd, &ev, &err)) > 0)
+		;
+	vt_trace_close(rd);
+	if (ret >= 0)
+		return 0;
+	if (!err.code)
+		err.code = ret;
+	vt_run_explain(path, &err);
+	return vt_report_error(&err);
+}
+
+/*
+ * The baseline's cost profile (config.profile, a name: the load checked
+ * it) must exist here: else the baseline is at fault, not the command
+ * line (exit 3 naming it, not the usage error of an unknown --profile).
+ */
+static int check_base_profile(const char *baseline, const char *name)
+{
+	struct vt_profile *p = malloc(sizeof(*p));
+	struct vt_error err;
+	int rc = 0;
+
+	if (!p)
+		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+	vt_error_init(&err);
+	if (vt_profile_load(name, p, &err)) {
+		if (err.code == VT_ERR_NO_PROFILE || err.code == -ENOENT) {
+			vt_error_init(&err);
+			snprintf(err.file, sizeof(err.file), "%s", baseline);
+			vt_error_set(&err, VT_ERR_TRACE_SCHEMA,
+				     "config.profile: no cost profile '%s' here; "
+				     "give its file with --profile=FILE.json", name);
+		}
+		rc = vt_report_error(&err);
+	}
+	free(p);
+	return rc;
 }
 
 /* ---- outputs --------------------------------------------------------- */
@@ -645,7 +703,7 @@ int cmd_gate(int argc, char **argv)
 	if (!a.update && a.t.n == 1 &&
 	    !vt_report_load_max(a.t.v[0], vt_cli.model.max_input, &cur, &err)) {
 		vt_dbg(1, "comparing report '%s' with '%s'", a.t.v[0], a.baseline);
-		rc = check_report_config(base, cur);
+		rc = check_report_config(base, cur, a.baseline, a.t.v[0]);
 		if (rc)
 			goto out;
 		if (vt_cli.strategies) {
@@ -710,8 +768,12 @@ int cmd_gate(int argc, char **argv)
 	/* The baseline's cost profile unless --profile names another, and its
 	 * options as recorded (a profile's FEAT_TLBIRANGE included). */
 	if (base) {
-		if (!vt_cli.profile)
+		if (!vt_cli.profile && vt_report_profile_name(base)) {
 			vt_cli.profile = vt_report_profile_name(base);
+			rc = check_base_profile(a.baseline, vt_cli.profile);
+			if (rc)
+				goto out;
+		}
 		vt_cli.tlbi_range_set = true;
 	}
 	rc = vt_run_load_profile();
@@ -737,9 +799,14 @@ int cmd_gate(int argc, char **argv)
 		rc = replay_traces(base, inputs, keys, m, &specs,
 				   vt_cli.granule_set || vt_cli.va_bits_set, cur);
 		for (int i = m; i < n && !rc; i++) {
-			/* listed by the comparison as "not in the baseline" */
-			json_t *t = json_object();
+			/* listed by the comparison as "not in the baseline",
+			 * once it has read as a trace */
+			json_t *t;
 
+			rc = read_through(inputs[i]);
+			if (rc)
+				break;
+			t = json_object();
 			if (!t || put(t, "trace", json_string(keys[i])) ||
 			    put(t, "strategies", json_array()) ||
 			    append(cur->traces, t))

@@ -22,26 +22,6 @@ struct gate {
 
 /* ---- trace keys ------------------------------------------------------ */
 
-/* @p without "./" components and repeated slashes, into @buf. */
-static const char *normal_path(const char *p, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	while (*p && n + 1 < len) {
-		if (p[0] == '.' && p[1] == '/' && (n == 0 || buf[n - 1] == '/')) {
-			p += 2;
-			continue;
-		}
-		if (*p == '/' && n && buf[n - 1] == '/') {
-			p++;
-			continue;
-		}
-		buf[n++] = *p++;
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
 /* @a ends with "/" + @b. */
 static bool path_suffix(const char *a, const char *b)
 {
@@ -57,11 +37,11 @@ long vt_gate_key_match(json_t *traces, const char *key)
 	json_t *t;
 	size_t i;
 
-	normal_path(key, nk, sizeof(nk));
+	vt_report_key_normal(key, nk, sizeof(nk));
 	json_array_foreach(traces, i, t) {
 		const char *s = json_string_value(json_object_get(t, "trace"));
 
-		if (s && !strcmp(normal_path(s, nt, sizeof(nt)), nk))
+		if (s && !strcmp(vt_report_key_normal(s, nt, sizeof(nt)), nk))
 			return (long)i;
 	}
 	/*
@@ -74,7 +54,7 @@ long vt_gate_key_match(json_t *traces, const char *key)
 
 		if (!s)
 			continue;
-		b = normal_path(s, nt, sizeof(nt));
+		b = vt_report_key_normal(s, nt, sizeof(nt));
 		while (!strncmp(a, "../", 3))
 			a += 3;
 		while (!strncmp(b, "../", 3))
@@ -311,7 +291,8 @@ static int gate_obj(struct gate *g, const char *prefix, json_t *b, json_t *c)
 			ret = gate_obj(g, sub, bv, cv);
 			continue;
 		}
-		/* Reals (ratios) and strings derive from the counts. */
+		/* every other value is refused by the reader (check_counts()
+		 * in cli/report-read.c): never skipped unseen */
 		if (!json_is_integer(bv))
 			continue;
 		g->compared++;

@@ -41,6 +41,9 @@ struct vt_gate {
  * equal paths once "./" and "//" are dropped, else the one path that is
  * the other seen from a directory above; -1 none, -2 ambiguous. */
 long vt_gate_key_match(json_t *traces, const char *key);
+/* @p without "./" components and repeated slashes, into @buf (the key of
+ * a trace as vt_gate_key_match() compares it; cli/report-read.c). */
+const char *vt_report_key_normal(const char *p, char *buf, size_t len);
 
 /* Set @key of @o to @v, stealing @v; returns nonzero on failure. */
 static inline int put(json_t *o, const char *key, json_t *v)

@@ -47,6 +47,8 @@ static int vt_fuzz_report(const uint8_t *data, size_t size)
 
 		(void)vt_report_trace_path(r, i);
 		vt_report_trace_geometry(r, i, &ps, &va);
+		/* the reader refuses a geometry Kconfig does not offer */
+		VT_FUZZ_CHECK(vt_geometry_valid(ps, va));
 	}
 	vt_error_init(&err);
 	if (vt_report_setup(r, &o, &strategies, &per_op, &err))
