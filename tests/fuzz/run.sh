@@ -12,7 +12,7 @@
 #
 # tests/fuzz/TARGET.dict and TARGET.options (libFuzzer flags, one a line)
 # are passed when they exist.
-# VT_FUZZ_SECONDS (smoke: 8), VT_FUZZ_RUNS (full: 1000000) and
+# VT_FUZZ_BUILD (default build/fuzz) is the build folder; VT_FUZZ_SECONDS (smoke: 8), VT_FUZZ_RUNS (full: 1000000) and
 # VT_FUZZ_INPUT_TIMEOUT (10 s of wall time per input) change the bounds; smoke runs from VT_FUZZ_SEED (default 1), full runs from a random
 # seed (exploration is their job); VT_FUZZ_TIMEOUT (full: 7200 s) stops a harness that is too slow.
 # A crash, sanitizer report, leak or timeout fails the script and leaves
@@ -21,7 +21,7 @@ set -u
 cd "$(dirname "$0")/../.."
 mode=${1:-smoke}
 shift || true
-B=build/fuzz
+B=${VT_FUZZ_BUILD:-build/fuzz}
 targets=("$@")
 if [ ${#targets[@]} = 0 ]; then
 	for f in tests/fuzz/fuzz-*.c; do
