@@ -171,6 +171,9 @@ static void test_random(uint64_t seed)
 				size = chance(50) ? UINT64_MAX - rr(0, 3) * page : 0;
 			if (chance(5))
 				vs = rr(0, UINT64_MAX), ve = vs + rr(0, 1ull << 40);
+			else if (chance(20))	/* a window starting inside a range */
+				vs = base + rr(0, (top - base) / page) * page,
+				ve = vs + rr(1, 1 << 12) * page;
 			x = vt_va_free_take_lowest(&f, size, align, vs, ve, &a);
 			y = ref_lowest(size, align, vs, ve, &b);
 			TEST_ASSERT_EQ("take_lowest", x, y);
