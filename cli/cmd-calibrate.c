@@ -597,13 +597,27 @@ int cmd_calibrate(int argc, char **argv)
 		for (unsigned int i = 0; i < nr_profs; i++) {
 			char path[4096];
 
+			FILE *pf;
+			int bad;
+
 			snprintf(path, sizeof(path), "%s/%s.json", a.write_dir ?: vt_profile_dir(),
 				 profs[i].name);
-			ret = vt_profile_save(&profs[i], path, &err);
-			if (ret) {
-				ret = vt_report_error(&err);
+			/* as every output: renamed with the others at the end
+			 * of the run, removed on failure or a signal */
+			pf = vt_out_open(path);
+			if (!pf) {
+				ret = VT_EC_SYSTEM;
 				goto out;
 			}
+			vt_error_init(&err);
+			bad = vt_profile_write(&profs[i], pf, &err);
+			ret = vt_out_close(pf, path, !bad);
+			if (bad) {
+				vt_err("cannot write profile '%s': %s", path, strerror(-err.code));
+				ret = VT_EC_SYSTEM;
+			}
+			if (ret)
+				goto out;
 		}
 	}
 	out = vt_out_open(vt_cli.output);

@@ -252,13 +252,10 @@ static json_t *param_to_json(const struct vt_cost_param *cp)
 	return o;
 }
 
-int vt_profile_save(const struct vt_profile *p, const char *path,
-		    struct vt_error *err)
+int vt_profile_write(const struct vt_profile *p, FILE *f, struct vt_error *err)
 {
 	json_t *root = json_object(), *costs = json_object(), *o;
-	char tmp[4096];
 	int ret = 0;
-	FILE *f;
 
 	json_object_set_new(root, "format", json_string(VT_PROFILE_FORMAT));
 	json_object_set_new(root, "version", json_integer(VT_PROFILE_VERSION));
@@ -279,23 +276,26 @@ int vt_profile_save(const struct vt_profile *p, const char *path,
 		json_object_set_new(costs, vt_cost_events[e].name, param_to_json(&p->p[e]));
 	json_object_set_new(root, "costs", costs);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		ret = vt_error_set(err, -errno, "cannot write profile '%s'", path);
-		goto out;
-	}
+	errno = 0;	/* a short fwrite() says why */
 	if (json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) ||
 	    fputc('\n', f) == EOF)
-		ret = vt_error_set(err, -EIO, "cannot write profile '%s'", path);
+		ret = vt_error_set(err, errno > 0 ? -errno : -EIO, "cannot write profile '%s'",
+				   p->name);
+	json_decref(root);
+	return ret;
+}
+
+int vt_profile_save(const struct vt_profile *p, const char *path,
+		    struct vt_error *err)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return vt_error_set(err, -errno, "cannot write profile '%s'", path);
+	ret = vt_profile_write(p, f, err);
 	if (fclose(f) && !ret)
 		ret = vt_error_set(err, -errno, "cannot write profile '%s'", path);
-	if (!ret && rename(tmp, path))
-		ret = vt_error_set(err, -errno, "cannot write profile '%s'", path);
-	if (ret)
-		unlink(tmp);
-out:
-	json_decref(root);
 	return ret;
 }
 

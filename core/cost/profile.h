@@ -10,6 +10,7 @@
 #define VT_COST_PROFILE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "core/cost/estimate.h"
 #include "core/error.h"
@@ -77,7 +78,10 @@ const char *vt_data_dir(void);
 int vt_profile_load(const char *name_or_path, struct vt_profile *p,
 		    struct vt_error *err);
 
-/* Write @p as a profile JSON file, whole or not at all. */
+/* Write @p as a profile JSON document to @f (calibrate --write opens @f
+ * through cli/output.c: whole or not at all, like every output file). */
+int vt_profile_write(const struct vt_profile *p, FILE *f, struct vt_error *err);
+/* The same into a new file @path (tests and fuzz harnesses). */
 int vt_profile_save(const struct vt_profile *p, const char *path,
 		    struct vt_error *err);
 

@@ -92,6 +92,14 @@ mkdir "$TMP/prof"
 VMAPTOOL_PROFILES=$TMP/prof "$VT_BIN" calibrate -j --check="$VT_SRC/calibration/figures.json" \
 	>"$TMP/check2.json" || fail "--check with the written profiles"
 cmp -s "$TMP/check.json" "$TMP/check2.json" || fail "the shipped profiles are not the fit's output"
+# --write is all or nothing like every output file (cli/output.c): one
+# profile that cannot be written (here a folder in its place) fails the
+# run with exit 4 naming it, and no other profile is written
+mkdir -p "$TMP/prof-bad/m2-vm.json"
+"$VT_BIN" calibrate --write="$TMP/prof-bad" >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc = 4 ] || fail "--write onto a folder: exit $rc"
+grep -q "prof-bad/m2-vm.json" "$TMP/err" || fail "--write onto a folder: $(head -3 "$TMP/err")"
+[ "$(ls -A "$TMP/prof-bad")" = m2-vm.json ] || fail "a failed --write left: $(ls -A "$TMP/prof-bad")"
 
 # profiles lists every profile with its sources
 "$VT_BIN" profiles -v -j >"$TMP/prof.json" || fail "profiles -v -j"
