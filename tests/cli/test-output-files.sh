@@ -27,22 +27,7 @@ cp "$VT_SRC/traces/default.json" t.json
 "$VT_BIN" replay t.json >want.txt || { echo "FAIL: replay t.json"; exit 1; }
 
 # run NAME WANT_RC REGEX CMD...: exit WANT_RC and REGEX on stderr
-run()
-{
-	local name=$1 want=$2 re=$3 rc
-	shift 3
-	timeout 60 "$@" >"$TMP/stdout" 2>"$TMP/stderr"
-	rc=$?
-	if [ "$rc" != "$want" ]; then
-		echo "FAIL $name: exit $rc, want $want"
-		sed 's/^/  stderr: /' "$TMP/stderr" | head -5
-		fail=1
-	elif [ -n "$re" ] && ! grep -Eq -- "$re" "$TMP/stderr"; then
-		echo "FAIL $name: stderr does not match /$re/"
-		sed 's/^/  stderr: /' "$TMP/stderr" | head -5
-		fail=1
-	fi
-}
+. "$VT_SRC/tests/cli/run-check.sh"
 bad() { echo "FAIL $*"; fail=1; }
 # temporaries left in folder $1 (".NAME.XXXXXX")
 no_tmp() { ls -A "$1" | grep -E '^\..*\.[A-Za-z0-9]{6}$' && bad "$2: temporary left"; }

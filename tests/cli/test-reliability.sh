@@ -29,25 +29,12 @@ fi
 SLOW=$(( ASAN ? 6 : 1 ))
 H='{"format":"vmaptool-trace","version":1,"config":{"granule":"4k","va_bits":48}}'
 
-# run NAME WANT_RC REGEX CMD...: exit WANT_RC and REGEX on stderr, within
-# 4 GB of address space and 60 s
-run()
-{
-	local name=$1 want=$2 re=$3 rc
-	shift 3
-	(if [ $ASAN = 0 ]; then ulimit -v 4000000; fi
-	 timeout $(( 60 * SLOW )) "$@") >"$TMP/stdout" 2>"$TMP/stderr"
-	rc=$?
-	if [ "$rc" != "$want" ]; then
-		echo "FAIL $name: exit $rc, want $want"
-		sed 's/^/  stderr: /' "$TMP/stderr" | head -5
-		fail=1
-	elif [ -n "$re" ] && ! grep -Eq -- "$re" "$TMP/stderr"; then
-		echo "FAIL $name: stderr does not match /$re/"
-		sed 's/^/  stderr: /' "$TMP/stderr" | head -5
-		fail=1
-	fi
-}
+# run NAME WANT_RC REGEX CMD... (tests/cli/run-check.sh): in a child with
+# a 4 GB address-space limit (not under ASan, whose shadow memory needs
+# more), 60 s a command (times SLOW)
+RUN_TIMEOUT=$(( 60 * SLOW ))
+if [ $ASAN = 0 ]; then RUN_VMEM_KB=4000000; fi
+. "$VT_SRC/tests/cli/run-check.sh"
 
 # trace FILE EVENT...: a JSON Lines trace
 trace()
