@@ -227,35 +227,67 @@ static void parse_tests(struct argp_state *state, struct gen_args *a,
 		argp_error(state, "--test: no test given");
 }
 
+/* --size=SIZE[,SIZE...] */
+static void parse_sizes(struct argp_state *state, struct gen_args *a, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	if (!copy)
+		argp_failure(state, VT_EC_SYSTEM, ENOMEM, "--size");
+	a->nr_sizes = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (a->nr_sizes == MAX_SIZES)
+			argp_error(state, "--size: more than %d sizes",
+				   MAX_SIZES);
+		if (!parse_size(tok, &a->sizes[a->nr_sizes]) ||
+		    !a->sizes[a->nr_sizes])
+			argp_error(state, "--size '%s': expected a size such as 4096, 64K, 1M or 64M+68K",
+				   tok);
+		a->nr_sizes++;
+	}
+	free(copy);
+	if (!a->nr_sizes)
+		argp_error(state, "--size: no size given");
+}
+
+/* --orders=N,...,0: descending, ending in 0 */
+static void parse_orders(struct argp_state *state, struct gen_args *a, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	if (!copy)
+		argp_failure(state, VT_EC_SYSTEM, ENOMEM, "--orders");
+	a->nr_orders = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (a->nr_orders == VT_GEN_MAX_HEAP_ORDERS)
+			argp_error(state, "--orders: more than %d orders",
+				   VT_GEN_MAX_HEAP_ORDERS);
+		a->orders[a->nr_orders++] =
+			parse_count(state, "orders", tok, 0, 13);
+	}
+	free(copy);
+	if (!a->nr_orders || a->orders[a->nr_orders - 1])
+		argp_error(state, "--orders '%s': expected orders ending in 0, such as 8,4,0",
+			   arg);
+	for (unsigned int i = 1; i < a->nr_orders; i++)
+		if (a->orders[i] >= a->orders[i - 1])
+			argp_error(state, "--orders '%s': the orders must descend",
+				   arg);
+}
+
 /* The value @arg of gen option @key (checked to apply to the pattern). */
 static void gen_value(int key, char *arg, struct argp_state *state)
 {
 	struct gen_args *a = state->input;
-	char *copy, *tok, *save = NULL;
 
 	switch (key) {
 	case OPT_SEED:
 		a->seed = parse_count(state, "seed", arg, 0, ULONG_MAX);
 		break;
 	case OPT_SIZE:
-		copy = strdup(arg);
-		if (!copy)
-			argp_failure(state, VT_EC_SYSTEM, ENOMEM, "--size");
-		a->nr_sizes = 0;
-		for (tok = strtok_r(copy, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			if (a->nr_sizes == MAX_SIZES)
-				argp_error(state, "--size: more than %d sizes",
-					   MAX_SIZES);
-			if (!parse_size(tok, &a->sizes[a->nr_sizes]) ||
-			    !a->sizes[a->nr_sizes])
-				argp_error(state, "--size '%s': expected a size such as 4096, 64K, 1M or 64M+68K",
-					   tok);
-			a->nr_sizes++;
-		}
-		free(copy);
-		if (!a->nr_sizes)
-			argp_error(state, "--size: no size given");
+		parse_sizes(state, a, arg);
 		break;
 	case OPT_BUFFERS:
 		a->buffers = parse_count(state, "buffers", arg, 1, 100000000);
@@ -288,26 +320,7 @@ static void gen_value(int key, char *arg, struct argp_state *state)
 		a->no_page_array = true;
 		break;
 	case OPT_ORDERS:
-		copy = strdup(arg);
-		if (!copy)
-			argp_failure(state, VT_EC_SYSTEM, ENOMEM, "--orders");
-		a->nr_orders = 0;
-		for (tok = strtok_r(copy, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			if (a->nr_orders == VT_GEN_MAX_HEAP_ORDERS)
-				argp_error(state, "--orders: more than %d orders",
-					   VT_GEN_MAX_HEAP_ORDERS);
-			a->orders[a->nr_orders++] =
-				parse_count(state, "orders", tok, 0, 13);
-		}
-		free(copy);
-		if (!a->nr_orders || a->orders[a->nr_orders - 1])
-			argp_error(state, "--orders '%s': expected orders ending in 0, such as 8,4,0",
-				   arg);
-		for (unsigned int i = 1; i < a->nr_orders; i++)
-			if (a->orders[i] >= a->orders[i - 1])
-				argp_error(state, "--orders '%s': the orders must descend",
-					   arg);
+		parse_orders(state, a, arg);
 		break;
 	case OPT_TEST:
 		parse_tests(state, a, arg);

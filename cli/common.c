@@ -99,7 +99,7 @@ static char granules[32];		/* "4k|16k|64k" */
 static char va_pairs[128];		/* "4k: 39,48,52; 16k: ..." */
 static char va_help[160];
 static char kernel_help[320];
-static char kernel_words[64];		/* "v6.12|v6.16|mainline" */
+static char kernel_choices[64];		/* "v6.12|v6.16|mainline" */
 static char option_help[VT_OPT__NR][256];
 
 /* The VT_APPLIES_* bit of a common option; 0 for those of every command. */
@@ -257,7 +257,7 @@ static void build_common_options(void)
 
 	build_geometry_text();
 	for (int k = 0; k < VT_KERNEL__NR; k++) {
-		cat(kernel_words, sizeof(kernel_words), "%s%s", k ? "|" : "",
+		cat(kernel_choices, sizeof(kernel_choices), "%s%s", k ? "|" : "",
 		    vt_kernels[k].name);
 		cat(kernel_help, sizeof(kernel_help), "%s%s",
 		    !k ? "" : k == VT_KERNEL__NR - 1 ? " or " : ", ",
@@ -318,7 +318,7 @@ bool vt_common_geometry_error(const struct vt_model_opts *m, char *buf, size_t l
 static error_t usage_parse(int key, char *arg, struct argp_state *state)
 {
 	(void)arg;
-	if (key != ARGP_KEY_INIT)
+	if (key != ARGP_KEY_END)	/* argp names the program after its init */
 		return ARGP_ERR_UNKNOWN;
 	argp_error(state, "%s", (const char *)state->input);
 	return 0;
@@ -383,7 +383,7 @@ static unsigned long number(struct argp_state *state, const char *opt,
 static uint64_t byte_size(struct argp_state *state, const char *opt,
 			  const char *arg)
 {
-	static const char suffix[] = "KMGT";
+	static const char units[] = "KMGT";
 	unsigned long long v;
 	const char *p;
 	unsigned int shift = 0;
@@ -391,8 +391,8 @@ static uint64_t byte_size(struct argp_state *state, const char *opt,
 
 	errno = 0;
 	v = strtoull(arg, &end, 10);
-	if (*end && (p = strchr(suffix, *end & ~0x20)) && *end != 0x20) {
-		shift = 10 * (unsigned int)(p - suffix + 1);
+	if (*end && (p = strchr(units, *end & ~0x20)) && *end != 0x20) {
+		shift = 10 * (unsigned int)(p - units + 1);
 		end++;
 		if (*end == 'i' && end[1] == 'B')
 			end += 2;
@@ -435,6 +435,64 @@ static void model_option(struct vt_cli *cli, struct argp_state *state,
 	cli->opt_given[id] = true;
 }
 
+/* --granule's word: the page shift of a granule arch knows. */
+static unsigned int parse_granule(struct argp_state *state, const char *arg)
+{
+	char gran[8];
+	unsigned int i;
+
+	for (i = 12; i <= 16; i++) {
+		snprintf(gran, sizeof(gran), "%uk", 1u << (i - 10));
+		if (!strcmp(arg, gran) && granule_known(i))
+			return i;
+	}
+	argp_error(state, "invalid value '%s' for --%s (expected %s)",
+		   arg, "granule", granules);
+	return 12;
+}
+
+/* --kernel's word: a generation of the option table. */
+static enum vt_kernel_gen parse_kernel(struct argp_state *state, const char *arg)
+{
+	for (int i = 0; i < VT_KERNEL__NR; i++)
+		if (!strcmp(arg, vt_kernels[i].name))
+			return (enum vt_kernel_gen)i;
+	argp_error(state, "invalid value '%s' for --%s (expected %s)",
+		   arg, "kernel", kernel_choices);
+	return (enum vt_kernel_gen)0;
+}
+
+/* The end of a parse: diag.c's options, then the checks that need every
+ * option seen (a subcommand's parse only). */
+static void common_end(struct vt_cli *cli, struct argp_state *state)
+{
+	char msg[256];
+
+	vt_diag_setup(&(struct vt_diag_opts){
+		.quiet = cli->quiet, .verbose = cli->verbose,
+		.json = cli->format == VT_FMT_JSON,
+		.json_one_line = cli->per_event && !cli->per_event_file,
+	});
+	if (cli->cmd && cli->kconfig && !cli->vmlinux)
+		argp_error(state, "--kconfig needs --vmlinux");
+	/* with --vmlinux the pair is checked once the image's values
+	 * are in, by the command (vt_cli_vmlinux_apply()) */
+	if (cli->cmd && !cli->vmlinux &&
+	    vt_common_geometry_error(&cli->model, msg, sizeof(msg)))
+		argp_error(state, "%s", msg);
+	if (cli->cmd && cli->per_event && !cli->per_event_file &&
+	    (cli->format == VT_FMT_CSV || cli->format == VT_FMT_MAIL))
+		argp_error(state, "--per-event without =FILE writes JSON Lines in "
+			   "place of the report, so --format=%s does not apply; "
+			   "--per-event=FILE writes the lines to FILE and the "
+			   "report in that format",
+			   cli->format == VT_FMT_CSV ? "csv" : "mail");
+	if (cli->cmd && cli->format == VT_FMT_MAIL &&
+	    !(cli->cmd->applies & VT_APPLIES_RENDER))
+		argp_error(state, "--format=mail applies to replay and "
+			   "compare only");
+}
+
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
 	/* in the order of enum vt_format */
@@ -442,8 +500,6 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	static const char *const colours[] = { "auto", "always", "never" };
 	struct vt_cli *cli = state->input;
 	struct vt_model_opts *m = &cli->model;
-	char gran[8], msg[256];
-	int i;
 
 	if (key > 0 && key < 0x1000000) {	/* an option, not an ARGP_KEY_* */
 		char name[64];
@@ -477,15 +533,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		cli->profile = arg;
 		break;
 	case OPT_GRANULE:
-		for (i = 12; i <= 16; i++) {
-			snprintf(gran, sizeof(gran), "%uk", 1u << (i - 10));
-			if (!strcmp(arg, gran) && granule_known((unsigned int)i))
-				break;
-		}
-		if (i > 16)
-			argp_error(state, "invalid value '%s' for --%s (expected %s)",
-				   arg, "granule", granules);
-		m->page_shift = (unsigned int)i;
+		m->page_shift = parse_granule(state, arg);
 		cli->granule_set = true;
 		break;
 	case OPT_VA_BITS:
@@ -538,40 +586,11 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 		cli->verbose++;
 		break;
 	case OPT_KERNEL:
-		for (i = 0; i < VT_KERNEL__NR; i++)
-			if (!strcmp(arg, vt_kernels[i].name))
-				break;
-		if (i == VT_KERNEL__NR)
-			argp_error(state, "invalid value '%s' for --%s (expected %s)",
-				   arg, "kernel", kernel_words);
-		else
-			vt_model_opts_kernel(m, (enum vt_kernel_gen)i);
+		vt_model_opts_kernel(m, parse_kernel(state, arg));
 		cli->kernel_given = true;
 		break;
 	case ARGP_KEY_END:
-		vt_diag_setup(&(struct vt_diag_opts){
-			.quiet = cli->quiet, .verbose = cli->verbose,
-			.json = cli->format == VT_FMT_JSON,
-			.json_one_line = cli->per_event && !cli->per_event_file,
-		});
-		if (cli->cmd && cli->kconfig && !cli->vmlinux)
-			argp_error(state, "--kconfig needs --vmlinux");
-		/* with --vmlinux the pair is checked once the image's values
-		 * are in, by the command (vt_cli_vmlinux_apply()) */
-		if (cli->cmd && !cli->vmlinux &&
-		    vt_common_geometry_error(m, msg, sizeof(msg)))
-			argp_error(state, "%s", msg);
-		if (cli->cmd && cli->per_event && !cli->per_event_file &&
-		    (cli->format == VT_FMT_CSV || cli->format == VT_FMT_MAIL))
-			argp_error(state, "--per-event without =FILE writes JSON Lines in "
-				   "place of the report, so --format=%s does not apply; "
-				   "--per-event=FILE writes the lines to FILE and the "
-				   "report in that format",
-				   cli->format == VT_FMT_CSV ? "csv" : "mail");
-		if (cli->cmd && cli->format == VT_FMT_MAIL &&
-		    !(cli->cmd->applies & VT_APPLIES_RENDER))
-			argp_error(state, "--format=mail applies to replay and "
-				   "compare only");
+		common_end(cli, state);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
