@@ -35,7 +35,7 @@ struct vt_cli {
 	struct vt_model_opts model;	/* what-if options, geometry, --verify */
 	bool granule_set, va_bits_set;	/* given on the command line */
 	bool kernel_given;		/* --kernel given */
-	bool opt_given[VT_OPT__NR];	/* what-if option given (gate) */
+	bool opt_given[VT_OPT__NR];	/* what-if option given (gate; --tlbi-range: run.c) */
 	enum vt_format format;		/* --format, -j */
 	bool wide;			/* --wide: the table's strategies as columns */
 	enum vt_colour colour;		/* --color */
