@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The contract between cli/main.c (argp, common options), cli/diag.c (the
- * only stderr writer, exit codes), the report modules (cli/report.h) and
- * the cmd-<name>.c files (one subcommand each).
+ * The contract between cli/main.c (the command table, main()),
+ * cli/common.c (the common options and their parser), cli/help.c (argp's
+ * help output repaired), cli/diag.c (the only stderr writer, exit codes),
+ * the report modules (cli/report.h) and the cmd-<name>.c files (one
+ * subcommand each).
+ *
+ * The common options are one struct vt_cli that main() owns: argp's
+ * input hands it to the common parser (cli/common.c), each command gets it
+ * as its first parameter, and run.c reads what a command made of it
+ * through a const struct vt_run_opts (cli/run.h).  There is no global.
  */
 #ifndef VT_CLI_H
 #define VT_CLI_H
@@ -19,15 +26,16 @@ enum vt_format { VT_FMT_TABLE, VT_FMT_JSON, VT_FMT_CSV, VT_FMT_MAIL };
 /* --color: auto is a terminal with NO_COLOR unset or empty */
 enum vt_colour { VT_COLOUR_AUTO, VT_COLOUR_ALWAYS, VT_COLOUR_NEVER };
 
+struct vt_cmd;
+
 /* Options of interfaces.md 1.1 and 1.3, shared by every subcommand. */
 struct vt_cli {
 	const char *strategies;		/* --strategy (NULL: default list) */
 	const char *profile;		/* --profile (NULL: the default profile) */
-	bool tlbi_range_set;		/* --tlbi-range given: the profile's FEAT_TLBIRANGE does not apply */
 	struct vt_model_opts model;	/* what-if options, geometry, --verify */
 	bool granule_set, va_bits_set;	/* given on the command line */
 	bool kernel_given;		/* --kernel given */
-	bool opt_given[VT_OPT__NR];	/* what-if option given (gate) */
+	bool opt_given[VT_OPT__NR];	/* what-if option given (gate; --tlbi-range: run.c) */
 	enum vt_format format;		/* --format, -j */
 	bool wide;			/* --wide: the table's strategies as columns */
 	enum vt_colour colour;		/* --color */
@@ -41,13 +49,64 @@ struct vt_cli {
 	bool quiet;			/* -q */
 	const char *vmlinux;		/* --vmlinux (cli/vmlinux.c) */
 	const char *kconfig;		/* --kconfig */
-};
-extern struct vt_cli vt_cli;
 
-/* argp child with the common options; every subcommand parser includes it. */
+	/* What the parse records besides the options (cli/common.c). */
+	const struct vt_cmd *cmd;	/* the command being parsed; NULL before its word */
+	int top_keys[64];		/* options given before the command word */
+	unsigned int nr_top_keys;
+};
+
+/*
+ * Which common options each command takes (struct vt_cmd's applies): the
+ * others are hidden from its --help and are a usage error when given to
+ * it.  -o, -q, -v and -h go with every command.
+ */
+enum {
+	VT_APPLIES_FORMAT = 1 << 0,	/* --format, -j */
+	VT_APPLIES_STRATEGY = 1 << 1,	/* --strategy */
+	VT_APPLIES_PROFILE = 1 << 2,	/* --profile */
+	VT_APPLIES_GEOMETRY = 1 << 3,	/* --granule, --va-bits */
+	VT_APPLIES_REPORT = 1 << 4,	/* --per-op, --per-event, --jobs */
+	VT_APPLIES_MODEL = 1 << 5,	/* --kernel and the option table */
+	VT_APPLIES_CPUS = 1 << 6,	/* --cpus alone (gen) */
+	VT_APPLIES_VMLINUX = 1 << 7,	/* --vmlinux, --kconfig */
+	VT_APPLIES_RENDER = 1 << 8,	/* --wide, --color, --svg, --format=mail */
+	VT_APPLIES_REPLAY = VT_APPLIES_FORMAT | VT_APPLIES_STRATEGY |
+			    VT_APPLIES_PROFILE | VT_APPLIES_GEOMETRY |
+			    VT_APPLIES_REPORT | VT_APPLIES_MODEL | VT_APPLIES_VMLINUX,
+};
+
+/* ---- common.c: the common options and their parser ------------------ */
+/* argp child with the common options; every subcommand parser includes
+ * it, and hands it the struct vt_cli at ARGP_KEY_INIT (vt_common_input()). */
 extern const struct argp vt_common_argp;
 /* The children list of a subcommand parser: just the common options. */
 extern const struct argp_child vt_common_children[];
+
+/* The defaults of every common option; builds the option table once. */
+void vt_common_init(struct vt_cli *cli);
+/* At a subcommand parser's ARGP_KEY_INIT: its first child, the common
+ * options, parses into @cli. */
+static inline void vt_common_input(struct argp_state *state, struct vt_cli *cli)
+{
+	state->child_inputs[0] = cli;
+}
+/* Whether command @c takes common option @key. */
+bool vt_common_applies(const struct vt_cmd *c, int key);
+/* "--name" or "-c" of common option @key, in @buf. */
+const char *vt_common_option_name(int key, char *buf, size_t len);
+/* The option table as built (the top-level --help), or as command @c's
+ * --help shows it (only the options it takes). */
+void vt_common_show_all(void);
+void vt_common_show_for(const struct vt_cmd *c);
+/* The message for a granule/VA pair that is not Kconfig-valid in @buf, or
+ * false when the pair is valid. */
+bool vt_common_geometry_error(const struct vt_model_opts *m, char *buf, size_t len);
+/* A usage error found after the parse, printed by argp_error() itself
+ * ("PROG: MSG" and the line pointing at PROG --help); returns its exit
+ * code (2). */
+int vt_usage_error(const char *prog, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Positional TRACE... arguments of replay, compare and gate. */
 struct vt_trace_args {
@@ -59,23 +118,24 @@ struct vt_trace_args {
 error_t vt_parse_trace_args(int key, struct argp_state *state,
 			    struct vt_trace_args *a, const char *what);
 
+/* A subcommand: parses @argv (its own options and the common ones into
+ * @cli), runs, and returns an exit code; it never exits. */
+typedef int vt_cmd_fn(struct vt_cli *cli, int argc, char **argv);
+
 struct vt_cmd {
 	const char *name;
-	int (*fn)(int argc, char **argv);	/* returns an exit code */
+	vt_cmd_fn *fn;
 	const char *summary;
-	unsigned int applies;	/* VT_APPLIES_* of cli/main.c */
+	unsigned int applies;	/* VT_APPLIES_* */
 };
 
-int cmd_replay(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_gate(int argc, char **argv);
-int cmd_gen(int argc, char **argv);
-int cmd_import(int argc, char **argv);
-int cmd_ptdump(int argc, char **argv);
-int cmd_inspect(int argc, char **argv);
-int cmd_strategies(int argc, char **argv);
-int cmd_profiles(int argc, char **argv);
-int cmd_calibrate(int argc, char **argv);
+vt_cmd_fn cmd_replay, cmd_compare, cmd_gate, cmd_gen, cmd_import, cmd_ptdump,
+	  cmd_inspect, cmd_strategies, cmd_profiles, cmd_calibrate;
+
+/* ---- help.c: argp's help output, repaired --------------------------- */
+/* Where argp writes help, usage and --version: memory, put out at exit
+ * with argp's layout restored. */
+FILE *vt_help_stream(void);
 
 /* The candidate of @cands (NULL entries skipped) that @word is most
  * likely a typo of, or NULL when none is close (cli/suggest.c). */
@@ -85,12 +145,14 @@ const char *vt_suggest(const char *word, const char *const *cands, size_t n);
 struct vt_kimage;
 /* The image of --vmlinux (and --kconfig), read once; 0 or the exit code
  * after reporting the error. */
-int vt_cli_kimage(struct vt_kimage **out);
+int vt_cli_kimage(const struct vt_cli *cli, struct vt_kimage **out);
 void vt_cli_kimage_close(void);
-/* Take geometry, generation and huge-mapping support from the image where
- * no option gave them; @need_geometry: an image without a configuration is
- * an error.  0 or the exit code (reported). */
-int vt_cli_vmlinux_apply(bool need_geometry);
+/* After the parse, when --vmlinux is given: take geometry, generation and
+ * huge-mapping support from the image where no option gave them into
+ * @cli, then check the geometry pair as the parser does without an image
+ * (a usage error of @prog); @need_geometry: an image without a
+ * configuration is an error.  0 or the exit code (reported). */
+int vt_cli_vmlinux_apply(struct vt_cli *cli, bool need_geometry, const char *prog);
 /* vt_kimage_symbolize() for the importer's callback (@ctx: the image). */
 bool vt_cli_symbolize(void *ctx, uint64_t addr, bool offset, char *buf, size_t len);
 
@@ -144,11 +206,11 @@ struct vt_io {
  * Before a command runs: an empty output name, two outputs naming the same
  * file, or an output naming a file that is read is a usage error (2) naming
  * both options.  -o, --per-event, --svg, --vmlinux and --kconfig are added
- * from vt_cli; @io are the command's own options, @inputs its operands
+ * from @cli; @io are the command's own options, @inputs its operands
  * (called @what in messages).  Existing files are compared by inode, others
  * by their path with links resolved; stdout, devices and FIFOs are not.
  */
-int vt_out_check(const struct vt_io *io, size_t n, char *const *inputs,
-		 int n_inputs, const char *what);
+int vt_out_check(const struct vt_cli *cli, const struct vt_io *io, size_t n,
+		 char *const *inputs, int n_inputs, const char *what);
 
 #endif

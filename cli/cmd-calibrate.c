@@ -28,6 +28,7 @@
 extern char **environ;
 
 struct calib_args {
+	struct vt_cli *cli;
 	const char *check;
 	const char *file;
 	const char *write_dir;
@@ -52,6 +53,9 @@ static error_t calib_parse(int key, char *arg, struct argp_state *state)
 	struct calib_args *a = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		vt_common_input(state, a->cli);
+		break;
 	case OPT_CHECK:
 		a->check = arg;
 		break;
@@ -463,7 +467,8 @@ static void print_errors(FILE *out, const char *kind, unsigned int n, double med
 	fputc('\n', out);
 }
 static void render_table(FILE *out, const struct vt_figure_set *set, const struct vt_fit *fit,
-			 const struct vt_profile *profs, unsigned int nr_profs, bool fitted)
+			 const struct vt_profile *profs, unsigned int nr_profs, bool fitted,
+			 int verbose)
 {
 	unsigned int n[3] = { 0 };
 	int wid = 6, wprof = 12, wnot = 6;
@@ -515,7 +520,7 @@ static void render_table(FILE *out, const struct vt_figure_set *set, const struc
 		}
 	}
 	(void)nr_profs;
-	if (vt_cli.verbose) {
+	if (verbose) {
 		fprintf(out, "\nnot expressed:\n");
 		for (unsigned int i = 0; i < set->nr; i++)
 			if (set->v[i].state != VT_FIG_EXPRESSED)
@@ -553,10 +558,10 @@ static int load_profiles(struct vt_profile **out, unsigned int *nr)
 	return 0;
 }
 
-int cmd_calibrate(int argc, char **argv)
+int cmd_calibrate(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool calibrate";
-	struct calib_args a = { 0 };
+	struct calib_args a = { .cli = cli };
 	struct vt_figure_set set = { 0 };
 	struct vt_profile *profs = NULL;
 	unsigned int nr_profs = 0;
@@ -568,7 +573,7 @@ int cmd_calibrate(int argc, char **argv)
 
 	argv[0] = name;
 	argp_parse(&calib_argp, argc, argv, 0, NULL, &a);
-	ret = vt_out_check((struct vt_io[]){ { "--check", a.check, VT_IO_READ },
+	ret = vt_out_check(cli, (struct vt_io[]){ { "--check", a.check, VT_IO_READ },
 					     { "figures file", a.file, VT_IO_READ } }, 2, NULL, 0, NULL);
 	if (ret)
 		return ret;
@@ -620,20 +625,20 @@ int cmd_calibrate(int argc, char **argv)
 				goto out;
 		}
 	}
-	out = vt_out_open(vt_cli.output);
+	out = vt_out_open(cli->output);
 	if (!out) {
 		ret = VT_EC_SYSTEM;
 		goto out;
 	}
-	if (vt_cli.format == VT_FMT_JSON) {
+	if (cli->format == VT_FMT_JSON) {
 		json_t *root = render_json(&set, &fit, profs, nr_profs, !a.check);
 
 		wr = json_dumpf(root, out, JSON_INDENT(2) | JSON_SORT_KEYS) || fputc('\n', out) == EOF;
 		json_decref(root);
 	} else {
-		render_table(out, &set, &fit, profs, nr_profs, !a.check);
+		render_table(out, &set, &fit, profs, nr_profs, !a.check, cli->verbose);
 	}
-	ret = vt_out_close(out, vt_cli.output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
+	ret = vt_out_close(out, cli->output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
 out:
 	vt_fit_release(&fit);
 	vt_figure_set_release(&set);

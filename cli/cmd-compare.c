@@ -14,6 +14,7 @@
 #include "core/strategy/registry.h"
 
 struct compare_args {
+	struct vt_cli *cli;
 	struct vt_trace_args t;
 	bool ablation;
 };
@@ -33,6 +34,9 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 
 	(void)arg;
 	switch (key) {
+	case ARGP_KEY_INIT:
+		vt_common_input(state, a->cli);
+		break;
 	case OPT_ABLATION:
 		a->ablation = true;
 		break;
@@ -52,10 +56,10 @@ static struct argp compare_argp = {
 	.children = vt_common_children,
 };
 
-int cmd_compare(int argc, char **argv)
+int cmd_compare(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool compare";
-	struct compare_args a = { { NULL, 0 }, false };
+	struct compare_args a = { cli, { NULL, 0 }, false };
 	const char *list;
 	char *expanded = NULL;
 	struct vt_spec_list specs;
@@ -86,7 +90,10 @@ int cmd_compare(int argc, char **argv)
 		free(set);
 	}
 	argp_parse(&compare_argp, argc, argv, 0, NULL, &a);
-	list = vt_cli.strategies ? vt_cli.strategies : vt_strategy_default_list();
+	rc = vt_cli_vmlinux_apply(cli, true, name);
+	if (rc)
+		return rc;
+	list = cli->strategies ? cli->strategies : vt_strategy_default_list();
 	if (a.ablation) {
 		bool found;
 
@@ -112,7 +119,7 @@ int cmd_compare(int argc, char **argv)
 		vt_err("compare needs at least two strategies (--strategy=A,B[,...])");
 		return VT_EC_USAGE;
 	}
-	rc = vt_run_command(a.t.v, a.t.n, &specs, true);
+	rc = vt_run_command(cli, a.t.v, a.t.n, &specs, true);
 	vt_spec_list_release(&specs);
 	return rc;
 }

@@ -30,6 +30,7 @@
 #include "core/trace/trace.h"
 
 struct gate_args {
+	struct vt_cli *cli;
 	const char *baseline;
 	struct vt_gate_opts g;
 	bool update, rebaseline;
@@ -71,6 +72,9 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 	char why[200];
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		vt_common_input(state, a->cli);
+		break;
 	case OPT_BASELINE:
 		a->baseline = arg;
 		break;
@@ -238,12 +242,13 @@ static void opt_word(const struct vt_option *t, unsigned int v, char *buf,
  * "--name=X (baseline Y)"; with @given, only the options the command line
  * gave.  Returns how many.
  */
-static int option_diffs(FILE *f, const struct vt_model_opts *cur,
+static int option_diffs(FILE *f, const struct vt_cli *cli,
+			const struct vt_model_opts *cur,
 			const struct vt_model_opts *base, bool given)
 {
 	int n = 0;
 
-	if ((!given || vt_cli.kernel_given) && cur->kernel != base->kernel)
+	if ((!given || cli->kernel_given) && cur->kernel != base->kernel)
 		fprintf(f, "%s--kernel=%s (baseline %s)", n++ ? ", " : "",
 			vt_kernels[cur->kernel].name, vt_kernels[base->kernel].name);
 	for (int i = 0; i < VT_OPT__NR; i++) {
@@ -252,8 +257,8 @@ static int option_diffs(FILE *f, const struct vt_model_opts *cur,
 		unsigned int y = vt_option_get(base, (enum vt_option_id)i);
 		char a[64], b[64];
 
-		if (x == y || (given && !vt_cli.opt_given[i] &&
-			       !(vt_cli.kernel_given && t->kernel[cur->kernel])))
+		if (x == y || (given && !cli->opt_given[i] &&
+			       !(cli->kernel_given && t->kernel[cur->kernel])))
 			continue;
 		opt_word(t, x, a, sizeof(a));
 		opt_word(t, y, b, sizeof(b));
@@ -277,16 +282,17 @@ static int profile_diff(FILE *f, int n, const char *cur, const char *base)
 
 /* The name of the profile --profile gives (a file names its own), or NULL
  * when not given; an error is reported and its exit code put in @rc. */
-static const char *given_profile_name(struct vt_profile *p, int *rc)
+static const char *given_profile_name(const struct vt_cli *cli,
+				      struct vt_profile *p, int *rc)
 {
 	struct vt_error err;
 
 	*rc = 0;
-	if (!vt_cli.profile)
+	if (!cli->profile)
 		return NULL;
 	vt_error_init(&err);
-	if (vt_profile_load(vt_cli.profile, p, &err)) {
-		vt_run_profile_hint(&err, vt_cli.profile);
+	if (vt_profile_load(cli->profile, p, &err)) {
+		vt_run_profile_hint(&err, cli->profile);
 		*rc = vt_report_error(&err);
 		return NULL;
 	}
@@ -295,29 +301,29 @@ static const char *given_profile_name(struct vt_profile *p, int *rc)
 
 /* ---- the current report ------------------------------------------------ */
 
-/* Replay @inputs (keys @keys) into @cur with vt_cli.model; each trace with
- * the baseline's geometry for it, unless given or not in the baseline. */
-static int replay_traces(const struct vt_report *base, char **inputs,
-			 char **keys, int n, const struct vt_spec_list *specs,
-			 bool forced_geometry, struct vt_report *cur)
+/* Replay @inputs (keys @keys) into @cur under @o; each trace with the
+ * baseline's geometry for it, unless given or not in the baseline. */
+static int replay_traces(const struct vt_run_opts *o, const struct vt_report *base,
+			 char **inputs, char **keys, int n,
+			 const struct vt_spec_list *specs, struct vt_report *cur)
 {
-	unsigned int ps = vt_cli.model.page_shift, vb = vt_cli.model.va_bits;
+	struct vt_run_opts one = *o;
 	int rc = 0;
 
 	for (int i = 0; i < n && !rc; i++) {
 		long at = base ? vt_gate_key_match(base->traces, keys[i]) : -1;
 		size_t last = json_array_size(cur->traces);
 
-		vt_cli.model.page_shift = ps;
-		vt_cli.model.va_bits = vb;
-		vt_cli.granule_set = vt_cli.va_bits_set = forced_geometry;
-		if (!forced_geometry && at >= 0) {
+		one.model.page_shift = o->model.page_shift;
+		one.model.va_bits = o->model.va_bits;
+		one.geometry_given = o->geometry_given;
+		if (!o->geometry_given && at >= 0) {
 			vt_report_trace_geometry(base, (size_t)at,
-						 &vt_cli.model.page_shift,
-						 &vt_cli.model.va_bits);
-			vt_cli.granule_set = vt_cli.va_bits_set = true;
+						 &one.model.page_shift,
+						 &one.model.va_bits);
+			one.geometry_given = true;
 		}
-		rc = vt_run_traces(inputs + i, 1, specs, cur, false, NULL);
+		rc = vt_run_traces(&one, inputs + i, 1, specs, cur, false, NULL);
 		if (!rc && json_array_size(cur->traces) > last &&
 		    json_object_set_new(json_array_get(cur->traces, last), "trace",
 					json_string(keys[i]))) {
@@ -329,7 +335,8 @@ static int replay_traces(const struct vt_report *base, char **inputs,
 }
 
 /* Drop from @base the strategies not in @specs (--strategy given). */
-static int keep_strategies(struct vt_report *base, const struct vt_spec_list *specs)
+static int keep_strategies(struct vt_report *base, const char *list,
+			   const struct vt_spec_list *specs)
 {
 	json_t *t;
 	size_t i;
@@ -347,7 +354,7 @@ static int keep_strategies(struct vt_report *base, const struct vt_spec_list *sp
 		}
 		if (!found) {
 			vt_err("--strategy=%s: the baseline has no strategy '%s' "
-			       "(add it with --update-baseline)", vt_cli.strategies,
+			       "(add it with --update-baseline)", list,
 			       specs->v[k].name);
 			return VT_EC_USAGE;
 		}
@@ -402,7 +409,7 @@ static int check_report_config(const struct vt_report *base,
 	f = open_memstream(&msg, &len);
 	if (!f)
 		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
-	n = option_diffs(f, &co, &bo, false);
+	n = option_diffs(f, NULL, &co, &bo, false);
 	n += profile_diff(f, n, vt_report_profile_name(cur), vt_report_profile_name(base));
 	if (base->page_shift != cur->page_shift || base->va_bits != cur->va_bits)
 		fprintf(f, "%sgeometry %s/%u (baseline %s/%u)", n++ ? ", " : "",
@@ -423,10 +430,10 @@ static int check_report_config(const struct vt_report *base,
  * a truncated file, garbage or an empty standard input is bad input (exit
  * 3, located) and not "not in the baseline", allowed by --allow-missing.
  */
-static int read_through(const char *path)
+static int read_through(const struct vt_model_opts *m, const char *path)
 {
-	struct vt_trace_read_opts ro = { .skip_unknown = vt_cli.model.skip_unknown,
-					 .max_input = vt_cli.model.max_input };
+	struct vt_trace_read_opts ro = { .skip_unknown = m->skip_unknown,
+					 .max_input = m->max_input };
 	struct vt_trace_reader *rd = NULL;
 	struct vt_error err;
 	struct vt_event ev;
@@ -475,15 +482,17 @@ static int check_base_profile(const char *baseline, const char *name)
 
 /* ---- outputs --------------------------------------------------------- */
 
+/* @g written to @path by @fn, or as the report of --format @fmt when @fn
+ * is NULL. */
 static int write_file(const char *path, const struct vt_gate *g,
-		      int (*fn)(const struct vt_gate *, FILE *))
+		      enum vt_format fmt, int (*fn)(const struct vt_gate *, FILE *))
 {
 	FILE *f = vt_out_open(path);
 	int wr, rc;
 
 	if (!f)
 		return VT_EC_SYSTEM;
-	wr = fn(g, f);
+	wr = fn ? fn(g, f) : vt_gate_write(g, f, fmt);
 	rc = vt_out_close(f, path, wr == 0);
 	if (wr && !rc) {
 		vt_err("cannot write '%s': %s", path, strerror(-wr));
@@ -492,19 +501,14 @@ static int write_file(const char *path, const struct vt_gate *g,
 	return rc;
 }
 
-static int write_text(const struct vt_gate *g, FILE *f)
-{
-	return vt_gate_write(g, f, vt_cli.format);
-}
-
 static int write_outputs(const struct vt_gate *g, const struct gate_args *a)
 {
-	int rc = write_file(vt_cli.output, g, write_text);
+	int rc = write_file(a->cli->output, g, a->cli->format, NULL);
 
 	if (!rc && a->junit)
-		rc = write_file(a->junit, g, vt_gate_write_junit);
+		rc = write_file(a->junit, g, 0, vt_gate_write_junit);
 	if (!rc && a->markdown)
-		rc = write_file(a->markdown, g, vt_gate_write_markdown);
+		rc = write_file(a->markdown, g, 0, vt_gate_write_markdown);
 	return rc;
 }
 
@@ -561,118 +565,350 @@ static int write_baseline(const char *path, const struct vt_report *r)
 	return rc;
 }
 
-/* The model and strategy list to replay with, from the baseline and the
- * command line; a usage error when they differ and we are gating. */
-static int choose_model(const struct gate_args *a, struct vt_report *base,
-			struct vt_spec_list *specs)
+/* What gate replays with, from the baseline and the command line. */
+struct gate_model {
+	int rc;				/* 0, or the exit code (reported) */
+	struct vt_model_opts model;
+	bool per_op;
+	const char *profile;		/* the profile to load; NULL: the default */
+	struct vt_spec_list specs;
+};
+
+/* The options of @given (the command line's) that --update-baseline keeps
+ * from the old baseline @bo: those the command line did not give. */
+static void keep_baseline_options(const struct vt_cli *cli,
+				  struct vt_model_opts *given,
+				  const struct vt_model_opts *bo)
 {
-	struct vt_model_opts bo, given = vt_cli.model;
+	for (int i = 0; i < VT_OPT__NR; i++)
+		if (!cli->opt_given[i] &&
+		    !(cli->kernel_given && vt_options[i].kernel[given->kernel]))
+			vt_option_set(given, (enum vt_option_id)i,
+				      vt_option_get(bo, (enum vt_option_id)i));
+	if (!cli->kernel_given)
+		given->kernel = bo->kernel;
+}
+
+/*
+ * The model, --per-op and profile to replay with when there is a baseline
+ * @base: a usage error when the command line differs from it and we are
+ * gating (not re-blessing, nor --rebaseline-options).  *@list: the
+ * baseline's strategy list (free()).
+ */
+static int model_from_baseline(const struct gate_args *a, struct vt_report *base,
+			       struct gate_model *m, char **list)
+{
+	const struct vt_cli *cli = a->cli;
+	struct vt_model_opts bo;
 	struct vt_profile prof;
 	struct vt_error err;
-	char *list = NULL, *msg = NULL;
-	bool per_op = vt_cli.per_op;
+	char *msg = NULL;
 	const char *pname;
 	size_t len;
 	FILE *f;
-	int n = 0, np, rc;
+	int n, np, rc;
 
-	if (base) {
-		pname = given_profile_name(&prof, &rc);
-		if (rc)
-			return rc;
-		vt_error_init(&err);
-		if (vt_report_setup(base, &bo, &list, &per_op, &err)) {
-			snprintf(err.file, sizeof(err.file), "%s", a->baseline);
-			return vt_report_error(&err);
-		}
-		f = open_memstream(&msg, &len);
-		if (!f) {
-			free(list);
-			return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
-		}
-		n = option_diffs(f, &given, &bo, true);
-		np = profile_diff(f, n, pname, vt_report_profile_name(base));
-		n += np;
-		if (!a->update && (vt_cli.granule_set || vt_cli.va_bits_set) &&
-		    (given.page_shift != base->page_shift ||
-		     given.va_bits != base->va_bits))
-			fprintf(f, "%s--granule=%s --va-bits=%u (baseline %s, %u)",
-				n++ ? ", " : "", vt_granule_name(given.page_shift),
-				given.va_bits, vt_granule_name(base->page_shift),
-				base->va_bits);
-		if (fclose(f))
-			n = 0;
-		if (a->update) {
-			/* what the command line gives wins, the rest is kept */
-			for (int i = 0; i < VT_OPT__NR; i++)
-				if (!vt_cli.opt_given[i] &&
-				    !(vt_cli.kernel_given &&
-				      vt_options[i].kernel[given.kernel]))
-					vt_option_set(&given, (enum vt_option_id)i,
-						      vt_option_get(&bo, (enum vt_option_id)i));
-			if (!vt_cli.kernel_given)
-				given.kernel = bo.kernel;
-			if (n)
-				vt_info("gate: new options for the baseline: %s", msg);
-			vt_cli.model = given;
-			per_op |= vt_cli.per_op;
-		} else if (n && !a->rebaseline) {
-			vt_err("gate: the command line differs from the baseline: %s; "
-			       "give the baseline's options, --rebaseline-options to "
-			       "replay with them, or --update-baseline to re-bless",
-			       msg);
-			free(msg);
-			free(list);
-			return VT_EC_USAGE;
-		} else {
-			if (n)
-				vt_info("gate: replaying with the baseline's options, "
-					"not the command line's: %s", msg);
-			bo.page_shift = given.page_shift;
-			bo.va_bits = given.va_bits;
-			vt_cli.model = bo;
-			if (np)		/* the baseline's profile (cmd_gate) */
-				vt_cli.profile = NULL;
-		}
-		free(msg);
-	}
-	vt_cli.per_op = per_op;
-	rc = vt_run_parse_strategies(vt_cli.strategies ? vt_cli.strategies : list,
-				     specs);
-	free(list);
+	pname = given_profile_name(cli, &prof, &rc);
 	if (rc)
 		return rc;
-	if (base && !a->update && vt_cli.strategies) {
-		rc = keep_strategies(base, specs);
-		if (rc)
-			vt_spec_list_release(specs);
+	vt_error_init(&err);
+	if (vt_report_setup(base, &bo, list, &m->per_op, &err)) {
+		snprintf(err.file, sizeof(err.file), "%s", a->baseline);
+		return vt_report_error(&err);
 	}
+	f = open_memstream(&msg, &len);
+	if (!f)
+		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+	n = option_diffs(f, cli, &m->model, &bo, true);
+	np = profile_diff(f, n, pname, vt_report_profile_name(base));
+	n += np;
+	if (!a->update && (cli->granule_set || cli->va_bits_set) &&
+	    (m->model.page_shift != base->page_shift ||
+	     m->model.va_bits != base->va_bits))
+		fprintf(f, "%s--granule=%s --va-bits=%u (baseline %s, %u)",
+			n++ ? ", " : "", vt_granule_name(m->model.page_shift),
+			m->model.va_bits, vt_granule_name(base->page_shift),
+			base->va_bits);
+	if (fclose(f))
+		n = 0;
+	rc = 0;
+	if (a->update) {
+		/* what the command line gives wins, the rest is kept */
+		keep_baseline_options(cli, &m->model, &bo);
+		if (n)
+			vt_info("gate: new options for the baseline: %s", msg);
+		m->per_op |= cli->per_op;
+	} else if (n && !a->rebaseline) {
+		vt_err("gate: the command line differs from the baseline: %s; "
+		       "give the baseline's options, --rebaseline-options to "
+		       "replay with them, or --update-baseline to re-bless",
+		       msg);
+		rc = VT_EC_USAGE;
+	} else {
+		if (n)
+			vt_info("gate: replaying with the baseline's options, "
+				"not the command line's: %s", msg);
+		bo.page_shift = m->model.page_shift;
+		bo.va_bits = m->model.va_bits;
+		m->model = bo;
+		if (np)		/* the baseline's profile */
+			m->profile = NULL;
+	}
+	free(msg);
 	return rc;
 }
 
-int cmd_gate(int argc, char **argv)
+/* The model and strategy list to replay with, from the baseline (NULL:
+ * none yet) and the command line. */
+static struct gate_model choose_model(const struct gate_args *a,
+				      struct vt_report *base)
 {
-	static char name[] = "vmaptool gate";
-	struct gate_args a = { 0 };
-	struct vt_report *base = NULL, *cur = NULL;
+	const struct vt_cli *cli = a->cli;
+	struct gate_model m = { .model = cli->model, .per_op = cli->per_op,
+				.profile = cli->profile };
+	char *list = NULL;
+
+	if (base)
+		m.rc = model_from_baseline(a, base, &m, &list);
+	if (!m.rc)
+		m.rc = vt_run_parse_strategies(cli->strategies ? cli->strategies : list,
+					       &m.specs);
+	free(list);
+	if (m.rc)
+		return m;
+	if (base && !a->update && cli->strategies) {
+		m.rc = keep_strategies(base, cli->strategies, &m.specs);
+		if (m.rc)
+			vt_spec_list_release(&m.specs);
+	}
+	return m;
+}
+
+/* ---- the three modes ---------------------------------------------------- */
+
+/* Compare @cur with @base and write the outputs: 1 when anything regressed. */
+static int compare_and_write(const struct gate_args *a, const struct vt_report *base,
+			     const struct vt_report *cur)
+{
 	struct vt_gate *gate = NULL;
+	int rc;
+
+	if (vt_gate_compare(base, cur, &a->g, &gate))
+		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+	rc = write_outputs(gate, a);
+	if (!rc && vt_gate_regressions(gate))
+		rc = 1;
+	vt_gate_free(gate);
+	return rc;
+}
+
+/* Gate a report @cur (read from the one operand) against @base. */
+static int gate_report(const struct gate_args *a, struct vt_report *base,
+		       const struct vt_report *cur)
+{
+	const struct vt_cli *cli = a->cli;
 	struct vt_spec_list specs = { NULL, 0 };
-	char **inputs = NULL, **keys = NULL;
+	int rc;
+
+	vt_dbg(1, "comparing report '%s' with '%s'", a->t.v[0], a->baseline);
+	rc = check_report_config(base, cur, a->baseline, a->t.v[0]);
+	if (!rc && cli->strategies) {
+		rc = vt_run_parse_strategies(cli->strategies, &specs);
+		if (!rc)
+			rc = keep_strategies(base, cli->strategies, &specs);
+	}
+	if (!rc)
+		rc = compare_and_write(a, base, cur);
+	vt_spec_list_release(&specs);
+	return rc;
+}
+
+/* The traces among the operands, their keys, and the cost profile the
+ * current report points at. */
+struct gate_traces {
+	char **inputs, **keys;
+	int n;
+	struct vt_profile profile;
+};
+
+static void gate_traces_release(struct gate_traces *t)
+{
+	for (int i = 0; t->keys && i < t->n; i++)
+		free(t->keys[i]);
+	free(t->keys);
+	free(t->inputs);
+}
+
+/* Traces: the baseline itself (a glob of its folder) is not one of them;
+ * a baseline from standard input has no folder but the current one. */
+static int collect_traces(const struct gate_args *a, struct gate_traces *t)
+{
 	struct stat bst;
-	bool have_bst;
+	bool have_bst = strcmp(a->baseline, "-") && !stat(a->baseline, &bst);
+
+	t->inputs = calloc((size_t)a->t.n + 1, sizeof(*t->inputs));
+	t->keys = calloc((size_t)a->t.n + 1, sizeof(*t->keys));
+	if (!t->inputs || !t->keys)
+		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+	for (int i = 0; i < a->t.n; i++) {
+		if (have_bst && same_file(a->t.v[i], &bst)) {
+			vt_dbg(1, "'%s' is the baseline, not a trace", a->t.v[i]);
+			continue;
+		}
+		t->keys[t->n] = trace_key(a->baseline, a->t.v[i]);
+		if (!t->keys[t->n])
+			return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		for (int k = 0; k < t->n; k++)
+			if (!strcmp(t->keys[k], t->keys[t->n])) {
+				vt_err("gate: '%s' is given twice", a->t.v[i]);
+				t->n++;
+				return VT_EC_USAGE;
+			}
+		t->inputs[t->n++] = a->t.v[i];
+	}
+	if (!t->n) {
+		vt_err("gate: no trace given (the baseline '%s' is not one)",
+		       a->baseline);
+		return VT_EC_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * Replay the traces into a new report *@cur under the baseline's model
+ * (choose_model()).  Gating, traces the baseline does not have are not
+ * replayed but read through, and listed as "not in the baseline".
+ */
+static int replay_current(const struct gate_args *a, struct vt_report *base,
+			  struct gate_traces *t, struct vt_report **cur)
+{
+	struct gate_model m = choose_model(a, base);
+	struct vt_run_opts o;
+	int rc = m.rc, n = t->n;
+
+	if (rc)
+		return rc;
+	/* The baseline's cost profile unless --profile names another, and its
+	 * options as recorded (a profile's FEAT_TLBIRANGE included). */
+	if (base && !m.profile && vt_report_profile_name(base)) {
+		m.profile = vt_report_profile_name(base);
+		rc = check_base_profile(a->baseline, m.profile);
+	}
+	vt_run_opts_init(&o, a->cli);
+	o.model = m.model;
+	o.per_op = m.per_op;
+	if (!rc)
+		rc = vt_run_use_profile(&o, &t->profile, m.profile, base != NULL);
+	if (!rc && !(*cur = vt_report_new(&o.model, o.per_op)))
+		rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+	if (!rc && !a->update && base) {
+		/* traces the baseline does not have are not replayed */
+		n = 0;
+		for (int i = 0; i < t->n; i++)
+			if (vt_gate_key_match(base->traces, t->keys[i]) >= 0) {
+				char *k = t->keys[i];
+
+				t->inputs[n] = t->inputs[i];
+				t->keys[i] = t->keys[n];
+				t->keys[n++] = k;
+			}
+	}
+	if (!rc)
+		rc = replay_traces(&o, base, t->inputs, t->keys, n, &m.specs, *cur);
+	for (int i = n; i < t->n && !rc; i++) {
+		/* listed by the comparison as "not in the baseline",
+		 * once it has read as a trace */
+		json_t *tr;
+
+		rc = read_through(&o.model, t->inputs[i]);
+		if (rc)
+			break;
+		tr = json_object();
+		if (!tr || put(tr, "trace", json_string(t->keys[i])) ||
+		    put(tr, "strategies", json_array()) ||
+		    append((*cur)->traces, tr))
+			rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+	}
+	vt_spec_list_release(&m.specs);
+	return rc;
+}
+
+/* Gate (or with --update-baseline re-bless) the traces among the operands. */
+static int gate_traces(const struct gate_args *a, struct vt_report *base)
+{
+	struct gate_traces t = { .n = 0 };
+	struct vt_report *cur = NULL;
+	int rc = collect_traces(a, &t);
+
+	if (!rc)
+		rc = replay_current(a, base, &t, &cur);
+	if (!rc && a->update) {
+		rc = write_baseline(a->baseline, cur);
+		if (!rc && base)
+			warn_dropped(base, t.keys, t.n);
+	} else if (!rc) {
+		rc = compare_and_write(a, base, cur);
+	}
+	vt_report_free(cur);
+	gate_traces_release(&t);
+	return rc;
+}
+
+/*
+ * The one operand: a report, or else a trace.  A report is gated as it
+ * is; anything else is read again from its start as a trace.  *@cur: the
+ * report, or NULL with 0 returned for a trace.
+ */
+static int load_current(const struct gate_args *a, struct vt_report **cur)
+{
+	const struct vt_model_opts *m = &a->cli->model;
+	bool from_stdin = !strcmp(a->t.v[0], "-");
 	struct vt_error err;
 	off_t stdin_start = 0;
-	int rc = 0, n = 0, stdin_users = 0;
+	int rc;
+
+	*cur = NULL;
+	if (from_stdin) {
+		rc = stdin_rereadable(m->max_input ? m->max_input :
+				      VT_MAX_INPUT_DEFAULT, &stdin_start);
+		if (rc)
+			return rc;
+	}
+	vt_error_init(&err);
+	if (!vt_report_load_max(a->t.v[0], m->max_input, cur, &err))
+		return 0;
+	*cur = NULL;
+	if (err.code != VT_ERR_TRACE_VERSION && err.code != VT_ERR_TRACE_SYNTAX &&
+	    err.code != 0)
+		return vt_report_error(&err);
+	/* not a report: the same bytes again, as a trace */
+	if (from_stdin && lseek(STDIN_FILENO, stdin_start, SEEK_SET) < 0) {
+		vt_err("cannot re-read standard input: %s", strerror(errno));
+		return VT_EC_SYSTEM;
+	}
+	return 0;
+}
+
+int cmd_gate(struct vt_cli *cli, int argc, char **argv)
+{
+	static char name[] = "vmaptool gate";
+	struct gate_args a = { .cli = cli };
+	struct vt_report *base = NULL, *cur = NULL;
+	struct vt_error err;
+	int rc, stdin_users = 0;
 
 	argv[0] = name;
 	vt_gate_opts_init(&a.g);
 	argp_parse(&gate_argp, argc, argv, 0, NULL, &a);
-	if ((rc = vt_out_check((struct vt_io[]){ { "--baseline", a.baseline,
+	rc = vt_cli_vmlinux_apply(cli, true, name);
+	if (rc)
+		return rc;
+	if ((rc = vt_out_check(cli, (struct vt_io[]){ { "--baseline", a.baseline,
 		VT_IO_READ | (a.update ? VT_IO_WRITE : 0) }, { "--junit", a.junit,
 		VT_IO_WRITE }, { "--markdown", a.markdown, VT_IO_WRITE } }, 3,
 				a.t.v, a.t.n, "input")))
 		return rc;
-	if (vt_cli.per_event) {
+	if (cli->per_event) {
 		vt_err("gate: --per-event is not supported");
 		return VT_EC_USAGE;
 	}
@@ -685,160 +921,16 @@ int cmd_gate(int argc, char **argv)
 			return VT_EC_USAGE;
 		}
 	vt_error_init(&err);
-	if (vt_report_load_max(a.baseline, vt_cli.model.max_input, &base, &err)) {
+	if (vt_report_load_max(a.baseline, cli->model.max_input, &base, &err)) {
 		if (!(a.update && err.code == -ENOENT))
 			return vt_report_error(&err);
 		base = NULL;
 	}
-
 	/* One argument that is a report; otherwise traces. */
-	vt_error_init(&err);
-	if (!a.update && a.t.n == 1 && !strcmp(a.t.v[0], "-")) {
-		rc = stdin_rereadable(vt_cli.model.max_input ?
-				      vt_cli.model.max_input :
-				      VT_MAX_INPUT_DEFAULT, &stdin_start);
-		if (rc)
-			goto out;
-	}
-	if (!a.update && a.t.n == 1 &&
-	    !vt_report_load_max(a.t.v[0], vt_cli.model.max_input, &cur, &err)) {
-		vt_dbg(1, "comparing report '%s' with '%s'", a.t.v[0], a.baseline);
-		rc = check_report_config(base, cur, a.baseline, a.t.v[0]);
-		if (rc)
-			goto out;
-		if (vt_cli.strategies) {
-			rc = vt_run_parse_strategies(vt_cli.strategies, &specs);
-			if (!rc)
-				rc = keep_strategies(base, &specs);
-			if (rc)
-				goto out;
-		}
-		goto compare;
-	} else if (a.t.n == 1 && err.code != VT_ERR_TRACE_VERSION &&
-		   err.code != VT_ERR_TRACE_SYNTAX && err.code != 0 && !a.update) {
-		rc = vt_report_error(&err);
-		goto out;
-	}
-	/* not a report: the same bytes again, as a trace */
-	if (!a.update && a.t.n == 1 && !strcmp(a.t.v[0], "-") &&
-	    lseek(STDIN_FILENO, stdin_start, SEEK_SET) < 0) {
-		vt_err("cannot re-read standard input: %s", strerror(errno));
-		rc = VT_EC_SYSTEM;
-		goto out;
-	}
-
-	/* Traces: the baseline itself (a glob of its folder) is not one of
-	 * them; a baseline from standard input has no folder but the
-	 * current one. */
-	have_bst = strcmp(a.baseline, "-") && !stat(a.baseline, &bst);
-	inputs = calloc((size_t)a.t.n + 1, sizeof(*inputs));
-	keys = calloc((size_t)a.t.n + 1, sizeof(*keys));
-	if (!inputs || !keys) {
-		rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
-		goto out;
-	}
-	for (int i = 0; i < a.t.n; i++) {
-		if (have_bst && same_file(a.t.v[i], &bst)) {
-			vt_dbg(1, "'%s' is the baseline, not a trace", a.t.v[i]);
-			continue;
-		}
-		keys[n] = trace_key(a.baseline, a.t.v[i]);
-		if (!keys[n]) {
-			rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
-			goto out;
-		}
-		for (int k = 0; k < n; k++)
-			if (!strcmp(keys[k], keys[n])) {
-				vt_err("gate: '%s' is given twice", a.t.v[i]);
-				rc = VT_EC_USAGE;
-				n++;
-				goto out;
-			}
-		inputs[n++] = a.t.v[i];
-	}
-	if (!n) {
-		vt_err("gate: no trace given (the baseline '%s' is not one)",
-		       a.baseline);
-		rc = VT_EC_USAGE;
-		goto out;
-	}
-	rc = choose_model(&a, base, &specs);
-	if (rc)
-		goto out;
-	/* The baseline's cost profile unless --profile names another, and its
-	 * options as recorded (a profile's FEAT_TLBIRANGE included). */
-	if (base) {
-		if (!vt_cli.profile && vt_report_profile_name(base)) {
-			vt_cli.profile = vt_report_profile_name(base);
-			rc = check_base_profile(a.baseline, vt_cli.profile);
-			if (rc)
-				goto out;
-		}
-		vt_cli.tlbi_range_set = true;
-	}
-	rc = vt_run_load_profile();
-	if (rc)
-		goto out;
-	cur = vt_report_new(&vt_cli.model, vt_cli.per_op);
-	if (!cur) {
-		rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
-		goto out;
-	}
-	if (!a.update && base) {
-		/* traces the baseline does not have are not replayed */
-		int m = 0;
-
-		for (int i = 0; i < n; i++)
-			if (vt_gate_key_match(base->traces, keys[i]) >= 0) {
-				char *k = keys[i];
-
-				inputs[m] = inputs[i];
-				keys[i] = keys[m];
-				keys[m++] = k;
-			}
-		rc = replay_traces(base, inputs, keys, m, &specs,
-				   vt_cli.granule_set || vt_cli.va_bits_set, cur);
-		for (int i = m; i < n && !rc; i++) {
-			/* listed by the comparison as "not in the baseline",
-			 * once it has read as a trace */
-			json_t *t;
-
-			rc = read_through(inputs[i]);
-			if (rc)
-				break;
-			t = json_object();
-			if (!t || put(t, "trace", json_string(keys[i])) ||
-			    put(t, "strategies", json_array()) ||
-			    append(cur->traces, t))
-				rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
-		}
-	} else {
-		rc = replay_traces(base, inputs, keys, n, &specs,
-				   vt_cli.granule_set || vt_cli.va_bits_set, cur);
-	}
-	if (rc)
-		goto out;
-	if (a.update) {
-		rc = write_baseline(a.baseline, cur);
-		if (!rc && base)
-			warn_dropped(base, keys, n);
-		goto out;
-	}
-compare:
-	if (vt_gate_compare(base, cur, &a.g, &gate)) {
-		rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
-		goto out;
-	}
-	rc = write_outputs(gate, &a);
-	if (!rc && vt_gate_regressions(gate))
-		rc = 1;
-out:
-	for (int i = 0; keys && i < n; i++)
-		free(keys[i]);
-	free(keys);
-	free(inputs);
-	vt_spec_list_release(&specs);
-	vt_gate_free(gate);
+	if (!a.update && a.t.n == 1)
+		rc = load_current(&a, &cur);
+	if (!rc)
+		rc = cur ? gate_report(&a, base, cur) : gate_traces(&a, base);
 	vt_report_free(cur);
 	vt_report_free(base);
 	return rc;

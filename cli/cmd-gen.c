@@ -48,6 +48,7 @@ static const unsigned long long pattern_opts[P__NR] = {
 #define MAX_DEFERRED 256	/* gen options on one command line */
 
 struct gen_args {
+	struct vt_cli *cli;
 	int pattern;
 	unsigned long long given;	/* BIT() of each option seen */
 	uint64_t seed;
@@ -226,35 +227,67 @@ static void parse_tests(struct argp_state *state, struct gen_args *a,
 		argp_error(state, "--test: no test given");
 }
 
+/* --size=SIZE[,SIZE...] */
+static void parse_sizes(struct argp_state *state, struct gen_args *a, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	if (!copy)
+		argp_failure(state, VT_EC_SYSTEM, ENOMEM, "--size");
+	a->nr_sizes = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (a->nr_sizes == MAX_SIZES)
+			argp_error(state, "--size: more than %d sizes",
+				   MAX_SIZES);
+		if (!parse_size(tok, &a->sizes[a->nr_sizes]) ||
+		    !a->sizes[a->nr_sizes])
+			argp_error(state, "--size '%s': expected a size such as 4096, 64K, 1M or 64M+68K",
+				   tok);
+		a->nr_sizes++;
+	}
+	free(copy);
+	if (!a->nr_sizes)
+		argp_error(state, "--size: no size given");
+}
+
+/* --orders=N,...,0: descending, ending in 0 */
+static void parse_orders(struct argp_state *state, struct gen_args *a, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+
+	if (!copy)
+		argp_failure(state, VT_EC_SYSTEM, ENOMEM, "--orders");
+	a->nr_orders = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (a->nr_orders == VT_GEN_MAX_HEAP_ORDERS)
+			argp_error(state, "--orders: more than %d orders",
+				   VT_GEN_MAX_HEAP_ORDERS);
+		a->orders[a->nr_orders++] =
+			parse_count(state, "orders", tok, 0, 13);
+	}
+	free(copy);
+	if (!a->nr_orders || a->orders[a->nr_orders - 1])
+		argp_error(state, "--orders '%s': expected orders ending in 0, such as 8,4,0",
+			   arg);
+	for (unsigned int i = 1; i < a->nr_orders; i++)
+		if (a->orders[i] >= a->orders[i - 1])
+			argp_error(state, "--orders '%s': the orders must descend",
+				   arg);
+}
+
 /* The value @arg of gen option @key (checked to apply to the pattern). */
 static void gen_value(int key, char *arg, struct argp_state *state)
 {
 	struct gen_args *a = state->input;
-	char *copy, *tok, *save = NULL;
 
 	switch (key) {
 	case OPT_SEED:
 		a->seed = parse_count(state, "seed", arg, 0, ULONG_MAX);
 		break;
 	case OPT_SIZE:
-		copy = strdup(arg);
-		if (!copy)
-			argp_failure(state, VT_EC_SYSTEM, ENOMEM, "--size");
-		a->nr_sizes = 0;
-		for (tok = strtok_r(copy, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			if (a->nr_sizes == MAX_SIZES)
-				argp_error(state, "--size: more than %d sizes",
-					   MAX_SIZES);
-			if (!parse_size(tok, &a->sizes[a->nr_sizes]) ||
-			    !a->sizes[a->nr_sizes])
-				argp_error(state, "--size '%s': expected a size such as 4096, 64K, 1M or 64M+68K",
-					   tok);
-			a->nr_sizes++;
-		}
-		free(copy);
-		if (!a->nr_sizes)
-			argp_error(state, "--size: no size given");
+		parse_sizes(state, a, arg);
 		break;
 	case OPT_BUFFERS:
 		a->buffers = parse_count(state, "buffers", arg, 1, 100000000);
@@ -287,26 +320,7 @@ static void gen_value(int key, char *arg, struct argp_state *state)
 		a->no_page_array = true;
 		break;
 	case OPT_ORDERS:
-		copy = strdup(arg);
-		if (!copy)
-			argp_failure(state, VT_EC_SYSTEM, ENOMEM, "--orders");
-		a->nr_orders = 0;
-		for (tok = strtok_r(copy, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			if (a->nr_orders == VT_GEN_MAX_HEAP_ORDERS)
-				argp_error(state, "--orders: more than %d orders",
-					   VT_GEN_MAX_HEAP_ORDERS);
-			a->orders[a->nr_orders++] =
-				parse_count(state, "orders", tok, 0, 13);
-		}
-		free(copy);
-		if (!a->nr_orders || a->orders[a->nr_orders - 1])
-			argp_error(state, "--orders '%s': expected orders ending in 0, such as 8,4,0",
-				   arg);
-		for (unsigned int i = 1; i < a->nr_orders; i++)
-			if (a->orders[i] >= a->orders[i - 1])
-				argp_error(state, "--orders '%s': the orders must descend",
-					   arg);
+		parse_orders(state, a, arg);
 		break;
 	case OPT_TEST:
 		parse_tests(state, a, arg);
@@ -378,6 +392,9 @@ static error_t gen_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	}
 	switch (key) {
+	case ARGP_KEY_INIT:
+		vt_common_input(state, a->cli);
+		break;
 	case ARGP_KEY_ARG:
 		if (a->pattern >= 0)
 			argp_error(state, "unexpected argument '%s'", arg);
@@ -505,18 +522,19 @@ fail:
 /* The trace's meta object: how to regenerate it. */
 static char *make_meta(const struct gen_args *a)
 {
+	const struct vt_model_opts *m = &a->cli->model;
 	char *out = NULL, *p;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
-	const char *granule = vt_cli.model.page_shift == 16 ? "64k" :
-			      vt_cli.model.page_shift == 14 ? "16k" : "4k";
+	const char *granule = m->page_shift == 16 ? "64k" :
+			      m->page_shift == 14 ? "16k" : "4k";
 
 	if (!f)
 		return NULL;
 	fprintf(f, "{\"source\":\"vmaptool gen\",\"command\":\"vmaptool gen %s --granule=%s --va-bits=%u",
-		pattern_names[a->pattern], granule, vt_cli.model.va_bits);
+		pattern_names[a->pattern], granule, m->va_bits);
 	if (a->pattern == P_TEST_VMALLOC && !a->junk)
-		fprintf(f, " --cpus=%u", vt_cli.model.cpus);
+		fprintf(f, " --cpus=%u", m->cpus);
 	if (!(a->given & BIT(OPT_SEED)))
 		fprintf(f, " --seed=%llu", (unsigned long long)a->seed);
 	for (p = a->canon; p && *p; p++) {
@@ -570,164 +588,168 @@ static int copy_out(FILE *f)
 	return rc ? VT_EC_SYSTEM : vt_out_close(stdout, NULL, true);
 }
 
-int cmd_gen(int argc, char **argv)
+/* ---- one generator per pattern (core/trace/gen.h) -------------------- */
+
+/* What a pattern's generator is handed. */
+struct gen_run {
+	const struct gen_args *a;
+	const char *buddy;		/* the --buddyinfo text, or NULL */
+	struct vt_gen_out *out;
+	struct vt_error *err;
+};
+
+static int gen_systemheap(const struct gen_run *r)
 {
-	static char name[] = "vmaptool gen";
-	struct gen_args a = {
-		.pattern = -1, .seed = 1, .buffers = 8, .live = 0, .count = 1,
-		.mem = 4ull << 30, .loops = 100,
+	const struct gen_args *a = r->a;
+	struct vt_gen_systemheap o = {
+		.sizes = a->sizes, .nr_sizes = a->nr_sizes,
+		.buffers = a->buffers, .live = a->live,
+		.frag = a->frag, .buddyinfo = r->buddy,
+		.buddyinfo_name = a->buddyinfo, .mem_bytes = a->mem,
+		.no_page_array = a->no_page_array,
+		.orders = a->nr_orders ? a->orders : NULL,
+		.nr_orders = a->nr_orders,
 	};
-	struct vt_trace_config cfg;
-	struct vt_gen_out out;
-	struct emit_ctx ctx = { NULL };
-	struct vt_error err;
-	char *meta = NULL, *buddy = NULL;
-	bool to_stdout;
-	FILE *f;
-	int ret, rc;
 
-	argv[0] = name;
-	argp_parse(&gen_argp, argc, argv, 0, NULL, &a);
-	rc = vt_out_check(&(struct vt_io){ "--buddyinfo", a.buddyinfo,
-					   VT_IO_READ }, 1, NULL, 0, NULL);
-	if (rc)
-		return rc;
-	vt_error_init(&err);
-	if (!a.nr_sizes) {
-		a.sizes[0] = a.pattern == P_IOREMAP ? 1u << 20 :
-			     a.pattern == P_MAP_MEM ? 1ull << 30 : 8u << 20;
-		a.nr_sizes = 1;
-	}
-	if (!a.live)
-		a.live = a.pattern == P_IOREMAP ? 1 : 2;
-	if (!a.nr_tests) {
-		a.tests[0] = VT_TV_fix_size_alloc_test;
-		a.nr_tests = 1;
-	}
-	if (a.nr_orders) {
-		/* MAX_PAGE_ORDER: ARCH_FORCE_MAX_ORDER 10 (4K), 11 (16K), 13 (64K) */
-		unsigned int max = vt_cli.model.page_shift == 16 ? 13 :
-				   vt_cli.model.page_shift == 14 ? 11 : 10;
+	return vt_gen_systemheap(&o, r->out, r->err);
+}
 
-		if (a.orders[0] > max) {
-			vt_err("--orders: order %u exceeds MAX_PAGE_ORDER %u of this granule",
-			       a.orders[0], max);
-			free(a.canon);
-			return VT_EC_USAGE;
-		}
+static int gen_test_vmalloc(const struct gen_run *r)
+{
+	const struct gen_args *a = r->a;
+	struct vt_gen_test_vmalloc o = {
+		.tests = a->tests, .nr_tests = a->nr_tests,
+		.loops = a->loops, .nr_pages = a->nr_pages,
+		.use_huge = a->use_huge, .cpus = a->cli->model.cpus,
+		.junk = a->junk, .busy = a->busy,
+		.pcpu_objects = a->pcpu_objects,
+	};
+
+	return vt_gen_test_vmalloc(&o, r->out, r->err);
+}
+
+static int gen_ioremap(const struct gen_run *r)
+{
+	const struct gen_args *a = r->a;
+	struct vt_gen_ioremap o = {
+		.sizes = a->sizes, .nr_sizes = a->nr_sizes,
+		.count = a->count, .live = a->live,
+		.phys_align = a->phys_align,
+		.phys_base = a->phys_base,
+	};
+
+	return vt_gen_ioremap(&o, r->out, r->err);
+}
+
+static int gen_map_mem(const struct gen_run *r)
+{
+	const struct gen_args *a = r->a;
+	struct vt_gen_map_mem o = {
+		.sizes = a->sizes, .nr_sizes = a->nr_sizes,
+		.phys_base = a->phys_base, .hole = a->hole,
+		.blocks = a->blocks,
+	};
+
+	return vt_gen_map_mem(&o, r->out, r->err);
+}
+
+static int (*const pattern_gens[P__NR])(const struct gen_run *) = {
+	[P_SYSTEMHEAP] = gen_systemheap,
+	[P_TEST_VMALLOC] = gen_test_vmalloc,
+	[P_IOREMAP] = gen_ioremap,
+	[P_MAP_MEM] = gen_map_mem,
+};
+
+/* ---- the command ------------------------------------------------------ */
+
+/* The pattern's defaults for options not given, and the checks that need
+ * the geometry; 0 or a usage error (reported). */
+static int gen_settle(struct gen_args *a)
+{
+	/* MAX_PAGE_ORDER: ARCH_FORCE_MAX_ORDER 10 (4K), 11 (16K), 13 (64K) */
+	unsigned int ps = a->cli->model.page_shift;
+	unsigned int max = ps == 16 ? 13 : ps == 14 ? 11 : 10;
+
+	if (!a->nr_sizes) {
+		a->sizes[0] = a->pattern == P_IOREMAP ? 1u << 20 :
+			      a->pattern == P_MAP_MEM ? 1ull << 30 : 8u << 20;
+		a->nr_sizes = 1;
 	}
-	if (a.pattern == P_SYSTEMHEAP && !a.buddyinfo) {
+	if (!a->live)
+		a->live = a->pattern == P_IOREMAP ? 1 : 2;
+	if (!a->nr_tests) {
+		a->tests[0] = VT_TV_fix_size_alloc_test;
+		a->nr_tests = 1;
+	}
+	if (a->nr_orders && a->orders[0] > max) {
+		vt_err("--orders: order %u exceeds MAX_PAGE_ORDER %u of this granule",
+		       a->orders[0], max);
+		return VT_EC_USAGE;
+	}
+	if (a->pattern == P_SYSTEMHEAP && !a->buddyinfo) {
 		/* the model's free memory is whole MAX_PAGE_ORDER blocks, at
 		 * most 2^32 pages (core/trace/gen.c) */
-		unsigned int ps = vt_cli.model.page_shift;
-		unsigned int max = ps == 16 ? 13 : ps == 14 ? 11 : 10;
 		uint64_t block = 1ull << (max + ps), most = 1ull << (32 + ps);
 
-		if (a.mem < block || a.mem > most) {
+		if (a->mem < block || a->mem > most) {
 			char m[32], b[32], t[32];
 
 			vt_err("--mem=%s is too %s: the model's memory is whole "
 			       "MAX_PAGE_ORDER blocks (%s with %uK pages), at least one "
-			       "and at most %s (2^32 pages)", human(a.mem, m, sizeof(m)),
-			       a.mem < block ? "small" : "large", human(block, b, sizeof(b)),
+			       "and at most %s (2^32 pages)", human(a->mem, m, sizeof(m)),
+			       a->mem < block ? "small" : "large", human(block, b, sizeof(b)),
 			       1u << (ps - 10), human(most, t, sizeof(t)));
-			free(a.canon);
 			return VT_EC_USAGE;
 		}
 	}
-	if (a.buddyinfo) {
-		buddy = slurp(a.buddyinfo, &err);
-		if (!buddy) {
-			rc = vt_report_error(&err);
-			free(a.canon);
-			return rc;
-		}
-	}
+	return 0;
+}
 
-	cfg.page_shift = vt_cli.model.page_shift;
-	cfg.va_bits = vt_cli.model.va_bits;
-	meta = make_meta(&a);
+/* Generate the trace of @a into -o or stdout; the exit code. */
+static int gen_write(const struct gen_args *a, const char *buddy)
+{
+	const char *output = a->cli->output;
+	struct vt_trace_config cfg = { .page_shift = a->cli->model.page_shift,
+				       .va_bits = a->cli->model.va_bits };
+	struct emit_ctx ctx = { NULL };
+	struct vt_gen_out out;
+	struct vt_error err;
+	char *meta = make_meta(a);
+	bool to_stdout;
+	FILE *f;
+	int ret, rc;
+
 	if (!meta) {
 		vt_err("out of memory");
-		rc = VT_EC_SYSTEM;
-		goto out;
+		return VT_EC_SYSTEM;
 	}
+	vt_error_init(&err);
 	/*
 	 * Some failures (model memory exhausted) show only while generating:
 	 * a trace for stdout goes to an unlinked temporary file first and is
 	 * copied out once complete, so stdout gets all of it or nothing, as
 	 * -o FILE does.
 	 */
-	to_stdout = !vt_cli.output || !strcmp(vt_cli.output, "-");
-	f = to_stdout ? tmpfile() : vt_out_open(vt_cli.output);
+	to_stdout = !output || !strcmp(output, "-");
+	f = to_stdout ? tmpfile() : vt_out_open(output);
 	if (!f) {
 		if (to_stdout)
 			vt_err("cannot create a temporary file: %s", strerror(errno));
-		rc = VT_EC_SYSTEM;
-		goto out;
+		free(meta);
+		return VT_EC_SYSTEM;
 	}
-	ret = vt_trace_writer_open_file(f, a.jsonl || (vt_cli.output &&
-				       vt_trace_path_is_jsonl(vt_cli.output)),
+	ret = vt_trace_writer_open_file(f, a->jsonl || (output &&
+				       vt_trace_path_is_jsonl(output)),
 				       &cfg, meta, &ctx.w, &err);
 	if (!ret) {
-		out.emit = emit_to_writer;
-		out.ctx = &ctx;
-		out.seed = a.seed;
-		out.page_shift = cfg.page_shift;
-		switch (a.pattern) {
-		case P_SYSTEMHEAP: {
-			struct vt_gen_systemheap o = {
-				.sizes = a.sizes, .nr_sizes = a.nr_sizes,
-				.buffers = a.buffers, .live = a.live,
-				.frag = a.frag, .buddyinfo = buddy,
-				.buddyinfo_name = a.buddyinfo, .mem_bytes = a.mem,
-				.no_page_array = a.no_page_array,
-				.orders = a.nr_orders ? a.orders : NULL,
-				.nr_orders = a.nr_orders,
-			};
-
-			ret = vt_gen_systemheap(&o, &out, &err);
-			break;
-		}
-		case P_TEST_VMALLOC: {
-			struct vt_gen_test_vmalloc o = {
-				.tests = a.tests, .nr_tests = a.nr_tests,
-				.loops = a.loops, .nr_pages = a.nr_pages,
-				.use_huge = a.use_huge, .cpus = vt_cli.model.cpus,
-				.junk = a.junk, .busy = a.busy,
-				.pcpu_objects = a.pcpu_objects,
-			};
-
-			ret = vt_gen_test_vmalloc(&o, &out, &err);
-			break;
-		}
-		case P_IOREMAP: {
-			struct vt_gen_ioremap o = {
-				.sizes = a.sizes, .nr_sizes = a.nr_sizes,
-				.count = a.count, .live = a.live,
-				.phys_align = a.phys_align,
-				.phys_base = a.phys_base,
-			};
-
-			ret = vt_gen_ioremap(&o, &out, &err);
-			break;
-		}
-		case P_MAP_MEM: {
-			struct vt_gen_map_mem o = {
-				.sizes = a.sizes, .nr_sizes = a.nr_sizes,
-				.phys_base = a.phys_base, .hole = a.hole,
-				.blocks = a.blocks,
-			};
-
-			ret = vt_gen_map_mem(&o, &out, &err);
-			break;
-		}
-		default:
+		out = (struct vt_gen_out){ .emit = emit_to_writer, .ctx = &ctx,
+					   .seed = a->seed, .page_shift = cfg.page_shift };
+		if (a->pattern >= 0 && a->pattern < P__NR)
+			ret = pattern_gens[a->pattern](&(struct gen_run){
+				a, buddy, &out, &err });
+		else
 			ret = vt_error_set(&err, VT_ERR_INVARIANT,
-					   "no generator for pattern %d",
-					   a.pattern);
-			break;
-		}
+					   "no generator for pattern %d", a->pattern);
 		if (ret)
 			vt_trace_writer_abort(ctx.w);
 		else
@@ -738,12 +760,40 @@ int cmd_gen(int argc, char **argv)
 		if (to_stdout)
 			fclose(f);
 		else
-			vt_out_close(f, vt_cli.output, false);
-		goto out;
+			vt_out_close(f, output, false);
+	} else {
+		rc = to_stdout ? copy_out(f) : vt_out_close(f, output, true);
 	}
-	rc = to_stdout ? copy_out(f) : vt_out_close(f, vt_cli.output, true);
-out:
 	free(meta);
+	return rc;
+}
+
+int cmd_gen(struct vt_cli *cli, int argc, char **argv)
+{
+	static char name[] = "vmaptool gen";
+	struct gen_args a = {
+		.cli = cli, .pattern = -1, .seed = 1, .buffers = 8, .live = 0,
+		.count = 1, .mem = 4ull << 30, .loops = 100,
+	};
+	struct vt_error err;
+	char *buddy = NULL;
+	int rc;
+
+	argv[0] = name;
+	argp_parse(&gen_argp, argc, argv, 0, NULL, &a);
+	rc = vt_out_check(cli, &(struct vt_io){ "--buddyinfo", a.buddyinfo,
+						VT_IO_READ }, 1, NULL, 0, NULL);
+	if (rc)
+		return rc;
+	rc = gen_settle(&a);
+	if (!rc && a.buddyinfo) {
+		vt_error_init(&err);
+		buddy = slurp(a.buddyinfo, &err);
+		if (!buddy)
+			rc = vt_report_error(&err);
+	}
+	if (!rc)
+		rc = gen_write(&a, buddy);
 	free(buddy);
 	free(a.canon);
 	return rc;

@@ -28,6 +28,7 @@ const char *__lsan_default_suppressions(void)
 enum { OPT_KEEP_OTHER = 0x300, OPT_NO_PAGES, OPT_NO_PURGES, OPT_DROP_OTHER };
 
 struct import_args {
+	struct vt_cli *cli;
 	const char *recording;
 	struct vt_import_opts opts;
 };
@@ -49,6 +50,9 @@ static error_t import_parse(int key, char *arg, struct argp_state *state)
 	struct import_args *a = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		vt_common_input(state, a->cli);
+		break;
 	case OPT_KEEP_OTHER:
 		a->opts.drop_other_ranges = false;
 		break;
@@ -150,7 +154,7 @@ static void print_summary(const struct vt_import *im)
 	       s->purges_explicit);
 }
 
-int cmd_import(int argc, char **argv)
+int cmd_import(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool import";
 	struct import_args a;
@@ -163,26 +167,31 @@ int cmd_import(int argc, char **argv)
 	int rc, out_rc;
 
 	memset(&a, 0, sizeof(a));
+	a.cli = cli;
 	vt_import_opts_init(&a.opts);
 	argv[0] = name;
 	argp_parse(&import_argp, argc, argv, 0, NULL, &a);
-	rc = vt_out_check(&(struct vt_io){ "recording", a.recording,
+	/* import needs the image's symbols; its geometry where it has one */
+	rc = vt_cli_vmlinux_apply(cli, false, name);
+	if (rc)
+		return rc;
+	rc = vt_out_check(cli, &(struct vt_io){ "recording", a.recording,
 					   VT_IO_READ }, 1, NULL, 0, NULL);
 	if (rc)
 		return rc;
-	a.opts.max_input = vt_cli.model.max_input;
+	a.opts.max_input = cli->model.max_input;
 	/* the importer checks what it emits against this geometry's PA size */
-	if (vt_cli.va_bits_set)
-		a.opts.va_bits = vt_cli.model.va_bits;
-	if (vt_cli.granule_set)
-		a.opts.page_shift = vt_cli.model.page_shift;
+	if (cli->va_bits_set)
+		a.opts.va_bits = cli->model.va_bits;
+	if (cli->granule_set)
+		a.opts.page_shift = cli->model.page_shift;
 	vt_error_init(&err);
 	/* --vmlinux: addresses the recording did not name become symbols */
-	if (vt_cli.vmlinux) {
+	if (cli->vmlinux) {
 		const struct vt_kimage_info *in;
 		struct vt_kimage *k;
 
-		rc = vt_cli_kimage(&k);
+		rc = vt_cli_kimage(cli, &k);
 		if (rc)
 			return rc;
 		in = vt_kimage_info(k);
@@ -190,7 +199,7 @@ int cmd_import(int argc, char **argv)
 			vt_err("%s: no function symbols (%s): import --vmlinux needs an "
 			       "ELF vmlinux with its symbol table (Debian: "
 			       "/usr/lib/debug/boot/vmlinux-RELEASE of linux-image-RELEASE-dbg)",
-			       vt_cli.vmlinux, in->elf ? "the ELF file has no symbol table" :
+			       cli->vmlinux, in->elf ? "the ELF file has no symbol table" :
 			       in->format);
 			vt_cli_kimage_close();
 			return VT_EC_INPUT;
@@ -209,12 +218,12 @@ int cmd_import(int argc, char **argv)
 		goto fail;
 	cfg = *vt_import_config(im);
 	print_summary(im);
-	if (vt_cli.vmlinux) {
+	if (cli->vmlinux) {
 		vt_info("--vmlinux: %" PRIu64 " address(es) resolved to symbols", nsym);
 		if (nunsym)
 			vt_warn("--vmlinux: %" PRIu64 " address(es) in no function of %s "
 				"(another kernel build, or KASLR: record with nokaslr)",
-				nunsym, vt_cli.vmlinux);
+				nunsym, cli->vmlinux);
 	}
 
 	vt_error_init(&err);
@@ -223,15 +232,15 @@ int cmd_import(int argc, char **argv)
 	 * success, removed on failure or signal; a device or FIFO is written
 	 * in place; "-" is stdout.
 	 */
-	out = vt_out_open(vt_cli.output);
+	out = vt_out_open(cli->output);
 	if (!out) {
 		vt_import_close(im);
 		vt_cli_kimage_close();
 		return VT_EC_SYSTEM;
 	}
 	rc = vt_trace_writer_open_file(out,
-				       vt_cli.output &&
-				       vt_trace_path_is_jsonl(vt_cli.output),
+				       cli->output &&
+				       vt_trace_path_is_jsonl(cli->output),
 				       &cfg, vt_import_meta_json(im), &w, &err);
 	if (!rc) {
 		rc = vt_import_write(im, w, &err);
@@ -240,7 +249,7 @@ int cmd_import(int argc, char **argv)
 		else
 			rc = vt_trace_writer_commit(w, &err);
 	}
-	out_rc = vt_out_close(out, vt_cli.output, !rc);
+	out_rc = vt_out_close(out, cli->output, !rc);
 	if (rc)
 		goto fail;
 	vt_import_close(im);

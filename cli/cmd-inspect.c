@@ -16,10 +16,14 @@
 
 static error_t inspect_parse(int key, char *arg, struct argp_state *state)
 {
+	const struct vt_cli *cli = state->input;
+
 	(void)arg;
+	if (key == ARGP_KEY_INIT)
+		vt_common_input(state, state->input);	/* the input is the vt_cli */
 	if (key == ARGP_KEY_ARG)
 		argp_error(state, "inspect takes no arguments: the image is --vmlinux=FILE");
-	if (key == ARGP_KEY_END && !vt_cli.vmlinux)
+	if (key == ARGP_KEY_END && !cli->vmlinux)
 		argp_error(state, "no kernel image given (--vmlinux=FILE)");
 	return ARGP_ERR_UNKNOWN;
 }
@@ -61,28 +65,29 @@ static void replay_options(const struct vt_kimage_info *in, char *buf, size_t le
 		snprintf(buf + strlen(buf), len - strlen(buf), " --nohugeiomap");
 }
 
-static void config_text(const struct vt_kimage_info *in, char *buf, size_t len)
+static void config_text(const struct vt_cli *cli, const struct vt_kimage_info *in,
+			char *buf, size_t len)
 {
 	if (in->config_source == VT_KCONFIG_FILE)
-		snprintf(buf, len, "%s (--kconfig, %zu bytes)", vt_cli.kconfig,
+		snprintf(buf, len, "%s (--kconfig, %zu bytes)", cli->kconfig,
 			 in->config_bytes);
 	else
 		snprintf(buf, len, "IKCONFIG (%zu bytes, embedded by CONFIG_IKCONFIG)",
 			 in->config_bytes);
 }
 
-static void print_text(FILE *f, const struct vt_kimage_info *in)
+static void print_text(const struct vt_cli *cli, FILE *f, const struct vt_kimage_info *in)
 {
 	char buf[512];
 
-	fprintf(f, "image         %s (%s", vt_cli.vmlinux, in->format);
+	fprintf(f, "image         %s (%s", cli->vmlinux, in->format);
 	if (in->header_page_shift)
 		fprintf(f, ", %s pages in its header", vt_kimage_granule(in->header_page_shift));
 	fprintf(f, ")\n");
 	fprintf(f, "release       %s\n", in->release[0] ? in->release : "unknown (no linux_banner found)");
 	if (in->banner[0])
 		fprintf(f, "banner        %s\n", in->banner);
-	config_text(in, buf, sizeof(buf));
+	config_text(cli, in, buf, sizeof(buf));
 	fprintf(f, "config        %s\n", buf);
 	fprintf(f, "granule       %-6s CONFIG_ARM64_%uK_PAGES=y\n",
 		vt_kimage_granule(in->page_shift), 1u << (in->page_shift - 10));
@@ -109,21 +114,21 @@ static void print_text(FILE *f, const struct vt_kimage_info *in)
 	fprintf(f, "replay with   %s\n", buf);
 }
 
-static json_t *inspect_json(const struct vt_kimage_info *in)
+static json_t *inspect_json(const struct vt_cli *cli, const struct vt_kimage_info *in)
 {
 	json_t *o = json_object(), *c = json_object(), *k;
 	char buf[512];
 
 	json_object_set_new(o, "format", json_string("vmaptool-inspect"));
 	json_object_set_new(o, "version", json_integer(1));
-	json_object_set_new(o, "image", json_string(vt_cli.vmlinux));
+	json_object_set_new(o, "image", json_string(cli->vmlinux));
 	json_object_set_new(o, "image_format", json_string(in->format));
 	json_object_set_new(o, "release", in->release[0] ? json_string(in->release) : json_null());
 	json_object_set_new(o, "banner", in->banner[0] ? json_string(in->banner) : json_null());
 	json_object_set_new(c, "source", json_string(in->config_source == VT_KCONFIG_FILE ?
 						      "file" : "ikconfig"));
 	json_object_set_new(c, "file", in->config_source == VT_KCONFIG_FILE ?
-			    json_string(vt_cli.kconfig) : json_null());
+			    json_string(cli->kconfig) : json_null());
 	json_object_set_new(c, "bytes", json_integer((json_int_t)in->config_bytes));
 	json_object_set_new(o, "config", c);
 	json_object_set_new(o, "granule", json_string(vt_kimage_granule(in->page_shift)));
@@ -151,7 +156,7 @@ static json_t *inspect_json(const struct vt_kimage_info *in)
 	return o;
 }
 
-int cmd_inspect(int argc, char **argv)
+int cmd_inspect(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool inspect";
 	const struct vt_kimage_info *in;
@@ -161,15 +166,15 @@ int cmd_inspect(int argc, char **argv)
 	int rc, wr = 0;
 
 	argv[0] = name;
-	argp_parse(&inspect_argp, argc, argv, 0, NULL, NULL);
-	rc = vt_out_check(NULL, 0, NULL, 0, NULL);
+	argp_parse(&inspect_argp, argc, argv, 0, NULL, cli);
+	rc = vt_out_check(cli, NULL, 0, NULL, 0, NULL);
 	if (rc)
 		return rc;
-	if (vt_cli.format == VT_FMT_CSV) {
+	if (cli->format == VT_FMT_CSV) {
 		vt_err("inspect: --format=csv is not offered (table or json)");
 		return VT_EC_USAGE;
 	}
-	rc = vt_cli_kimage(&k);
+	rc = vt_cli_kimage(cli, &k);
 	if (rc)
 		return rc;
 	vt_error_init(&err);
@@ -179,19 +184,19 @@ int cmd_inspect(int argc, char **argv)
 		return rc;
 	}
 	in = vt_kimage_info(k);
-	out = vt_out_open(vt_cli.output);
+	out = vt_out_open(cli->output);
 	if (!out) {
 		vt_cli_kimage_close();
 		return VT_EC_SYSTEM;
 	}
-	if (vt_cli.format == VT_FMT_JSON) {
-		json_t *o = inspect_json(in);
+	if (cli->format == VT_FMT_JSON) {
+		json_t *o = inspect_json(cli, in);
 
 		wr = json_dumpf(o, out, JSON_INDENT(2)) || fputc('\n', out) == EOF;
 		json_decref(o);
 	} else {
-		print_text(out, in);
+		print_text(cli, out, in);
 	}
 	vt_cli_kimage_close();
-	return vt_out_close(out, vt_cli.output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
+	return vt_out_close(out, cli->output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
 }

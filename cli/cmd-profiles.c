@@ -17,6 +17,9 @@
 static error_t profiles_parse(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
+	case ARGP_KEY_INIT:
+		vt_common_input(state, state->input);	/* the input is the vt_cli */
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
@@ -78,7 +81,7 @@ static json_t *profile_json(const struct vt_profile *p, bool verbose)
 	return o;
 }
 
-static void profile_text(FILE *out, const struct vt_profile *p, bool verbose)
+static void profile_text(FILE *out, const struct vt_profile *p, int verbose)
 {
 	char feat[96];
 
@@ -100,14 +103,14 @@ static void profile_text(FILE *out, const struct vt_profile *p, bool verbose)
 		fprintf(out, "             %-16s %9.4g %9.4g %6.3gx %-9s %s\n",
 			vt_cost_events[e].name, cp->cycles, cp->anchor, cp->range,
 			vt_cost_source_names[cp->source], det);
-		if (vt_cli.verbose > 1)
+		if (verbose > 1)
 			fprintf(out, "                 %s\n", cp->basis);
 	}
 	fprintf(out, "             clock: %s\n             errata: %s\n             calibration: %s\n",
 		p->freq_basis, p->errata_basis, p->calibration);
 }
 
-int cmd_profiles(int argc, char **argv)
+int cmd_profiles(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool profiles";
 	struct vt_error err;
@@ -119,16 +122,16 @@ int cmd_profiles(int argc, char **argv)
 	int ret = 0, wr = 0;
 
 	argv[0] = name;
-	argp_parse(&profiles_argp, argc, argv, 0, NULL, NULL);
-	ret = vt_out_check(NULL, 0, NULL, 0, NULL);
+	argp_parse(&profiles_argp, argc, argv, 0, NULL, cli);
+	ret = vt_out_check(cli, NULL, 0, NULL, 0, NULL);
 	if (ret)
 		return ret;
 	vt_error_init(&err);
 	if (vt_profile_names(&names, &nr, &err))
 		return vt_report_error(&err);
-	if (vt_cli.format == VT_FMT_JSON)
+	if (cli->format == VT_FMT_JSON)
 		arr = json_array();
-	out = vt_out_open(vt_cli.output);
+	out = vt_out_open(cli->output);
 	if (!out) {
 		vt_profile_names_free(names, nr);
 		json_decref(arr);
@@ -139,9 +142,9 @@ int cmd_profiles(int argc, char **argv)
 		if (ret)
 			break;
 		if (arr)
-			json_array_append_new(arr, profile_json(&p, vt_cli.verbose));
+			json_array_append_new(arr, profile_json(&p, cli->verbose));
 		else
-			profile_text(out, &p, vt_cli.verbose);
+			profile_text(out, &p, cli->verbose);
 	}
 	if (!ret && arr) {
 		json_t *root = json_object();
@@ -157,8 +160,8 @@ int cmd_profiles(int argc, char **argv)
 	json_decref(arr);
 	vt_profile_names_free(names, nr);
 	if (ret) {
-		vt_out_close(out, vt_cli.output, false);
+		vt_out_close(out, cli->output, false);
 		return vt_report_error(&err);
 	}
-	return vt_out_close(out, vt_cli.output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
+	return vt_out_close(out, cli->output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
 }

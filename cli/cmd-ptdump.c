@@ -14,6 +14,7 @@
 #include "core/strategy/registry.h"
 
 struct ptdump_args {
+	struct vt_cli *cli;
 	const char *trace;
 	long at;
 };
@@ -32,6 +33,9 @@ static error_t ptdump_parse(int key, char *arg, struct argp_state *state)
 	char *end;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		vt_common_input(state, a->cli);
+		break;
 	case OPT_AT:
 		errno = 0;
 		a->at = strtol(arg, &end, 10);
@@ -110,12 +114,12 @@ static int cmp_va(const void *a, const void *b)
 	return x->va_start < y->va_start ? -1 : x->va_start > y->va_start;
 }
 
-int cmd_ptdump(int argc, char **argv)
+int cmd_ptdump(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool ptdump";
-	struct ptdump_args a = { NULL, -1 };
+	struct ptdump_args a = { cli, NULL, -1 };
 	struct vt_replay_result res;
-	struct vt_model_opts opts;
+	struct vt_run_opts ro;
 	struct vt_replay_req req;
 	struct vt_spec_list specs;
 	struct collect c = { NULL, 0, 0 };
@@ -126,15 +130,18 @@ int cmd_ptdump(int argc, char **argv)
 
 	argv[0] = name;
 	argp_parse(&ptdump_argp, argc, argv, 0, NULL, &a);
-	rc = vt_out_check(&(struct vt_io){ "trace", a.trace, VT_IO_READ }, 1,
+	rc = vt_cli_vmlinux_apply(cli, true, name);
+	if (rc)
+		return rc;
+	rc = vt_out_check(cli, &(struct vt_io){ "trace", a.trace, VT_IO_READ }, 1,
 			  NULL, 0, NULL);
 	if (rc)
 		return rc;
-	if (vt_cli.per_event) {
+	if (cli->per_event) {
 		vt_err("ptdump: --per-event is not supported; use replay");
 		return VT_EC_USAGE;
 	}
-	rc = vt_run_parse_strategies(vt_cli.strategies ? vt_cli.strategies :
+	rc = vt_run_parse_strategies(cli->strategies ? cli->strategies :
 				     vt_strategy_mainline(),
 				     &specs);
 	if (rc)
@@ -144,7 +151,9 @@ int cmd_ptdump(int argc, char **argv)
 		vt_err("ptdump: give exactly one strategy");
 		return VT_EC_USAGE;
 	}
-	vt_run_req_init(&req, &opts, &specs, a.trace);
+	/* no cost profile: a dump has no estimate */
+	vt_run_opts_init(&ro, cli);
+	vt_run_req_init(&req, &ro, &specs, a.trace);
 	req.stop_after = a.at;
 	req.at_end = at_end;
 	req.at_end_ctx = &c;
@@ -174,13 +183,13 @@ int cmd_ptdump(int argc, char **argv)
 		.lines = c.v, .nr = c.nr,
 	};
 	vt_replay_result_release(&res);
-	out = vt_out_open(vt_cli.output);
+	out = vt_out_open(cli->output);
 	if (!out) {
 		rc = VT_EC_SYSTEM;
 		goto out;
 	}
-	wr = vt_report_ptdump(out, vt_cli.format, &doc, vt_cli.verbose);
-	rc = vt_out_close(out, vt_cli.output, wr == 0);
+	wr = vt_report_ptdump(out, cli->format, &doc, cli->verbose);
+	rc = vt_out_close(out, cli->output, wr == 0);
 	if (wr && !rc) {
 		vt_err("cannot write the dump: %s", strerror(-wr));
 		rc = VT_EC_SYSTEM;

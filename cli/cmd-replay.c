@@ -7,10 +7,21 @@
 
 #include "cli/run.h"
 
+struct replay_args {
+	struct vt_cli *cli;
+	struct vt_trace_args t;
+};
+
 static error_t replay_parse(int key, char *arg, struct argp_state *state)
 {
+	struct replay_args *a = state->input;
+
 	(void)arg;
-	return vt_parse_trace_args(key, state, state->input, "trace");
+	if (key == ARGP_KEY_INIT) {
+		vt_common_input(state, a->cli);
+		return 0;
+	}
+	return vt_parse_trace_args(key, state, &a->t, "trace");
 }
 
 static const struct argp replay_argp = {
@@ -23,19 +34,22 @@ static const struct argp replay_argp = {
 	.children = vt_common_children,
 };
 
-int cmd_replay(int argc, char **argv)
+int cmd_replay(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool replay";
-	struct vt_trace_args a = { NULL, 0 };
+	struct replay_args a = { cli, { NULL, 0 } };
 	struct vt_spec_list specs;
 	int rc;
 
 	argv[0] = name;
 	argp_parse(&replay_argp, argc, argv, 0, NULL, &a);
-	rc = vt_run_parse_strategies(vt_cli.strategies, &specs);
+	rc = vt_cli_vmlinux_apply(cli, true, name);
 	if (rc)
 		return rc;
-	rc = vt_run_command(a.v, a.n, &specs, false);
+	rc = vt_run_parse_strategies(cli->strategies, &specs);
+	if (rc)
+		return rc;
+	rc = vt_run_command(cli, a.t.v, a.t.n, &specs, false);
 	vt_spec_list_release(&specs);
 	return rc;
 }

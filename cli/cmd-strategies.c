@@ -11,6 +11,9 @@
 static error_t strategies_parse(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
+	case ARGP_KEY_INIT:
+		vt_common_input(state, state->input);	/* the input is the vt_cli */
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
@@ -28,21 +31,21 @@ static const struct argp strategies_argp = {
 	.children = vt_common_children,
 };
 
-int cmd_strategies(int argc, char **argv)
+int cmd_strategies(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool strategies";
 	FILE *out;
 	int wr;
 
 	argv[0] = name;
-	argp_parse(&strategies_argp, argc, argv, 0, NULL, NULL);
-	wr = vt_out_check(NULL, 0, NULL, 0, NULL);
+	argp_parse(&strategies_argp, argc, argv, 0, NULL, cli);
+	wr = vt_out_check(cli, NULL, 0, NULL, 0, NULL);
 	if (wr)
 		return wr;
-	out = vt_out_open(vt_cli.output);
+	out = vt_out_open(cli->output);
 	if (!out)
 		return VT_EC_SYSTEM;
-	wr = vt_report_strategies(out, vt_cli.format, vt_strategy_infos(),
-				  vt_cli.verbose > 0);
-	return vt_out_close(out, vt_cli.output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
+	wr = vt_report_strategies(out, cli->format, vt_strategy_infos(),
+				  cli->verbose > 0);
+	return vt_out_close(out, cli->output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
 }

@@ -477,15 +477,15 @@ static const char *out_name(const struct vt_io *io, char *buf, size_t size)
 	return buf;
 }
 
-int vt_out_check(const struct vt_io *io, size_t n, char *const *inputs,
-		 int n_inputs, const char *what)
+int vt_out_check(const struct vt_cli *cli, const struct vt_io *io, size_t n,
+		 char *const *inputs, int n_inputs, const char *what)
 {
 	const struct vt_io common[] = {
-		{ "-o", vt_cli.output, VT_IO_WRITE },
-		{ "--per-event", vt_cli.per_event_file, VT_IO_WRITE },
-		{ "--svg", vt_cli.svg, VT_IO_WRITE },
-		{ "--vmlinux", vt_cli.vmlinux, VT_IO_READ },
-		{ "--kconfig", vt_cli.kconfig, VT_IO_READ },
+		{ "-o", cli->output, VT_IO_WRITE },
+		{ "--per-event", cli->per_event_file, VT_IO_WRITE },
+		{ "--svg", cli->svg, VT_IO_WRITE },
+		{ "--vmlinux", cli->vmlinux, VT_IO_READ },
+		{ "--kconfig", cli->kconfig, VT_IO_READ },
 	};
 	size_t nc = sizeof(common) / sizeof(*common);
 	size_t total = nc + n + (size_t)(n_inputs > 0 ? n_inputs : 0), nid = 0;

@@ -115,7 +115,9 @@ out:
 
 /* ---- JUnit XML ------------------------------------------------------- */
 
-static void xml(FILE *f, const char *s)
+/* @s as JUnit XML text: the special characters escaped, control characters
+ * but newline and tab as '?'. */
+static void junit_text(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -168,15 +170,15 @@ int vt_gate_write_junit(const struct vt_gate *g, FILE *f)
 		unsigned int n = count_for(g->regressions, t, s);
 
 		fputs("    <testcase classname=\"", f);
-		xml(f, t);
+		junit_text(f, t);
 		fputs("\" name=\"", f);
-		xml(f, s ? s : "trace");
+		junit_text(f, s ? s : "trace");
 		fputs("\">\n", f);
 		if (count_for(g->missing, t, s)) {
 			fputs("      <skipped message=\"", f);
 			json_array_foreach(g->missing, k, e)
 				if (same(str(e, "trace"), t) && same(str(e, "strategy"), s))
-					xml(f, str(e, "reason"));
+					junit_text(f, str(e, "reason"));
 			fputs("\"/>\n", f);
 		}
 		if (n) {
@@ -200,7 +202,7 @@ int vt_gate_write_junit(const struct vt_gate *g, FILE *f)
 			}
 			fprintf(f, "      <failure type=\"regression\" message=\"%u "
 				"regression%s: ", n, n == 1 ? "" : "s");
-			xml(f, msg);
+			junit_text(f, msg);
 			fputs("\">", f);
 			json_array_foreach(g->regressions, k, e)
 				if (same(str(e, "trace"), t) && same(str(e, "strategy"), s)) {
@@ -214,7 +216,7 @@ int vt_gate_write_junit(const struct vt_gate *g, FILE *f)
 					}
 					line(o, "regression", e);
 					if (!fclose(o))
-						xml(f, one);
+						junit_text(f, one);
 					free(one);
 				}
 			fputs("</failure>\n", f);

@@ -31,7 +31,7 @@ static const char *const palette[] = {
 #define NR_PALETTE (sizeof(palette) / sizeof(palette[0]))
 
 /* @s with XML's five special characters escaped, control characters as '?'. */
-static void xml(FILE *f, const char *s)
+static void svg_text(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -51,7 +51,7 @@ static void text(FILE *f, int x, int y, const char *anchor, const char *weight,
 {
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"%s\" font-weight=\"%s\">",
 		x, y, anchor, weight);
-	xml(f, s);
+	svg_text(f, s);
 	fputs("</text>\n", f);
 }
 
@@ -163,7 +163,7 @@ static int counts_chart(FILE *f, int y, json_t *strats)
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 				"fill=\"%s\"><title>", LABEL_W, y, w, BAR_H,
 				palette[k % NR_PALETTE]);
-			xml(f, names[k]);
+			svg_text(f, names[k]);
 			fprintf(f, ": %s %" JSON_INTEGER_FORMAT "</title></rect>\n",
 				vt_metric_names[i], v);
 			snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, v);
@@ -226,7 +226,7 @@ static int cycles_chart(FILE *f, int y, json_t *strats, const char *profile)
 			fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"18\" "
 				"fill=\"%s\"><title>", x, y, w,
 				palette[colours[j] % NR_PALETTE]);
-			xml(f, json_string_value(json_object_get(s, "name")));
+			svg_text(f, json_string_value(json_object_get(s, "name")));
 			fprintf(f, ": %s %" JSON_INTEGER_FORMAT " cycles</title></rect>\n",
 				names[j], v);
 			x += w;
@@ -262,9 +262,9 @@ int vt_report_svg(const struct vt_report *r, FILE *f)
 			 json_string_value(json_object_get(config, "kernel_model")));
 		fputs("<g font-size=\"14\">", m);
 		fprintf(m, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">trace ", y);
-		xml(m, json_string_value(json_object_get(t, "trace")));
+		svg_text(m, json_string_value(json_object_get(t, "trace")));
 		fputs(" (", m);
-		xml(m, head);
+		svg_text(m, head);
 		fputs(")</text></g>\n", m);
 		y += 30;
 		y = counts_chart(m, y, strats);

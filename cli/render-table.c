@@ -644,7 +644,7 @@ void vt_report_write_table(const struct vt_report *r, FILE *f,
  * The model as the header names it: "v6.12 model (with --barriers=lazy)" where
  * the report's kernel_model says only "v6.12 with overrides".
  */
-static void kernel_words(FILE *m, const struct vt_report *r, const char *model)
+static void header_kernel_model(FILE *m, const struct vt_report *r, const char *model)
 {
 	static const char suffix[] = " with overrides";
 	size_t n = model ? strlen(model) : 0, sl = sizeof(suffix) - 1;
@@ -712,7 +712,7 @@ void vt_report_write_mail(const struct vt_report *r, FILE *f,
 			events_word(json_integer_value(json_object_get(t, "events"))));
 	fputc('\n', m);
 	fputs("Kernel: ", m);
-	kernel_words(m, r, json_string_value(json_object_get(config, "kernel_model")));
+	header_kernel_model(m, r, json_string_value(json_object_get(config, "kernel_model")));
 	fprintf(m, ", %s granule, %" JSON_INTEGER_FORMAT
 		"-bit VA, %" JSON_INTEGER_FORMAT " levels\n",
 		json_string_value(json_object_get(config, "granule")),

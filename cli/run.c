@@ -118,9 +118,6 @@ void vt_spec_list_release(struct vt_spec_list *l)
 	l->nr = 0;
 }
 
-static struct vt_profile run_profile;
-static bool run_profile_loaded;
-
 void vt_run_profile_hint(struct vt_error *err, const char *word)
 {
 	char **names, hint[512] = "";
@@ -150,50 +147,52 @@ void vt_run_profile_hint(struct vt_error *err, const char *word)
 	vt_profile_names_free(names, nr);
 }
 
-int vt_run_load_profile(void)
+void vt_run_opts_init(struct vt_run_opts *o, const struct vt_cli *cli)
 {
-	struct vt_error err;
-
-	if (run_profile_loaded)
-		return 0;
-	vt_error_init(&err);
-	if (vt_profile_load(vt_cli.profile ? vt_cli.profile : VT_PROFILE_DEFAULT,
-			    &run_profile, &err)) {
-		/* the default profile missing is a broken install, not a usage error */
-		if (!vt_cli.profile && err.code == VT_ERR_NO_PROFILE)
-			err.code = -ENOENT;
-		else if (vt_cli.profile)
-			vt_run_profile_hint(&err, vt_cli.profile);
-		return vt_report_error(&err);
-	}
-	run_profile_loaded = true;
-	if (run_profile.tlbi_range && !vt_cli.tlbi_range_set)
-		vt_cli.model.tlbi_range = true;
-	return 0;
-}
-
-const struct vt_profile *vt_run_profile(void)
-{
-	return run_profile_loaded ? &run_profile : NULL;
-}
-
-void vt_run_req_init(struct vt_replay_req *req, struct vt_model_opts *opts,
-		     const struct vt_spec_list *specs, const char *path)
-{
-	*opts = vt_cli.model;
-	memset(req, 0, sizeof(*req));
-	req->path = path;
-	req->specs = specs->v;
-	req->nr_specs = specs->nr;
-	req->opts = opts;
+	memset(o, 0, sizeof(*o));
+	o->cli = cli;
+	o->model = cli->model;
 	/*
 	 * One of the pair given: the other keeps its default (4k, 48) and the
 	 * pair overrides the trace's config.  Neither given: the trace's
 	 * config wins where it has one, and the defaults fill the rest.
 	 */
-	req->geometry_from_cli = vt_cli.granule_set || vt_cli.va_bits_set;
+	o->geometry_given = cli->granule_set || cli->va_bits_set;
+	o->per_op = cli->per_op;
+}
+
+int vt_run_use_profile(struct vt_run_opts *o, struct vt_profile *store,
+		       const char *name, bool model_fixed)
+{
+	struct vt_error err;
+
+	vt_error_init(&err);
+	if (vt_profile_load(name ? name : VT_PROFILE_DEFAULT, store, &err)) {
+		/* the default profile missing is a broken install, not a usage error */
+		if (!name && err.code == VT_ERR_NO_PROFILE)
+			err.code = -ENOENT;
+		else if (name)
+			vt_run_profile_hint(&err, name);
+		return vt_report_error(&err);
+	}
+	o->profile = store;
+	if (store->tlbi_range && !model_fixed &&
+	    !o->cli->opt_given[VT_OPT_tlbi_range])
+		o->model.tlbi_range = true;
+	return 0;
+}
+
+void vt_run_req_init(struct vt_replay_req *req, const struct vt_run_opts *o,
+		     const struct vt_spec_list *specs, const char *path)
+{
+	memset(req, 0, sizeof(*req));
+	req->path = path;
+	req->specs = specs->v;
+	req->nr_specs = specs->nr;
+	req->opts = &o->model;
+	req->geometry_from_cli = o->geometry_given;
 	req->stop_after = -1;
-	req->profile = vt_run_profile();
+	req->profile = o->profile;
 }
 
 /* ---- callbacks ------------------------------------------------------ */
@@ -201,6 +200,7 @@ void vt_run_req_init(struct vt_replay_req *req, struct vt_model_opts *opts,
 #define MISMAP_REPORTS 10	/* per trace; the total is in the report */
 
 struct run_ctx {
+	const struct vt_run_opts *o;
 	const char *trace;
 	const struct vt_spec_list *specs;
 	FILE *per_event;
@@ -219,7 +219,7 @@ static void on_event(void *ctx, long index, unsigned int strat, const char *op,
 	c->write_err = vt_report_event_line(c->per_event, index,
 					    c->specs->v[strat].name, op, ev,
 					    va, delta, shape,
-					    vt_cli.model.verify);
+					    c->o->model.verify);
 }
 
 static void on_mismap(void *ctx, long index, unsigned int strat,
@@ -381,17 +381,17 @@ struct job {
  * core/replay.c), @progress: the progress line (not while traces run in
  * parallel: their lines would interleave).
  */
-static int run_one(struct job *j, const struct vt_spec_list *specs,
-		   FILE *per_event, unsigned int strat_jobs, bool progress)
+static int run_one(const struct vt_run_opts *o, struct job *j,
+		   const struct vt_spec_list *specs, FILE *per_event,
+		   unsigned int strat_jobs, bool progress)
 {
-	struct run_ctx ctx = { .trace = j->path, .specs = specs,
+	struct run_ctx ctx = { .o = o, .trace = j->path, .specs = specs,
 			       .per_event = per_event };
 	struct vt_replay_cb cb = { .ctx = &ctx, .event = on_event,
 				   .mismap = on_mismap, .warn = on_warn };
-	struct vt_model_opts opts;
 	struct vt_replay_req req;
 
-	vt_run_req_init(&req, &opts, specs, j->path);
+	vt_run_req_init(&req, o, specs, j->path);
 	req.jobs = strat_jobs;
 	vt_error_init(&j->err);
 	memset(&j->res, 0, sizeof(j->res));
@@ -418,6 +418,7 @@ static int run_one(struct job *j, const struct vt_spec_list *specs,
 }
 
 struct pool {
+	const struct vt_run_opts *o;
 	struct job *jobs;
 	int n;
 	int next;		/* next job to take (atomic) */
@@ -433,7 +434,7 @@ static void *worker(void *arg)
 	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->n) {
 		if (__atomic_load_n(&p->failed, __ATOMIC_RELAXED))
 			break;
-		if (run_one(&p->jobs[i], p->specs, NULL, 1, false) < 0)
+		if (run_one(p->o, &p->jobs[i], p->specs, NULL, 1, false) < 0)
 			__atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
@@ -456,17 +457,16 @@ static void run_parallel(struct pool *p, unsigned int nthreads)
 	free(t);
 }
 
-int vt_run_traces(char **traces, int n, const struct vt_spec_list *specs,
-		  struct vt_report *report, bool ratios, FILE *per_event)
+int vt_run_traces(const struct vt_run_opts *o, char **traces, int n,
+		  const struct vt_spec_list *specs, struct vt_report *report,
+		  bool ratios, FILE *per_event)
 {
 	struct job *jobs;
-	unsigned int nthreads = vt_cli.jobs;
-	int rc = vt_run_load_profile();
+	unsigned int nthreads = o->cli->jobs;
+	int rc = 0;
 
-	if (rc)
-		return rc;
 	if (report)
-		vt_report_set_profile(report, vt_run_profile());
+		vt_report_set_profile(report, o->profile);
 	jobs = calloc(n, sizeof(*jobs));
 	if (!jobs) {
 		vt_err("out of memory");
@@ -478,14 +478,14 @@ int vt_run_traces(char **traces, int n, const struct vt_spec_list *specs,
 	if (per_event || nthreads > (unsigned int)n)
 		nthreads = per_event ? 1 : (unsigned int)n;
 	if (nthreads > 1) {
-		struct pool p = { .jobs = jobs, .n = n, .specs = specs };
+		struct pool p = { .o = o, .jobs = jobs, .n = n, .specs = specs };
 
 		run_parallel(&p, nthreads);
 	} else {
 		/* one trace at a time: its strategies get the --jobs threads */
 		for (int i = 0; i < n; i++)
-			if (run_one(&jobs[i], specs, per_event, vt_cli.jobs,
-				    vt_cli.jobs <= 1 || n == 1) < 0)
+			if (run_one(o, &jobs[i], specs, per_event, o->cli->jobs,
+				    o->cli->jobs <= 1 || n == 1) < 0)
 				break;
 	}
 	/* Report the first failure in trace order, as a serial run would. */
@@ -508,53 +508,56 @@ int vt_run_traces(char **traces, int n, const struct vt_spec_list *specs,
 	return rc;
 }
 
-int vt_run_command(char **traces, int n, const struct vt_spec_list *specs,
-		   bool ratios)
+int vt_run_command(const struct vt_cli *cli, char **traces, int n,
+		   const struct vt_spec_list *specs, bool ratios)
 {
+	struct vt_profile profile;
+	struct vt_run_opts o;
 	/* --per-event without FILE replaces the report on the output. */
-	bool lines_only = vt_cli.per_event && !vt_cli.per_event_file;
-	const char *pe_path = lines_only ? vt_cli.output : vt_cli.per_event_file;
+	bool lines_only = cli->per_event && !cli->per_event_file;
+	const char *pe_path = lines_only ? cli->output : cli->per_event_file;
 	struct vt_report *report = NULL;
 	FILE *pe = NULL, *out;
 	int rc, rc2;
 
 	/* outputs that would replace each other or a trace: refused first */
-	rc = vt_out_check(NULL, 0, traces, n, "trace");
+	rc = vt_out_check(cli, NULL, 0, traces, n, "trace");
 	if (rc)
 		return rc;
 	/* Before the report copies the options: the profile may set one. */
-	rc = vt_run_load_profile();
+	vt_run_opts_init(&o, cli);
+	rc = vt_run_use_profile(&o, &profile, cli->profile, false);
 	if (rc)
 		return rc;
-	if (!lines_only || vt_cli.svg) {
-		report = vt_report_new(&vt_cli.model, vt_cli.per_op);
+	if (!lines_only || cli->svg) {
+		report = vt_report_new(&o.model, o.per_op);
 		if (!report) {
 			vt_err("out of memory");
 			return VT_EC_SYSTEM;
 		}
 	}
-	if (vt_cli.per_event) {
+	if (cli->per_event) {
 		pe = vt_out_open(pe_path);
 		if (!pe) {
 			vt_report_free(report);
 			return VT_EC_SYSTEM;
 		}
 	}
-	rc = vt_run_traces(traces, n, specs, report, ratios, pe);
+	rc = vt_run_traces(&o, traces, n, specs, report, ratios, pe);
 	rc2 = vt_out_close(pe, pe_path, rc == 0);
 	if (!rc)
 		rc = rc2;
 	if (!rc && report && !lines_only) {
-		struct vt_render_opts ro = { vt_cli.verbose, vt_cli.wide,
-					     vt_cli.colour };
+		struct vt_render_opts ro = { cli->verbose, cli->wide,
+					     cli->colour };
 
-		out = vt_out_open(vt_cli.output);
+		out = vt_out_open(cli->output);
 		if (!out) {
 			rc = VT_EC_SYSTEM;
 		} else {
-			int wr = vt_report_render(report, out, vt_cli.format, &ro);
+			int wr = vt_report_render(report, out, cli->format, &ro);
 
-			rc = vt_out_close(out, vt_cli.output, wr == 0);
+			rc = vt_out_close(out, cli->output, wr == 0);
 			if (wr && !rc) {
 				vt_err("cannot write the report: %s", strerror(-wr));
 				rc = VT_EC_SYSTEM;
@@ -562,14 +565,14 @@ int vt_run_command(char **traces, int n, const struct vt_spec_list *specs,
 		}
 	}
 	/* --svg: the same report drawn, whole or not at all like -o */
-	if (!rc && report && vt_cli.svg) {
-		out = vt_out_open(vt_cli.svg);
+	if (!rc && report && cli->svg) {
+		out = vt_out_open(cli->svg);
 		if (!out) {
 			rc = VT_EC_SYSTEM;
 		} else {
 			int wr = vt_report_svg(report, out);
 
-			rc = vt_out_close(out, vt_cli.svg, wr == 0);
+			rc = vt_out_close(out, cli->svg, wr == 0);
 			if (wr && !rc) {
 				vt_err("cannot write the SVG: %s", strerror(-wr));
 				rc = VT_EC_SYSTEM;

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/report.h"
+#include "core/cost/profile.h"
 
 struct vt_spec_list {
 	struct vt_strategy_spec *v;
@@ -27,19 +28,36 @@ void vt_spec_list_release(struct vt_spec_list *l);
 void vt_run_explain(const char *path, struct vt_error *err);
 
 /*
- * Load the cost profile of --profile (or the default) once; the profile's
- * FEAT_TLBIRANGE becomes the --tlbi-range default.  Prints the problem and
- * returns an exit code on failure.
+ * A replay as replay, compare, gate and ptdump ask run.c for it: the
+ * common options and what the command made of them.  The command builds
+ * it (vt_run_opts_init(), then for a cost estimate vt_run_use_profile());
+ * run.c only reads it.
  */
-int vt_run_load_profile(void);
+struct vt_run_opts {
+	const struct vt_cli *cli;	/* outputs, format, --per-event, --jobs, -v */
+	struct vt_model_opts model;	/* the model to replay */
+	bool geometry_given;		/* the pair overrides the trace's config */
+	bool per_op;			/* --per-op (or the baseline's) */
+	const struct vt_profile *profile; /* the cost profile; NULL: none (ptdump) */
+};
+
+/* The options as the command line gives them, without a profile. */
+void vt_run_opts_init(struct vt_run_opts *o, const struct vt_cli *cli);
+/*
+ * Load cost profile @name (NULL: the default) into @store, which must
+ * outlive the reports made under @o (they point at it).  The one place
+ * where --tlbi-range is decided: the profile's FEAT_TLBIRANGE turns it on
+ * unless the command line gave --tlbi-range or @model_fixed (the model is
+ * a baseline's, as recorded).  Prints the problem and returns an exit code
+ * on failure.
+ */
+int vt_run_use_profile(struct vt_run_opts *o, struct vt_profile *store,
+		       const char *name, bool model_fixed);
 /* Add to a "no such cost profile" @err the built-in names @word may mean. */
 void vt_run_profile_hint(struct vt_error *err, const char *word);
-/* The loaded profile, or NULL before vt_run_load_profile(). */
-const struct vt_profile *vt_run_profile(void);
 
-/* The replay request's model options under the common options: the
- * geometry is forced only when --granule or --va-bits was given. */
-void vt_run_req_init(struct vt_replay_req *req, struct vt_model_opts *opts,
+/* The replay request of @o for trace @path under @specs. */
+void vt_run_req_init(struct vt_replay_req *req, const struct vt_run_opts *o,
 		     const struct vt_spec_list *specs, const char *path);
 
 /*
@@ -47,14 +65,15 @@ void vt_run_req_init(struct vt_replay_req *req, struct vt_model_opts *opts,
  * per-event lines are wanted; @ratios: compare).  --per-event lines go to
  * @per_event.  Returns 0 or an exit code after printing the error.
  */
-int vt_run_traces(char **traces, int n, const struct vt_spec_list *specs,
-		  struct vt_report *report, bool ratios, FILE *per_event);
+int vt_run_traces(const struct vt_run_opts *o, char **traces, int n,
+		  const struct vt_spec_list *specs, struct vt_report *report,
+		  bool ratios, FILE *per_event);
 
 /*
  * The whole replay/compare command after argument parsing: replay, then
  * write the report to -o/stdout, or the per-event lines in its place.
  */
-int vt_run_command(char **traces, int n, const struct vt_spec_list *specs,
-		   bool ratios);
+int vt_run_command(const struct vt_cli *cli, char **traces, int n,
+		   const struct vt_spec_list *specs, bool ratios);
 
 #endif

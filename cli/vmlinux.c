@@ -13,7 +13,7 @@
 
 static struct vt_kimage *image;
 
-int vt_cli_kimage(struct vt_kimage **out)
+int vt_cli_kimage(const struct vt_cli *cli, struct vt_kimage **out)
 {
 	struct vt_error err;
 	int ret;
@@ -21,9 +21,9 @@ int vt_cli_kimage(struct vt_kimage **out)
 	*out = NULL;
 	if (!image) {
 		vt_error_init(&err);
-		ret = vt_kimage_open(vt_cli.vmlinux, vt_cli.model.max_input, &image, &err);
-		if (!ret && vt_cli.kconfig)
-			ret = vt_kimage_set_config_file(image, vt_cli.kconfig, &err);
+		ret = vt_kimage_open(cli->vmlinux, cli->model.max_input, &image, &err);
+		if (!ret && cli->kconfig)
+			ret = vt_kimage_set_config_file(image, cli->kconfig, &err);
 		if (ret) {
 			vt_kimage_close(image);
 			image = NULL;
@@ -40,13 +40,15 @@ void vt_cli_kimage_close(void)
 	image = NULL;
 }
 
-int vt_cli_vmlinux_apply(bool need_geometry)
+/* The image's values under those given; @need_geometry as for
+ * vt_cli_vmlinux_apply().  0 or the exit code (reported). */
+static int image_defaults(struct vt_cli *cli, bool need_geometry)
 {
-	struct vt_model_opts *m = &vt_cli.model, save;
+	struct vt_model_opts *m = &cli->model, save;
 	const struct vt_kimage_info *in;
 	struct vt_kimage *k;
 	struct vt_error err;
-	int rc = vt_cli_kimage(&k);
+	int rc = vt_cli_kimage(cli, &k);
 
 	if (rc)
 		return rc;
@@ -57,19 +59,19 @@ int vt_cli_vmlinux_apply(bool need_geometry)
 			return vt_report_error(&err);
 		return 0;	/* import: the symbols are what it needs */
 	}
-	if (!vt_cli.granule_set)
+	if (!cli->granule_set)
 		m->page_shift = in->page_shift;
-	if (!vt_cli.va_bits_set)
+	if (!cli->va_bits_set)
 		m->va_bits = in->va_bits;
-	vt_cli.granule_set = vt_cli.va_bits_set = true;
-	if (!vt_cli.kernel_given && in->has_nearest) {
+	cli->granule_set = cli->va_bits_set = true;
+	if (!cli->kernel_given && in->has_nearest) {
 		save = *m;
 		vt_model_opts_kernel(m, in->nearest);
 		for (int i = 0; i < VT_OPT__NR; i++)
-			if (vt_cli.opt_given[i])
+			if (cli->opt_given[i])
 				vt_option_set(m, (enum vt_option_id)i,
 					      vt_option_get(&save, (enum vt_option_id)i));
-		vt_cli.kernel_given = true;
+		cli->kernel_given = true;
 	}
 	/*
 	 * Without CONFIG_HAVE_ARCH_HUGE_VMALLOC mm/vmalloc.c's vmap_allow_huge
@@ -79,18 +81,31 @@ int vt_cli_vmlinux_apply(bool need_geometry)
 	 * HAVE_ARCH_HUGE_VMAP).
 	 */
 	if ((in->huge_vmalloc == VT_TRI_NO || in->huge_vmap == VT_TRI_NO) &&
-	    !vt_cli.opt_given[VT_OPT_nohugevmalloc]) {
+	    !cli->opt_given[VT_OPT_nohugevmalloc]) {
 		vt_option_set(m, VT_OPT_nohugevmalloc, 1);
-		vt_cli.opt_given[VT_OPT_nohugevmalloc] = true;
+		cli->opt_given[VT_OPT_nohugevmalloc] = true;
 	}
-	if (in->huge_vmap == VT_TRI_NO && !vt_cli.opt_given[VT_OPT_nohugeiomap]) {
+	if (in->huge_vmap == VT_TRI_NO && !cli->opt_given[VT_OPT_nohugeiomap]) {
 		vt_option_set(m, VT_OPT_nohugeiomap, 1);
-		vt_cli.opt_given[VT_OPT_nohugeiomap] = true;
+		cli->opt_given[VT_OPT_nohugeiomap] = true;
 	}
 	vt_dbg(1, "--vmlinux=%s: granule %s, VA_BITS %u, --kernel=%s",
-	       vt_cli.vmlinux, vt_kimage_granule(m->page_shift), m->va_bits,
+	       cli->vmlinux, vt_kimage_granule(m->page_shift), m->va_bits,
 	       vt_kernels[m->kernel].name);
 	return 0;
+}
+
+int vt_cli_vmlinux_apply(struct vt_cli *cli, bool need_geometry, const char *prog)
+{
+	char msg[256];
+	int rc;
+
+	if (!cli->vmlinux)
+		return 0;
+	rc = image_defaults(cli, need_geometry);
+	if (!rc && vt_common_geometry_error(&cli->model, msg, sizeof(msg)))
+		rc = vt_usage_error(prog, "%s", msg);
+	return rc;
 }
 
 bool vt_cli_symbolize(void *ctx, uint64_t addr, bool offset, char *buf, size_t len)

@@ -1,10 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""No two source files of vmaptool's engine floors (arch/, core/ with
-core/import/ and core/inspect/) call each other, directly or round a loop
+"""No two source files of vmaptool (arch/, core/ with core/import/ and
+core/inspect/, and cli/) call each other, directly or round a loop
 (docs/architecture.md: each floor and each file calls downwards).
-cli/ is not held to it yet: its subcommands take the common options
-(vt_cli) from cli/main.c, which dispatches to them.
 
 Reads the object files of a build (nm: the symbols each defines and the
 ones it takes from others), draws an arrow from a file to every file whose
@@ -18,7 +16,7 @@ import os
 import subprocess
 import sys
 
-LIBS = ("vtarch", "vtcore_obj", "vtimport_obj", "vtinspect_obj")
+LIBS = ("vtarch", "vtcore_obj", "vtimport_obj", "vtinspect_obj", "vtcli_obj")
 
 
 def objects(build):

@@ -4,7 +4,7 @@
 # whatever the lengths of the texts: glibc's argp_fmtstream misplaces a left
 # margin when its buffer is nearly full (a header indented 30 columns, the
 # option text after it at column 0) and leaves a line of blanks after a
-# text that ends at the right margin; cli/main.c repairs both.  Checked
+# text that ends at the right margin; cli/help.c repairs both.  Checked
 # for the top-level help and every command's: no trailing blanks, every
 # line of the options at column 1 (group header), 2 or 6 (option) or 29
 # (its text); compare --help lists the ablation sets it promises; in the
