@@ -277,13 +277,8 @@ int vt_figures_load(const char *path, struct vt_figure_set *set,
 				 &root, &je, err);
 	if (ret)
 		return ret;
-	if (!root) {
-		vt_error_set(err, VT_ERR_BAD_EXPERIMENT, "%s", je.text);
-		snprintf(err->file, sizeof(err->file), "%.255s", path);
-		err->line = je.line > 0 ? je.line : 0;
-		err->column = je.column > 0 ? je.column : 0;
-		return err->code;
-	}
+	if (!root)
+		return vt_json_error(err, path, &je, VT_ERR_BAD_EXPERIMENT, NULL);
 	if (!json_is_array(root)) {
 		ret = fbad(err, path, "-", "a figures file is a JSON array of figures");
 		goto out;

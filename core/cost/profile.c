@@ -213,13 +213,8 @@ int vt_profile_load(const char *name_or_path, struct vt_profile *p,
 				 &root, &je, err);
 	if (ret)
 		return ret;
-	if (!root) {
-		vt_error_set(err, VT_ERR_BAD_PROFILE, "%s", je.text);
-		snprintf(err->file, sizeof(err->file), "%.255s", path);
-		err->line = je.line > 0 ? je.line : 0;
-		err->column = je.column > 0 ? je.column : 0;
-		return VT_ERR_BAD_PROFILE;
-	}
+	if (!root)
+		return vt_json_error(err, path, &je, VT_ERR_BAD_PROFILE, NULL);
 	ret = profile_from_json(root, p, path, err);
 	json_decref(root);
 	return ret;
