@@ -240,9 +240,14 @@ static int warn_once(struct vt_trace_reader *r, const char *what,
 		n = snprintf(buf, sizeof(buf),
 			     "%s:%lu: more than %d distinct unknown names; the rest are ignored without a warning\n",
 			     r->name, r->ev_line, VT_TRACE_MAX_WARNINGS);
-	else
+	else {
+		/* one warning a line: a newline in the name is escaped too */
+		char esc[VT_TRACE_MAX_STRING + 1];	/* cut at a whole escape */
+
+		vt_escape(esc, sizeof(esc), name, false);
 		n = snprintf(buf, sizeof(buf), "%s:%lu: %s '%s' ignored\n", r->name,
-			     r->ev_line, what, name);
+			     r->ev_line, what, esc);
+	}
 	if (n < 0)
 		return -EINVAL;
 	if ((size_t)n >= sizeof(buf))
