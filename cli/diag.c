@@ -11,7 +11,10 @@
  * options are parsed), so nothing here reads main.c's globals.  The one
  * mapping from an error code to an exit status is here too.
  */
+#define _GNU_SOURCE	/* vasprintf */
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,14 +44,41 @@ int vt_exit_code(int err)
 	return (int)vt_err_class(err);
 }
 
+/*
+ * Print @s to stderr through vt_escape() (core/error.h): messages quote
+ * input (op and flag names, file names, a source line), which must not
+ * reach the terminal as escape sequences.  @keep_nl: @s may be several
+ * lines (the trace reader's warnings, one per line).
+ */
+static void put_escaped(const char *s, bool keep_nl)
+{
+	size_t n = strlen(s);
+	char small[1024], *buf = n * 4 + 1 <= sizeof(small) ? small : malloc(n * 4 + 1);
+
+	if (!buf) {	/* out of memory: drop what could be an escape */
+		for (; *s; s++)
+			fputc((unsigned char)*s < 0x20 && *s != '\n' ? '?' : *s, stderr);
+		return;
+	}
+	vt_escape(buf, n * 4 + 1, s, keep_nl);
+	fputs(buf, stderr);
+	if (buf != small)
+		free(buf);
+}
+
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+
 	if (progress_shown) {	/* a message replaces the progress line */
 		fputs("\r\033[K", stderr);
 		progress_shown = false;
 	}
 	fprintf(stderr, "vmaptool: %s", prefix);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	put_escaped(msg ? msg : "(out of memory formatting the message)", true);
+	free(msg);
 	fputc('\n', stderr);
 }
 
@@ -135,7 +165,9 @@ static void show_source(const struct vt_error *e)
 		if (++n == e->line) {
 			if (len && line[len - 1] == '\n')
 				line[--len] = '\0';
-			fprintf(stderr, "  %s\n", line);
+			fputs("  ", stderr);
+			put_escaped(line, false);
+			fputc('\n', stderr);
 			if (e->column && e->column <= len + 1)
 				fprintf(stderr, "  %*s^\n", (int)(e->column - 1), "");
 			break;
@@ -153,7 +185,7 @@ int vt_report_error(const struct vt_error *e)
 	const char *msg = e->msg[0] ? e->msg : vt_strerror(e->code, buf, sizeof(buf));
 
 	if (e->file[0]) {
-		fputs(e->file, stderr);
+		put_escaped(e->file, false);
 		if (e->line) {
 			fprintf(stderr, ":%lu", e->line);
 			if (e->column)
@@ -163,7 +195,8 @@ int vt_report_error(const struct vt_error *e)
 	} else {
 		fputs("vmaptool: ", stderr);
 	}
-	fprintf(stderr, "error: %s", msg);
+	fputs("error: ", stderr);
+	put_escaped(msg, false);
 	if (e->event >= 0)
 		fprintf(stderr, " (event %ld)", e->event);
 	fputc('\n', stderr);

@@ -421,13 +421,9 @@ int vt_report_load_max(const char *path, uint64_t max,
 				 &root, &jerr, err);
 	if (ret)
 		return ret;
-	if (!root) {
-		snprintf(err->file, sizeof(err->file), "%s", path);
-		err->line = jerr.line > 0 ? (unsigned long)jerr.line : 0;
-		err->column = jerr.column > 0 ? (unsigned long)jerr.column : 0;
-		return vt_error_set(err, VT_ERR_TRACE_SYNTAX,
-				    "report is not valid JSON: %s", jerr.text);
-	}
+	if (!root)
+		return vt_json_error(err, path, &jerr, VT_ERR_TRACE_SYNTAX,
+				     "report is not valid JSON: ");
 	format = json_string_value(json_object_get(root, "format"));
 	if (!format || strcmp(format, VT_REPORT_FORMAT) ||
 	    !json_is_integer(json_object_get(root, "version")) ||

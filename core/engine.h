@@ -11,6 +11,7 @@
 #include "core/mm/va_free.h"
 #include "core/mm/walk.h"
 #include "core/model.h"
+#include "core/siphash.h"
 
 struct vt_area {
 	struct vt_id id;		/* str owned by the area */
@@ -62,9 +63,14 @@ struct vt_engine {
 	uint64_t nr_lazy, cap_lazy;
 	uint64_t vmap_lazy_nr, lazy_max_pages;
 	bool purged_in_event;
-	/* live areas by id */
+	/* live areas by id: a chained table keyed per engine (id_hash()) */
 	struct vt_area **hash;
 	uint64_t hash_size, nr_areas;
+	struct vt_siphash_key hash_key;
+	uint64_t hash_probes;		/* chain steps: the complexity tests count them */
+	/* --verify: the written areas of an event, sorted by VA */
+	struct vt_area **vsort;
+	uint64_t vsort_cap;
 	/* vm_map_ram's vmap blocks (one CPU modelled) */
 	struct vt_vmap_block *blocks;	/* oldest first, as vbq->free */
 	struct vt_vmap_block **blocks_tail;

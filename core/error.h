@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdbool.h>
 
 #define VT_ERRORS                                                          \
 	VT_E(TRACE_SYNTAX, "trace is not valid JSON"),                     \
@@ -64,5 +65,17 @@ int vt_error_set(struct vt_error *e, int code, const char *fmt, ...)
 int vt_error_vset(struct vt_error *e, int code, const char *fmt, va_list ap);
 const char *vt_strerror(int code, char *buf, size_t len);
 enum vt_err_class vt_err_class(int code);
+
+/*
+ * The one escaping of text from input before it is printed (the
+ * diagnostics of cli/diag.c print every message through it): @str into
+ * @buf (@len bytes, NUL-terminated, cut at a whole escape) with what a
+ * terminal could act on made visible: C0 controls but tab, and DEL, as
+ * \xNN (a newline kept only with @keep_nl); C1 controls (U+0080 to
+ * U+009F) as \u00NN; bytes that are not UTF-8 as \xNN.  Valid UTF-8
+ * passes.  4 * strlen(@str) + 1 bytes always suffice.  Returns the length
+ * written.
+ */
+size_t vt_escape(char *buf, size_t len, const char *str, bool keep_nl);
 
 #endif

@@ -246,6 +246,48 @@ void vt_input_close(struct vt_input *in, FILE *f)
 	free(in);
 }
 
+/*
+ * jansson (2.14, load.c) reports few allocation failures as
+ * json_error_out_of_memory: most return NULL with the error as
+ * jsonp_error_init() left it (no text, line -1, the code byte unset), and a
+ * failed string buffer in the lexer is "invalid token".  So jansson's
+ * allocator (installed by core/trace/trace-json.c, the one process-wide
+ * hook) counts its failures here, per thread; a parse error after one is
+ * out of memory.  Every parse error jansson detects has a text.
+ */
+static _Thread_local unsigned long json_alloc_failures;
+
+void vt_json_alloc_failed(void)
+{
+	json_alloc_failures++;
+}
+
+bool vt_json_error_oom(const json_error_t *je)
+{
+	/* no text: jsonp_error_init() leaves the code byte unset */
+	bool oom = json_alloc_failures || !je->text[0] ||
+		   json_error_code(je) == json_error_out_of_memory;
+
+	json_alloc_failures = 0;
+	return oom;
+}
+
+int vt_json_error(struct vt_error *err, const char *path,
+		  const json_error_t *je, int code, const char *prefix)
+{
+	snprintf(err->file, sizeof(err->file), "%.255s", path);
+	/* jansson gives -1 where it has no position (out of memory, a read
+	 * error): no position, never 2^64 - 1 */
+	err->line = je->line > 0 ? (unsigned long)je->line : 0;
+	err->column = je->line > 0 && je->column > 0 ? (unsigned long)je->column : 0;
+	if (vt_json_error_oom(je)) {
+		err->line = err->column = 0;
+		return vt_error_set(err, -ENOMEM,
+				    "out of memory reading the JSON of '%.255s'", path);
+	}
+	return vt_error_set(err, code, "%s%s", prefix ? prefix : "", je->text);
+}
+
 static int load_json(const char *path, const char *what, uint64_t max,
 		     bool fixed, size_t jflags, json_t **root, json_error_t *jerr,
 		     struct vt_error *err)
@@ -265,6 +307,8 @@ static int load_json(const char *path, const char *what, uint64_t max,
 		*root = json_loadf(f, jflags, jerr);
 		if (!*root && vt_input_limit_hit(in, err))
 			ret = err->code;
+		else if (!*root && vt_json_error_oom(jerr))
+			ret = vt_json_error(err, path, jerr, 0, NULL);
 	}
 	vt_input_close(in, f);
 	return ret;

@@ -79,6 +79,20 @@ int vt_input_load_json_capped(const char *path, const char *what, uint64_t max,
 			      size_t jflags, struct json_t **root,
 			      struct json_error_t *jerr, struct vt_error *err);
 
+/*
+ * The one place a jansson error becomes a vt_error: located at
+ * @path:LINE:COL where jansson gives a position (none where it gives -1),
+ * message @prefix followed by jansson's text, code @code; but out of
+ * memory (json_error_out_of_memory, which jansson reports like a syntax
+ * error) is -ENOMEM, exit 4, "out of memory reading the JSON of 'FILE'".
+ * vt_input_load_json() already turns out of memory into that error.
+ */
+bool vt_json_error_oom(const struct json_error_t *je);
+/* Called by jansson's allocator hook when malloc() fails. */
+void vt_json_alloc_failed(void);
+int vt_json_error(struct vt_error *err, const char *path,
+		  const struct json_error_t *je, int code, const char *prefix);
+
 /* "1073741824 bytes (1 GiB)"-style text of a byte count, for messages. */
 const char *vt_input_size_text(uint64_t n, char *buf, size_t len);
 

@@ -10,12 +10,14 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/cost/calibrate.h"
 #include "core/input.h"
+#include "core/json-read.h"
 
 const char *const vt_fig_quantity_names[4] = {
 	[VT_Q_SPEEDUP] = "speedup",
@@ -68,22 +70,31 @@ static bool pub_value(json_t *v, double *out)
 }
 
 /* @key of @o into @dst: refused, not cut, when it does not fit (a cut
- * "gen" or "options" would run another experiment) */
+ * "gen" or "options" would run another experiment); not a string: refused */
 static int str_field(char *dst, size_t len, json_t *o, const char *key,
 		     const char *path, const char *id, struct vt_error *err)
 {
-	json_t *v = json_object_get(o, key);
-	const char *s = json_is_string(v) ? json_string_value(v) : "";
+	char where[160];
+	struct vt_jr r = { path, VT_ERR_BAD_EXPERIMENT, where, err };
 
-	if (strlen(s) >= len) {
-		vt_error_set(err, VT_ERR_BAD_EXPERIMENT,
-			     "figure '%s': \"%s\" is longer than %zu bytes",
-			     id, key, len - 1);
-		snprintf(err->file, sizeof(err->file), "%.255s", path);
-		return VT_ERR_BAD_EXPERIMENT;
-	}
-	snprintf(dst, len, "%s", s);
-	return 0;
+	snprintf(where, sizeof(where), "figure '%s'", id);
+	return vt_jr_string(&r, o, key, VT_JR_OPTIONAL, "", dst, len);
+}
+
+/* A list of names (@key of @eo): NULL when absent; each element a string. */
+static int name_list(json_t *eo, const char *key, const char *path,
+		     const char *id, json_t **out, struct vt_error *err)
+{
+	char where[160];
+	struct vt_jr r = { path, VT_ERR_BAD_EXPERIMENT, where, err };
+	const char *n;
+	int ret;
+
+	snprintf(where, sizeof(where), "figure '%s'", id);
+	ret = vt_jr_array(&r, eo, key, VT_JR_OPTIONAL, out);
+	for (size_t i = 0; !ret && *out && i < json_array_size(*out); i++)
+		ret = vt_jr_string_at(&r, *out, key, i, &n);
+	return ret;
 }
 
 static int load_side(json_t *o, struct vt_exp_side *s, const char *path,
@@ -150,8 +161,13 @@ static int load_published(json_t *fo, struct vt_figure *f, const char *path,
 static int load_covers(json_t *eo, struct vt_figure *f, const char *path,
 		       struct vt_error *err)
 {
-	json_t *cov = json_object_get(eo, "covers"), *exc = json_object_get(eo, "excludes");
+	json_t *cov, *exc;
 	size_t i;
+	int ret = name_list(eo, "covers", path, f->id, &cov, err) ?:
+		  name_list(eo, "excludes", path, f->id, &exc, err);
+
+	if (ret)
+		return ret;
 
 	for (int e = 0; e < VT_CE__NR; e++)
 		f->covers[e] = !cov;
@@ -185,17 +201,27 @@ static int load_covers(json_t *eo, struct vt_figure *f, const char *path,
 static int load_experiment(json_t *eo, struct vt_figure *f, const char *path,
 			   struct vt_error *err)
 {
+	char where[160], qbuf[16];
+	struct vt_jr r = { path, VT_ERR_BAD_EXPERIMENT, where, err };
 	json_t *v, *tr;
 	const char *q;
+	int64_t ev;
 	size_t i;
+	bool b;
 	int ret, o;
+
+	snprintf(where, sizeof(where), "figure '%s'", f->id);
 
 	ret = str_field(f->profile, sizeof(f->profile), eo, "profile", path, f->id, err);
 	if (ret)
 		return ret;
 	if (!f->profile[0])
 		return fbad(err, path, f->id, "experiment without a \"profile\"");
-	tr = json_object_get(eo, "trace");
+	ret = vt_jr_object(&r, eo, "trace", VT_JR_OPTIONAL, &tr);
+	if (!ret)
+		ret = vt_jr_object(&r, tr, "inline", VT_JR_OPTIONAL, &v);
+	if (ret)
+		return ret;
 	ret = str_field(f->trace_gen, sizeof(f->trace_gen), tr, "gen", path, f->id, err) ?:
 	      str_field(f->trace_file, sizeof(f->trace_file), tr, "file", path, f->id, err);
 	if (ret)
@@ -210,7 +236,9 @@ static int load_experiment(json_t *eo, struct vt_figure *f, const char *path,
 		ret = load_side(json_object_get(eo, "after"), &f->after, path, f->id, err);
 	if (ret)
 		return ret;
-	v = json_object_get(eo, "timed_ops");
+	ret = name_list(eo, "timed_ops", path, f->id, &v, err);
+	if (ret)
+		return ret;
 	if (v && !json_array_size(v))
 		return fbad(err, path, f->id, "\"timed_ops\" is empty: nothing would be timed");
 	for (o = 0; o < VT_OP__NR; o++)
@@ -221,24 +249,37 @@ static int load_experiment(json_t *eo, struct vt_figure *f, const char *path,
 			return fbad(err, path, f->id, "\"timed_ops\" names an unknown op");
 		f->op_timed[o] = true;
 	}
-	f->from_event = json_integer_value(json_object_get(eo, "from_event"));
-	f->to_event = json_integer_value(json_object_get(eo, "to_event"));
-	if (f->from_event < 0 || f->to_event < 0 ||
-	    (f->to_event && f->to_event <= f->from_event))
+	ret = vt_jr_int(&r, eo, "from_event", VT_JR_OPTIONAL, 0, 0, LONG_MAX, &ev);
+	if (ret)
+		return ret;
+	f->from_event = (long)ev;
+	ret = vt_jr_int(&r, eo, "to_event", VT_JR_OPTIONAL, 0, 0, LONG_MAX, &ev);
+	if (ret)
+		return ret;
+	f->to_event = (long)ev;
+	if (f->to_event && f->to_event <= f->from_event)
 		return fbad(err, path, f->id, "\"from_event\" and \"to_event\" make an empty range");
 	ret = str_field(f->same_as, sizeof(f->same_as), eo, "same_measurement_as",
 			path, f->id, err) ?: load_covers(eo, f, path, err);
 	if (ret)
 		return ret;
-	v = json_object_get(eo, "scale");
-	f->scale = json_is_number(v) ? json_number_value(v) : 1;
+	ret = vt_jr_number(&r, eo, "scale", VT_JR_OPTIONAL, 1, -HUGE_VAL, HUGE_VAL, &f->scale);
+	if (ret)
+		return ret;
 	/* repetitions: a scale past 1e9 made inf - inf of the predictions */
 	if (!(f->scale > 0 && f->scale <= 1e9))
 		return fbad(err, path, f->id, "\"scale\" must be > 0 and at most 1e9");
-	f->fit_times = json_is_true(json_object_get(eo, "fit_times"));
-	v = json_object_get(eo, "erratum_4118414");
-	f->erratum = json_is_boolean(v) ? json_is_true(v) : -1;
-	v = json_object_get(eo, "needs");
+	ret = vt_jr_bool(&r, eo, "fit_times", VT_JR_OPTIONAL, false, &b);
+	if (ret)
+		return ret;
+	f->fit_times = b;
+	ret = vt_jr_bool(&r, eo, "erratum_4118414", VT_JR_OPTIONAL, false, &b);
+	if (ret)
+		return ret;
+	f->erratum = json_object_get(eo, "erratum_4118414") ? b : -1;
+	ret = name_list(eo, "needs", path, f->id, &v, err);
+	if (ret)
+		return ret;
 	if (json_array_size(v) > VT_EXP_MAX_NEEDS)
 		return fbad(err, path, f->id, "\"needs\" names more than 8 metrics");
 	for (i = 0; v && i < json_array_size(v); i++) {
@@ -250,7 +291,10 @@ static int load_experiment(json_t *eo, struct vt_figure *f, const char *path,
 			path, f->id, err);
 	if (ret)
 		return ret;
-	q = json_string_value(json_object_get(eo, "quantity"));
+	ret = vt_jr_string(&r, eo, "quantity", VT_JR_OPTIONAL, "speedup", qbuf, sizeof(qbuf));
+	if (ret)
+		return ret;
+	q = qbuf;
 	f->q = VT_Q_SPEEDUP;
 	for (o = 0; q && o < 4; o++)
 		if (!strcmp(q, vt_fig_quantity_names[o]))
@@ -277,13 +321,8 @@ int vt_figures_load(const char *path, struct vt_figure_set *set,
 				 &root, &je, err);
 	if (ret)
 		return ret;
-	if (!root) {
-		vt_error_set(err, VT_ERR_BAD_EXPERIMENT, "%s", je.text);
-		snprintf(err->file, sizeof(err->file), "%.255s", path);
-		err->line = je.line > 0 ? je.line : 0;
-		err->column = je.column > 0 ? je.column : 0;
-		return err->code;
-	}
+	if (!root)
+		return vt_json_error(err, path, &je, VT_ERR_BAD_EXPERIMENT, NULL);
 	if (!json_is_array(root)) {
 		ret = fbad(err, path, "-", "a figures file is a JSON array of figures");
 		goto out;

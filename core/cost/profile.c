@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "core/cost/profile.h"
 #include "core/input.h"
+#include "core/json-read.h"
 
 #ifndef VT_DATA_DIR
 #define VT_DATA_DIR "."
@@ -78,11 +80,6 @@ const char *vt_profile_dir(void)
 	return profile_dir;
 }
 
-static void copy_str(char *dst, size_t len, json_t *v)
-{
-	snprintf(dst, len, "%s", json_is_string(v) ? json_string_value(v) : "");
-}
-
 static int bad(struct vt_error *err, const char *path, const char *fmt, const char *what)
 {
 	vt_error_set(err, VT_ERR_BAD_PROFILE, fmt, what);
@@ -93,74 +90,97 @@ static int bad(struct vt_error *err, const char *path, const char *fmt, const ch
 static int load_param(json_t *o, struct vt_cost_param *cp, const char *name,
 		      const char *path, struct vt_error *err)
 {
-	json_t *v;
-	int i;
+	char where[96], src[16];
+	struct vt_jr r = { path, VT_ERR_BAD_PROFILE, where, err };
+	double cycles = -1;
+	int i, ret;
 
+	snprintf(where, sizeof(where), "cost '%s'", name);
 	if (!json_is_object(o))
 		return bad(err, path, "cost '%s' is not an object", name);
-	v = json_object_get(o, "cycles");
-	if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
-	    json_number_value(v) > VT_PROFILE_MAX_CYCLES)
+	/* types first (core/json-read.h), then the ranges as they were */
+	ret = vt_jr_number(&r, o, "cycles", VT_JR_OPTIONAL, -1, -HUGE_VAL, HUGE_VAL, &cycles);
+	if (ret)
+		return ret;
+	if (!(cycles >= 0) || cycles > VT_PROFILE_MAX_CYCLES)
 		return bad(err, path, "cost '%s' needs \"cycles\" from 0 to 1e9", name);
-	cp->cycles = json_number_value(v);
-	v = json_object_get(o, "anchor");
-	cp->anchor = json_is_number(v) ? json_number_value(v) : cp->cycles;
-	v = json_object_get(o, "range");
-	cp->range = json_is_number(v) ? json_number_value(v) : 1;
+	cp->cycles = cycles;
+	ret = vt_jr_number(&r, o, "anchor", VT_JR_OPTIONAL, cp->cycles, -HUGE_VAL, HUGE_VAL,
+			   &cp->anchor) ?:
+	      vt_jr_number(&r, o, "range", VT_JR_OPTIONAL, 1, -HUGE_VAL, HUGE_VAL, &cp->range);
+	if (ret)
+		return ret;
 	/* the fit keeps a price within anchor / range .. anchor * range */
 	if (!(cp->range >= 1) || cp->range > VT_PROFILE_MAX_CYCLES ||
 	    !(cp->anchor >= 0) || cp->anchor > VT_PROFILE_MAX_CYCLES)
 		return bad(err, path,
 			   "cost '%s': \"range\" must be from 1 to 1e9, \"anchor\" from 0 to 1e9",
 			   name);
-	v = json_object_get(o, "source");
-	cp->source = VT_SRC_HARDWARE;
-	if (v) {
-		for (i = 0; i < 3; i++)
-			if (json_is_string(v) && !strcmp(json_string_value(v),
-							 vt_cost_source_names[i]))
-				break;
-		if (i == 3)
-			return bad(err, path, "cost '%s': \"source\" must be hardware, measured or fitted",
-				   name);
-		cp->source = i;
-	}
-	v = json_object_get(o, "fit");
-	cp->fit = v ? json_is_true(v) : cp->source == VT_SRC_FITTED;
-	v = json_object_get(o, "determined");
-	cp->determined = json_is_number(v) ? json_number_value(v) : -1;
-	copy_str(cp->basis, sizeof(cp->basis), json_object_get(o, "basis"));
-	return 0;
+	ret = vt_jr_string(&r, o, "source", VT_JR_OPTIONAL, "hardware", src, sizeof(src));
+	if (ret)
+		return ret;
+	for (i = 0; i < 3; i++)
+		if (!strcmp(src, vt_cost_source_names[i]))
+			break;
+	if (i == 3)
+		return bad(err, path, "cost '%s': \"source\" must be hardware, measured or fitted",
+			   name);
+	cp->source = i;
+	return vt_jr_bool(&r, o, "fit", VT_JR_OPTIONAL, cp->source == VT_SRC_FITTED, &cp->fit) ?:
+	       vt_jr_number(&r, o, "determined", VT_JR_OPTIONAL, -1, -1, 1,
+			    &cp->determined) ?:
+	       vt_jr_string(&r, o, "basis", VT_JR_OPTIONAL, "", cp->basis, sizeof(cp->basis));
 }
 
 static int profile_from_json(json_t *root, struct vt_profile *p, const char *path,
 			     struct vt_error *err)
 {
+	struct vt_jr r = { path, VT_ERR_BAD_PROFILE, NULL, err };
 	json_t *v, *costs, *o;
+	double mhz = 0;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
 	v = json_object_get(root, "format");
 	if (!json_is_string(v) || strcmp(json_string_value(v), VT_PROFILE_FORMAT) ||
+	    !json_is_integer(json_object_get(root, "version")) ||
 	    json_integer_value(json_object_get(root, "version")) != VT_PROFILE_VERSION)
 		return bad(err, path, "not a %s version 1 document", VT_PROFILE_FORMAT);
-	copy_str(p->name, sizeof(p->name), json_object_get(root, "name"));
+	ret = vt_jr_string(&r, root, "name", VT_JR_OPTIONAL, "", p->name, sizeof(p->name));
+	if (ret)
+		return ret;
 	if (!p->name[0])
 		return bad(err, path, "%s without a \"name\"", "profile");
-	copy_str(p->description, sizeof(p->description), json_object_get(root, "description"));
-	copy_str(p->cpu, sizeof(p->cpu), json_object_get(root, "cpu"));
-	copy_str(p->calibration, sizeof(p->calibration), json_object_get(root, "calibration"));
-	v = json_object_get(root, "freq_mhz");
-	if (!json_is_number(v) || !(json_number_value(v) >= VT_PROFILE_MIN_MHZ) ||
-	    json_number_value(v) > VT_PROFILE_MAX_MHZ)
+	ret = vt_jr_string(&r, root, "description", VT_JR_OPTIONAL, "", p->description,
+			   sizeof(p->description)) ?:
+	      vt_jr_string(&r, root, "cpu", VT_JR_OPTIONAL, "", p->cpu, sizeof(p->cpu)) ?:
+	      vt_jr_string(&r, root, "calibration", VT_JR_OPTIONAL, "", p->calibration,
+			   sizeof(p->calibration)) ?:
+	      vt_jr_number(&r, root, "freq_mhz", VT_JR_OPTIONAL, 0, -HUGE_VAL, HUGE_VAL, &mhz);
+	if (ret)
+		return ret;
+	if (!(mhz >= VT_PROFILE_MIN_MHZ) || mhz > VT_PROFILE_MAX_MHZ)
 		return bad(err, path, "%s needs \"freq_mhz\" from 1 to 1e6", "profile");
-	p->freq_mhz = json_number_value(v);
-	copy_str(p->freq_basis, sizeof(p->freq_basis), json_object_get(root, "freq_basis"));
-	o = json_object_get(root, "features");
-	p->tlbi_range = json_is_true(json_object_get(o, "tlbi_range"));
-	o = json_object_get(root, "errata");
-	p->erratum_4118414 = json_is_true(json_object_get(o, "ARM64_ERRATUM_4118414"));
-	copy_str(p->errata_basis, sizeof(p->errata_basis), json_object_get(o, "basis"));
+	p->freq_mhz = mhz;
+	ret = vt_jr_string(&r, root, "freq_basis", VT_JR_OPTIONAL, "", p->freq_basis,
+			   sizeof(p->freq_basis)) ?:
+	      vt_jr_object(&r, root, "features", VT_JR_OPTIONAL, &o);
+	if (ret)
+		return ret;
+	r.where = "features";
+	ret = vt_jr_bool(&r, o, "tlbi_range", VT_JR_OPTIONAL, false, &p->tlbi_range);
+	r.where = NULL;
+	if (!ret)
+		ret = vt_jr_object(&r, root, "errata", VT_JR_OPTIONAL, &o);
+	if (ret)
+		return ret;
+	r.where = "errata";
+	ret = vt_jr_bool(&r, o, "ARM64_ERRATUM_4118414", VT_JR_OPTIONAL, false,
+			 &p->erratum_4118414) ?:
+	      vt_jr_string(&r, o, "basis", VT_JR_OPTIONAL, "", p->errata_basis,
+			   sizeof(p->errata_basis));
+	if (ret)
+		return ret;
 	costs = json_object_get(root, "costs");
 	if (!json_is_object(costs))
 		return bad(err, path, "%s needs a \"costs\" object", "profile");
@@ -213,13 +233,8 @@ int vt_profile_load(const char *name_or_path, struct vt_profile *p,
 				 &root, &je, err);
 	if (ret)
 		return ret;
-	if (!root) {
-		vt_error_set(err, VT_ERR_BAD_PROFILE, "%s", je.text);
-		snprintf(err->file, sizeof(err->file), "%.255s", path);
-		err->line = je.line > 0 ? je.line : 0;
-		err->column = je.column > 0 ? je.column : 0;
-		return VT_ERR_BAD_PROFILE;
-	}
+	if (!root)
+		return vt_json_error(err, path, &je, VT_ERR_BAD_PROFILE, NULL);
 	ret = profile_from_json(root, p, path, err);
 	json_decref(root);
 	return ret;

@@ -11,12 +11,14 @@
 #include <unistd.h>
 
 #include "core/import/dat-check.h"
+#include "core/input.h"
 
 struct dat {
 	int fd;
 	uint64_t size;
 	bool big_endian;
 	unsigned int page_size;
+	uint64_t max;		/* --max-input: what a section may inflate to */
 	const char *name;
 	struct vt_error *err;
 };
@@ -238,7 +240,30 @@ enum {
 	DAT_OPT_PRINTK, DAT_OPT_CMDLINES, DAT_OPT_BUFFER_TEXT = 22,
 };
 
-/* The 16-byte section header at @off: id, flags, string id, size. */
+static const char *section_name(uint64_t id)
+{
+	switch (id) {
+	case DAT_OPT_DONE: return "options";
+	case DAT_OPT_BUFFER: return "flyrecord buffer";
+	case DAT_OPT_HEADER_INFO: return "header info";
+	case DAT_OPT_FTRACE_EVENTS: return "ftrace events";
+	case DAT_OPT_EVENT_FORMATS: return "event formats";
+	case DAT_OPT_KALLSYMS: return "kallsyms";
+	case DAT_OPT_PRINTK: return "printk formats";
+	case DAT_OPT_CMDLINES: return "cmdlines";
+	case DAT_OPT_BUFFER_TEXT: return "text buffer";
+	}
+	return "unknown";
+}
+
+/*
+ * The 16-byte section header at @off: id, flags, string id, size.  A
+ * compressed section (flag 1) starts with its compressed and uncompressed
+ * sizes; libtracecmd allocates the uncompressed size whole and inflates
+ * into it (trace-compress.c, tracecmd_uncompress_block()), so the size it
+ * declares is checked against --max-input here, before libtracecmd reads
+ * anything: a few bytes declaring 4 GiB are refused, not inflated.
+ */
 static int section(struct dat *d, uint64_t off, uint64_t want_id,
 		   uint64_t *flags, uint64_t *len)
 {
@@ -270,6 +295,11 @@ static int section(struct dat *d, uint64_t off, uint64_t want_id,
 		if (csize > *len - 8)
 			return bad(d, off, "%llu compressed bytes in a section of %llu",
 				   (unsigned long long)csize, (unsigned long long)*len);
+		if (usize > d->max)
+			return vt_error_set(d->err, VT_ERR_INPUT_LIMIT,
+					    "'%s': the compressed %s section (at byte %llu) declares %llu bytes uncompressed, more than the --max-input limit of %llu bytes",
+					    d->name, section_name(want_id), (unsigned long long)off,
+					    (unsigned long long)usize, (unsigned long long)d->max);
 	}
 	return 0;
 }
@@ -341,11 +371,13 @@ static int check_v7(struct dat *d, uint64_t off)
 	return 0;
 }
 
-int vt_dat_check(int fd, uint64_t size, const char *name, struct vt_error *err)
+int vt_dat_check(int fd, uint64_t size, uint64_t max, const char *name,
+		 struct vt_error *err)
 {
 	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a',
 						 'c', 'i', 'n', 'g' };
-	struct dat d = { .fd = fd, .size = size, .name = name, .err = err };
+	struct dat d = { .fd = fd, .size = size, .name = name, .err = err,
+			 .max = max ? max : VT_MAX_INPUT_DEFAULT };
 	unsigned char m[10], b[2];
 	char ver[8];
 	uint64_t off = 0, ps;

@@ -20,8 +20,12 @@
  * offset is not moved): the fixed header (version 6 or 7, endianness, long
  * size, a page size of 4, 16 or 64 KiB), then every size and offset of
  * the headers and sections up to the per-CPU data, against the file's
- * size.  0, or VT_ERR_IMPORT with what is wrong and where in @err.
+ * size; and the uncompressed size every compressed section declares
+ * against @max (--max-input; 0: VT_MAX_INPUT_DEFAULT), because libtracecmd
+ * allocates it whole.  0, VT_ERR_IMPORT with what is wrong and where in
+ * @err, or VT_ERR_INPUT_LIMIT naming the section and the limit.
  */
-int vt_dat_check(int fd, uint64_t size, const char *name, struct vt_error *err);
+int vt_dat_check(int fd, uint64_t size, uint64_t max, const char *name,
+		 struct vt_error *err);
 
 #endif

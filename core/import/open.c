@@ -53,7 +53,7 @@ static int open_common(struct vt_import *im, const unsigned char *head,
 			return vt_error_set(err, rc, "cannot read recording '%s': %s",
 					    im->name, strerror(-rc));
 		}
-		rc = vt_dat_check(fd, st.st_size, im->name, err);
+		rc = vt_dat_check(fd, st.st_size, im->max_input, im->name, err);
 		if (rc || lseek(fd, 0, SEEK_SET)) {
 			close(fd);
 			return rc ? rc : vt_error_set(err, -errno,

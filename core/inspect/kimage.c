@@ -49,6 +49,7 @@ struct vt_kimage {
 	struct ksym *syms;	/* STT_FUNC symbols by address */
 	size_t nr_syms;
 	uint64_t max;
+	uint64_t inflated;	/* bytes inflated so far, all layers: at most max */
 	struct vt_kimage_info info;
 };
 
@@ -556,6 +557,36 @@ static void fmt_append(struct vt_kimage_info *in, const char *s)
 	snprintf(in->format + n, sizeof(in->format) - n, "%s", s);
 }
 
+/*
+ * Inflate one compressed layer (gzip, or a zboot payload) of the image
+ * into k->inner.  All layers together may inflate to --max-input at most
+ * (k->inflated): a gzip of a gzip is not twice the limit, and the memory
+ * held at once (the outer layer and the one being inflated) stays within
+ * it.  The size a gzip trailer declares (ISIZE) is not used: it is the
+ * size modulo 2^32 (RFC 1952 2.3.1) and a truncated stream ends in other
+ * bytes; gunzip() grows its buffer as it inflates and stops at the limit.
+ * The outer layer (k->inner of a gzip of a gzip) is no longer read once
+ * its content is inflated: freed then.
+ */
+static int inflate_layer(struct vt_kimage *k, const uint8_t *p, size_t len,
+			 const char *what, uint8_t **inner, size_t *ilen,
+			 struct vt_error *err)
+{
+	int ret = gunzip(k, p, len, k->max - k->inflated, what, inner, ilen, err);
+
+	if (ret == VT_ERR_INPUT_LIMIT && k->inflated)
+		vt_error_set(err, ret, "%s inflates to more than the %" PRIu64
+			     " bytes that --max-input (%" PRIu64 " bytes) leaves after the "
+			     "outer layers' %" PRIu64, what, k->max - k->inflated, k->max,
+			     k->inflated);
+	if (ret)
+		return ret;
+	k->inflated += *ilen;
+	free(k->inner);
+	k->inner = *inner;
+	return 0;
+}
+
 /* Identify @p (owned by k: k->buf or k->inner) and read it; @depth bounds
  * the nesting of compressed payloads. */
 static int open_buf(struct vt_kimage *k, uint8_t *p, size_t len, int depth,
@@ -572,10 +603,9 @@ static int open_buf(struct vt_kimage *k, uint8_t *p, size_t len, int depth,
 		if (ret)
 			return ret;
 	} else if (depth < 2 && len >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
-		ret = gunzip(k, p, len, k->max, "the gzip-compressed image", &inner, &ilen, err);
+		ret = inflate_layer(k, p, len, "the gzip-compressed image", &inner, &ilen, err);
 		if (ret)
 			return ret;
-		k->inner = inner;
 		fmt_append(in, "gzip-compressed ");
 		return open_buf(k, inner, ilen, depth + 1, err);
 	} else if (depth < 2 && len >= 8 && p[0] == 'M' && p[1] == 'Z' &&
@@ -599,10 +629,9 @@ static int open_buf(struct vt_kimage *k, uint8_t *p, size_t len, int depth,
 		if (off > len || size > len - off)
 			return kerr(err, k, "truncated EFI zboot image: the payload ends at "
 				    "%" PRIu64 ", beyond its %zu bytes", (uint64_t)off + size, len);
-		ret = gunzip(k, p + off, size, k->max, "the EFI zboot payload", &inner, &ilen, err);
+		ret = inflate_layer(k, p + off, size, "the EFI zboot payload", &inner, &ilen, err);
 		if (ret)
 			return ret;
-		k->inner = inner;
 		fmt_append(in, "EFI zboot (gzip) of ");
 		return open_buf(k, inner, ilen, depth + 1, err);
 	} else if (len >= 64 && !memcmp(p + 56, "ARM\x64", 4)) {

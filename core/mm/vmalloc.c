@@ -10,22 +10,23 @@
 #include <string.h>
 
 #include "core/mm/mm.h"
+#include "core/siphash.h"
 
 
 
 /* ---- ids ------------------------------------------------------------------ */
 
-static uint64_t id_hash(const struct vt_id *id)
+/*
+ * The ids come from the trace: keyed (SipHash-1-3, a key per engine from
+ * getrandom(2)), so that a trace cannot choose ids that share a bucket.
+ * The hash only chooses buckets: verify_all() visits areas in VA order,
+ * never in bucket order, so the output does not depend on the key.
+ */
+static uint64_t id_hash(const struct vt_engine *e, const struct vt_id *id)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	if (id->is_str) {
-		for (const char *s = id->str; *s; s++)
-			h = (h ^ (unsigned char)*s) * 1099511628211ull;
-		return h ^ 0x5bd1e995;
-	}
-	h = id->num * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
+	if (id->is_str)
+		return vt_siphash(&e->hash_key, id->str, strlen(id->str));
+	return vt_siphash_u64(&e->hash_key, id->num);
 }
 
 static bool id_eq(const struct vt_id *a, const struct vt_id *b)
@@ -37,10 +38,13 @@ static bool id_eq(const struct vt_id *a, const struct vt_id *b)
 
 static struct vt_area **area_slot(struct vt_engine *e, const struct vt_id *id)
 {
-	struct vt_area **pp = &e->hash[id_hash(id) & (e->hash_size - 1)];
+	struct vt_area **pp = &e->hash[id_hash(e, id) & (e->hash_size - 1)];
 
-	while (*pp && !id_eq(&(*pp)->id, id))
+	e->hash_probes++;
+	while (*pp && !id_eq(&(*pp)->id, id)) {
 		pp = &(*pp)->hnext;
+		e->hash_probes++;
+	}
 	return pp;
 }
 
@@ -57,8 +61,11 @@ static int area_insert(struct vt_engine *e, struct vt_area *a)
 
 			for (; x; x = nx) {
 				nx = x->hnext;
-				x->hnext = h[id_hash(&x->id) & (n - 1)];
-				h[id_hash(&x->id) & (n - 1)] = x;
+				uint64_t b = id_hash(e, &x->id) & (n - 1);
+
+				x->hnext = h[b];
+				h[b] = x;
+				e->hash_probes++;
 			}
 		}
 		free(e->hash);
@@ -685,33 +692,67 @@ static bool area_written(const struct vt_engine *e, const struct vt_area *a)
 	return false;
 }
 
+static int area_va_cmp(const void *x, const void *y)
+{
+	const struct vt_area *a = *(struct vt_area *const *)x;
+	const struct vt_area *b = *(struct vt_area *const *)y;
+
+	return a->va_start < b->va_start ? -1 : a->va_start > b->va_start;
+}
+
+/* The live areas a walk of this event wrote under, in VA order: the order
+ * of the mismap reports and of the first CONT error must not depend on
+ * the hash key (live areas never share a va_start). */
+static int written_areas(struct vt_engine *e, uint64_t *nr)
+{
+	*nr = 0;
+	for (uint64_t h = 0; h < e->hash_size && e->written.nr; h++)
+		for (struct vt_area *a = e->hash[h]; a; a = a->hnext) {
+			if (!area_written(e, a))
+				continue;
+			if (*nr == e->vsort_cap) {
+				uint64_t cap = e->vsort_cap ? 2 * e->vsort_cap : 64;
+				struct vt_area **v = realloc(e->vsort, cap * sizeof(*v));
+
+				if (!v)
+					return vt_error_set(e->err, -ENOMEM, "out of memory");
+				e->vsort = v;
+				e->vsort_cap = cap;
+			}
+			e->vsort[(*nr)++] = a;
+		}
+	qsort(e->vsort, *nr, sizeof(*e->vsort), area_va_cmp);
+	return 0;
+}
+
 static int verify_all(struct vt_engine *e)
 {
-	uint64_t cont_va = 0;
+	uint64_t cont_va = 0, nr;
+	int ret;
 
 	if (e->written.err)
 		return vt_error_set(e->err, e->written.err, "out of memory");
-	for (uint64_t h = 0; h < e->hash_size && e->written.nr; h++) {
-		for (struct vt_area *a = e->hash[h]; a; a = a->hnext) {
-			uint64_t fva = 0, want = 0, got = 0, bad;
+	ret = written_areas(e, &nr);
+	if (ret)
+		return ret;
+	for (uint64_t i = 0; i < nr; i++) {
+		struct vt_area *a = e->vsort[i];
+		uint64_t fva = 0, want = 0, got = 0, bad;
 
-			if (!area_written(e, a))
-				continue;
-			bad = verify_area(e, a, &fva, &want, &got);
-			if (bad > a->bad) {
-				EST(e, mismapped_pages) += bad - a->bad;
-				if (e->cb && e->cb->mismap)
-					e->cb->mismap(e->cb->ctx, e->cur_index,
-						      e->strat_idx, fva, want,
-						      got, bad - a->bad);
-			}
-			a->bad = bad;
-			if (arm64_check_cont(&e->mm, a->va_start,
-					     a->va_start + a->size, &cont_va))
-				return vt_error_set(e->err, VT_ERR_INVARIANT,
-						    "contiguous-hint invariant broken at 0x%llx",
-						    (unsigned long long)cont_va);
+		bad = verify_area(e, a, &fva, &want, &got);
+		if (bad > a->bad) {
+			EST(e, mismapped_pages) += bad - a->bad;
+			if (e->cb && e->cb->mismap)
+				e->cb->mismap(e->cb->ctx, e->cur_index,
+					      e->strat_idx, fva, want,
+					      got, bad - a->bad);
 		}
+		a->bad = bad;
+		if (arm64_check_cont(&e->mm, a->va_start,
+				     a->va_start + a->size, &cont_va))
+			return vt_error_set(e->err, VT_ERR_INVARIANT,
+					    "contiguous-hint invariant broken at 0x%llx",
+					    (unsigned long long)cont_va);
 	}
 	return 0;
 }
@@ -764,6 +805,7 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 		e->vmap_bbmap_bits = 1024;
 	e->hash_size = 64;
 	e->hash = calloc(e->hash_size, sizeof(*e->hash));
+	vt_siphash_key_random(&e->hash_key);
 	e->blocks_tail = &e->blocks;
 	vt_va_free_init(&e->free);
 	vt_page_alloc_init(&e->pa, o->page_shift, e->mm.g.max_page_order,
@@ -798,6 +840,7 @@ void vt_engine_free(struct vt_engine *e)
 		e->blocks = n;
 	}
 	free(e->hash);
+	free(e->vsort);
 	vt_va_free_release(&e->free);
 	free(e->lazy);
 	free(e->pages.runs);

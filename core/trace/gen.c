@@ -254,10 +254,52 @@ bad:
 }
 
 /*
+ * Place the @need free blocks of order @o into the unused pages of
+ * @used[0, nr).  Two free buddies of one order would have been merged
+ * (__free_one_page()), so below MAX_PAGE_ORDER each aligned pair of order-@o
+ * slots holds at most one: the candidates are the wholly unused pairs (one
+ * unit each; at the top order each slot is a unit of its own).  @need of
+ * them are chosen by selection sampling (Knuth, TAOCP 3.4.2, algorithm S):
+ * one pass, uniform, and it cannot fail while there are units enough.
+ */
+static int place_order(struct buddy *b, uint8_t *used, uint64_t nr,
+		       unsigned int o, unsigned int max_order, uint64_t need,
+		       struct vt_rng *rng)
+{
+	unsigned int uo = o < max_order ? o + 1 : o;	/* unit size order */
+	uint64_t unit = 1ull << uo, units = 0;
+
+	if (!need)
+		return 0;
+	/* higher orders were placed first, aligned to their (larger) size:
+	 * a unit is either wholly used or wholly unused */
+	for (uint64_t off = 0; off < nr; off += unit)
+		units += !used[off];
+	if (need > units)
+		return VT_ERR_INVARIANT;
+	for (uint64_t off = 0; off < nr && need; off += unit) {
+		uint64_t at = off;
+
+		if (used[off])
+			continue;
+		if (vt_rng_below(rng, units--) >= need)
+			continue;
+		if (uo != o)
+			at += vt_rng_below(rng, 2) << o;
+		memset(used + at, 1, 1ull << o);
+		if (fl_add(b, at, o))
+			return -ENOMEM;
+		need--;
+	}
+	return 0;
+}
+
+/*
  * Place the free blocks of a buddyinfo snapshot at random aligned spots of
- * a span twice their size; everything else is memory in use by others.
- * Two free buddies of one order would have been merged, so none is placed
- * next to its buddy.
+ * a span twice their size, highest order first; everything else is memory
+ * in use by others.  The span always has room: when order o is placed,
+ * the unused space is at least twice the pages still to place, so there
+ * are at least counts[o] free pairs of order-o slots (place_order()).
  */
 static int buddy_from_counts(struct buddy *b, uint64_t base,
 			     const uint64_t *counts, unsigned int max_order,
@@ -285,42 +327,18 @@ static int buddy_from_counts(struct buddy *b, uint64_t base,
 	if (!used)
 		return vt_error_set(err, -ENOMEM, "out of memory");
 	for (int o = max_order; o >= 0; o--) {
-		uint64_t slots = nr >> o;
-
-		for (uint64_t i = 0; i < counts[o]; i++) {
-			int tries;
-
-			for (tries = 0; tries < 100000; tries++) {
-				uint64_t off = vt_rng_below(rng, slots) << o;
-				uint64_t bud = off ^ (1ull << o);
-				uint64_t j;
-
-				if ((unsigned int)o < max_order && bud < nr &&
-				    b->head[bud] == o + 1)
-					continue;
-				for (j = 0; j < (1ull << o); j++)
-					if (used[off + j])
-						break;
-				if (j < (1ull << o))
-					continue;
-				memset(used + off, 1, 1ull << o);
-				if (fl_add(b, off, o)) {
-					free(used);
-					return vt_error_set(err, -ENOMEM,
-							    "out of memory");
-				}
-				break;
-			}
-			if (tries == 100000) {
-				free(used);
-				return vt_error_set(err, -EINVAL,
-						    "cannot place the buddyinfo blocks of order %d",
-						    o);
-			}
-		}
+		ret = place_order(b, used, nr, o, max_order, counts[o], rng);
+		if (ret == -ENOMEM)
+			ret = vt_error_set(err, ret, "out of memory");
+		else if (ret)
+			ret = vt_error_set(err, ret,
+					   "cannot place the buddyinfo blocks of order %d",
+					   o);
+		if (ret)
+			break;
 	}
 	free(used);
-	return 0;
+	return ret;
 }
 
 /* ---- event helpers ---------------------------------------------------- */

@@ -152,10 +152,15 @@ static int json_fail(struct vt_trace_reader *r, struct vt_error *err,
 		     long event)
 {
 	const char *t = je->text;
-	unsigned long line = line_base ? line_base : (unsigned long)je->line;
+	unsigned long line = line_base ? line_base : je->line > 0 ? (unsigned long)je->line : 0;
 	unsigned long col = je->column > 0 ? (unsigned long)je->column : 1;
 
-	set_loc(err, r->name, line, col, event);
+	/* out of memory is exit 4, not a syntax error (core/input.h) */
+	if (vt_json_error_oom(je)) {
+		set_loc(err, r->name, 0, 0, -1);
+		return vt_json_error(err, r->name, je, 0, NULL);
+	}
+	set_loc(err, r->name, line, line ? col : 0, event);
 	if (strstr(t, "maximum parsing depth"))
 		return vt_error_set(err, VT_ERR_TRACE_SYNTAX,
 				    "nesting deeper than %d levels",
@@ -235,9 +240,14 @@ static int warn_once(struct vt_trace_reader *r, const char *what,
 		n = snprintf(buf, sizeof(buf),
 			     "%s:%lu: more than %d distinct unknown names; the rest are ignored without a warning\n",
 			     r->name, r->ev_line, VT_TRACE_MAX_WARNINGS);
-	else
+	else {
+		/* one warning a line: a newline in the name is escaped too */
+		char esc[VT_TRACE_MAX_STRING + 1];	/* cut at a whole escape */
+
+		vt_escape(esc, sizeof(esc), name, false);
 		n = snprintf(buf, sizeof(buf), "%s:%lu: %s '%s' ignored\n", r->name,
-			     r->ev_line, what, name);
+			     r->ev_line, what, esc);
+	}
 	if (n < 0)
 		return -EINVAL;
 	if ((size_t)n >= sizeof(buf))
@@ -1057,13 +1067,14 @@ static _Thread_local struct line_arena *tl_arena;
 static void *arena_malloc(size_t size)
 {
 	struct line_arena *a = tl_arena;
+	void *p;
 
 	if (a) {
 		size_t need = (size + ARENA_REDZONE + ARENA_ALIGN - 1) &
 			      ~(size_t)(ARENA_ALIGN - 1);
 
 		if (size <= a->cap && need <= a->cap - a->used) {
-			char *p = a->buf + a->used;
+			p = a->buf + a->used;
 
 			a->used += need;
 			ASAN_UNPOISON_MEMORY_REGION(p, size);
@@ -1071,7 +1082,10 @@ static void *arena_malloc(size_t size)
 		}
 		a->spilled = true;
 	}
-	return malloc(size);
+	p = malloc(size);
+	if (!p)
+		vt_json_alloc_failed();	/* out of memory, not bad JSON: core/input.c */
+	return p;
 }
 
 static void arena_free(void *p)

@@ -514,7 +514,7 @@ static void test_garbage(void)
 					write(fd, v6, sizeof(v6) - 1) == (ssize_t)(sizeof(v6) - 1));
 			vt_error_init(&err);
 			TEST_ASSERT_EQ("v6 header with cmdlines",
-				       vt_dat_check(fd, sizeof(v6) - 1, "v6.dat", &err), 0);
+				       vt_dat_check(fd, sizeof(v6) - 1, 0, "v6.dat", &err), 0);
 			close(fd);
 		}
 	}

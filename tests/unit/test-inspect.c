@@ -221,6 +221,36 @@ static void test_library(void)
 				VT_ERR_INPUT_LIMIT && !k2);
 	}
 
+	/* a gzip of a gzip (issue 22): opens, the outer buffer is freed
+	 * (LeakSanitizer under the asan preset), and both layers together
+	 * are bounded by --max-input, not each */
+	{
+		struct kb_buf gg = { 0 };
+		struct vt_kimage *k2 = NULL;
+		uint64_t both = cimg.len + c.len;
+
+		kb_gzip(&gg, c.p, c.len);
+		k2 = open_ok("image.gz.gz", &gg);
+		if (k2)
+			TEST_ASSERT_VAL("gzip of gzip",
+					!strcmp(vt_kimage_info(k2)->format,
+						"gzip-compressed gzip-compressed arm64 Image"));
+		vt_kimage_close(k2);
+		k2 = NULL;
+		vt_error_init(&err);
+		TEST_ASSERT_VAL("--max-input bounds the layers together",
+				vt_kimage_open_mem("gg", gg.p, gg.len, both - 1, &k2, &err) ==
+				VT_ERR_INPUT_LIMIT && !k2);
+		vt_kimage_close(k2);
+		k2 = NULL;
+		vt_error_init(&err);
+		TEST_ASSERT_VAL("all layers within --max-input open",
+				!vt_kimage_open_mem("gg", gg.p, gg.len, both, &k2, &err));
+		vt_kimage_close(k2);
+		k2 = NULL;
+		free(gg.p);
+	}
+
 	/* no IKCONFIG: what is unknown, then --kconfig */
 	kb_image(&noc, 12, "6.12.117+deb12-arm64", NULL);
 	vt_error_init(&err);
