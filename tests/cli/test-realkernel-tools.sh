@@ -26,8 +26,8 @@ python3 "$RK/gen-validation.py" >"$tmp/v.json" && cmp -s "$tmp/v.json" "$RK/vali
 # the converter
 python3 "$RK/trace2ops.py" "$D/small.json" >"$tmp/ops" || bad "trace2ops small.json"
 cat >"$tmp/ops.want" <<'OPS'
-vmalloc 0 4 0
-vmalloc 1 512 1
+vmalloc 0 16384 0
+vmalloc 1 2097152 1
 ioremap 2 0x10200000 0x200000
 vm_map_ram 3 0:4:1
 vmap 4 4:2:0

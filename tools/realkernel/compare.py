@@ -155,6 +155,10 @@ def ftrace_counts(lines):
             n = re.search(r"num_purged=(\d+)", line)
             per[cur]["tp_purge" if n and int(n.group(1)) else "tp_purge_empty"] += 1
             continue
+        if " purge_ret: " in line:
+            # 6.1, before the tracepoint: __purge_vmap_area_lazy() returns true when it purged
+            per[cur]["tp_purge" if re.search(r" ret=0*1\b", line) else "tp_purge_empty"] += 1
+            continue
         m = re.search(r"\s(\w+): \((\S+)\+0x0/", line)
         if m:
             a = re.search(r" addr=(0x[0-9a-f]+)", line)
@@ -411,6 +415,13 @@ class Comparison:
             self.fail(i, op, "instructions", "kernel %s, model %s" % (fmtc(kd, diffs), fmtc(mc, diffs)))
         self.table.append((i, op, kd, mc, collections.Counter(), mp))
 
+    def model_opts(self):
+        """The model's options: run.sh's --model-opts, or v6.12 at the booted VA size."""
+        if self.a.get("model-opts"):
+            return self.a["model-opts"].split()
+        return ["--kernel=v6.12", "--va-bits=" + self.info.get("vabits_actual", self.info.get("va_bits", "52")),
+                "--cpus=1", "--strategy=zigzag"]
+
     def known(self):
         """tools/realkernel/known-differences.txt: model disagreements awaiting an engine fix."""
         out = {}
@@ -440,8 +451,10 @@ class Comparison:
             self.fail(-1, "import", "round trip", "vmaptool import failed: " + p.stderr.strip())
             return
         pe = out + "/imported.jsonl"
-        p = subprocess.run([v, "replay", "-q", "--kernel=v6.12", "--va-bits=" + self.info.get("va_bits", "52"),
-                            "--cpus=1", "--strategy=zigzag", "--use-trace-va", "--per-event=" + pe,
+        # the same model options as the comparison (the booted kernel's generation, VA size
+        # and FEAT_TLBIRANGE: run.sh --model-opts)
+        p = subprocess.run([v, "replay", "-q"] + self.model_opts() + [
+                            "--use-trace-va", "--per-event=" + pe,
                             "-o", "/dev/null", imp], capture_output=True, text=True)
         if p.returncode:
             self.fail(-1, "import", "round trip", "replay of the import failed: " + p.stderr.strip())
