@@ -6,9 +6,28 @@ import subprocess
 
 from a64 import decode
 
-# Model disagreements listed in known-differences.txt, by reason: the text explaining each
-# with the kernel source (none listed now).
-REASONS = {}
+# Model disagreements listed in known-differences-SERIES.txt, by reason: the text explaining
+# each with the kernel source.  None is in the engine's counts: both are the importer's or the
+# model's address space, reported for a fix outside tools/realkernel (issue 25, item 4).
+REASONS = {
+    "import-huge-size":
+        "**import-huge-size** (the importer, not the engine): `vmalloc_huge(2 MiB - 4 KiB)` is recorded by "
+        "`vmalloc:alloc_vmap_area` with the area's size, which `__vmalloc_node_range_noprof()` rounded up "
+        "(`size = ALIGN(real_size, 1UL << shift)`, mm/vmalloc.c, torvalds/linux v7.2), after choosing the "
+        "shift from the caller's size: below PMD_SIZE `arch_vmap_pte_supported_shift()` gives CONT_PTE_SHIFT "
+        "(arch/arm64/include/asm/vmalloc.h), so the kernel maps 32 CONT runs with 32 `vmap_range_noflush()` "
+        "walks. The import replays a 2 MiB vmalloc, for which the model picks PMD_SHIFT and walks once "
+        "(the shape agrees: the PMD block is refused at that unaligned address). The importer should take "
+        "the caller's size (the `__vmalloc_node_range_noprof` kprobe's size argument).",
+    "import-vmalloc-start":
+        "**import-vmalloc-start** (the model's address space, not the engine): 6.1's vmalloc area begins "
+        "after a 128 MiB modules region (`MODULES_VSIZE = SZ_128M`, `VMALLOC_START = MODULES_END`: "
+        "arch/arm64/include/asm/memory.h and pgtable.h, torvalds/linux v6.1; 2 GiB since v6.5's module VA "
+        "rework), 0xffff800008000000 at 48 bits, where `--kernel=v6.12` starts it at 0xffff800080000000. "
+        "`replay --use-trace-va` then refuses the recorded addresses below its VMALLOC_START. The "
+        "comparison itself is not affected (every table the other placement finds is accounted by the "
+        "placement rule); a `v6.1` generation with 6.1's modules region removes it.",
+}
 
 
 def write(c, path, summary, known):
@@ -116,14 +135,19 @@ def write(c, path, summary, known):
     w("### Explained by placement")
     w("")
     w("The kernel's vmalloc area starts with boot-time areas (its first free address was")
-    w("0xffff800082b55000 here; the model's is VMALLOC_START 0xffff800080000000), so the same")
+    w("%s here, from VMALLOC_START %s; the model's first area is at %s), so the same" % (
+        c.res.get(0, {}).get("va", "?"), c.info.get("vmalloc_start", "?"),
+        c.model.get(0, ({"va": "?"}, None))[0]["va"]))
     w("operation lands at another address and finds other page tables: a PTE table allocated in")
     w("one and already there in the other, or a PTE table that a PMD block replaces. Each such")
     w("table accounts exactly for the difference: an allocation is `__pte_alloc_kernel()`'s")
     w("`smp_wmb()` (dmb ishst) plus `pmd_populate_kernel()` -> `set_pmd()`'s `dsb(ishst); isb()`")
     w("(mm/memory.c, arch/arm64/include/asm/pgtable.h); a table replaced by a block is")
     w("`pmd_free_pte_page()`'s `__flush_tlb_kernel_pgtable()`: `dsb(ishst); tlbi vaae1is;")
-    w("dsb(ish); isb()` (arch/arm64/mm/mmu.c, arch/arm64/include/asm/tlbflush.h). compare.py")
+    w("dsb(ish); isb()` (arch/arm64/mm/mmu.c, arch/arm64/include/asm/tlbflush.h). Under lazy")
+    w("barriers (v6.16, mainline) each PTE-table section costs one `dsb(ishst); isb()`")
+    w("(`emit_pte_barriers()`), so an area spanning another number of 2 MiB sections at the")
+    w("kernel's address differs by that many pairs (\"PTE sections\"). compare.py")
     w("accepts a difference as placement only when the addresses differ and every differing")
     w("count equals what the table difference implies.")
     w("")
@@ -131,6 +155,17 @@ def write(c, path, summary, known):
         if rule == "placement":
             w("* event %d (%s), %s: %s" % (i, op, what, text))
     w("")
+    fr = [(i, op, what, text) for i, op, what, text, rule in expl if rule == "flushed range"]
+    if fr:
+        w("### Explained by the flushed range")
+        w("")
+        w("A purge flushes the range of the kernel's own lazily freed areas; the module reports it")
+        w("(`vmalloc:purge_vmap_area_lazy` in the same boot), and each TLBI count below is exactly")
+        w("what `flush_tlb_kernel_range()` issues for it (arch/arm64/include/asm/tlbflush.h).")
+        w("")
+        for i, op, what, text in fr:
+            w("* event %d (%s), %s: %s" % (i, op, what, text))
+        w("")
     w("### Model disagreements (reported for an engine fix)")
     w("")
     ks = [(i, op, what, text) for i, op, what, text, rule in expl if rule == "known"]
@@ -184,7 +219,45 @@ NOTES_6_12 = [
     "  ALIGN(real_size, 1UL << shift)`), so 513 pages map two PMD blocks; below 512 pages it maps",
     "  PTEs (`arch_vmap_pte_supported_shift()` is PAGE_SHIFT in 6.12). Model and kernel agree.",
 ]
-NOTES = {"6.12": NOTES_6_12}
+NOTES_7_2 = [
+    "* Lazy barriers: `vmap_pte_range()` and `vunmap_pte_range()` run in `arch_enter_lazy_mmu_mode()` /",
+    "  `arch_leave_lazy_mmu_mode()` (mm/vmalloc.c), and arm64 defers each valid kernel PTE's",
+    "  `dsb(ishst); isb()` to one `emit_pte_barriers()` per section (`queue_pte_barriers()`,",
+    "  arch/arm64/include/asm/pgtable.h, torvalds/linux v7.2). gcc 16 emits `lazy_mmu_mode_disable`,",
+    "  `queue_pte_barriers`, `emit_pte_barriers`, `flush_tlb_kernel_range` and",
+    "  `__flush_tlb_kernel_pgtable` out of line: they are in compare.py's `ENGINE`. An area that",
+    "  crosses one more 2 MiB boundary at the kernel's address has one more section, hence one more",
+    "  pair: the placement rule's \"PTE sections\" term.",
+    "* `pud_free_pmd_page()` calls the compiler's clone `pmd_free_pte_page.part.0`; the ftrace boot",
+    "  probes the clone too (`kp/pmd_free_pte_part`) and `tables_freed` counts both.",
+    "* Purges (\"flushed range\"): `flush_tlb_kernel_range()` uses range TLBIs (`-cpu max` has",
+    "  FEAT_TLBIRANGE, which the module reports, so the model runs `--tlbi-range=on`) and, with LPA2,",
+    "  single `vaale1is` ops until the start is 64K aligned (`__flush_tlb_range_op()`,",
+    "  arch/arm64/include/asm/tlbflush.h). The count depends on the range, which is the kernel's own",
+    "  areas': the module records it from the `vmalloc:purge_vmap_area_lazy` tracepoint in the same",
+    "  boot, and compare.py accepts a TLBI difference only when the kernel's TLBIs are exactly what",
+    "  that range gives (`flush_tlbis()`, the model's arch/arm64/tlb.c in Python).",
+    "* Drains: under CONFIG_PREEMPT_LAZY the `drain_vmap_work` an unmap schedules would run at the",
+    "  next preemption point, outside the op's bracket; the module runs every command as SCHED_FIFO",
+    "  (`sched_set_fifo()`), so the kworker waits for the module's own bracketed `flush_work()`, and",
+    "  every drain is compared.",
+    "* Exact sizes: the module's `vmalloc` takes the caller's size in bytes (`vmalloc_huge(65535)`",
+    "  stays 65535, which maps no CONT block where 65536 would).",
+]
+NOTES_6_1 = [
+    "* Built natively on arm64 (`CROSS_COMPILE=aarch64-linux-gnu-` for the module); `__ptep_get()`,",
+    "  `MAX_PAGE_ORDER`, `pgtable_l5_enabled()` and `lpa2_is_enabled()` do not exist yet (a",
+    "  version-checked block in module/vtprobe.c).",
+    "* kallsyms has no data symbols (CONFIG_KALLSYMS_ALL is off): the module walks the root table",
+    "  TTBR1_EL1 names (swapper_pg_dir, init_mm's pgd) and finds `drain_vmap_work` with a kprobe on",
+    "  `queue_work_on()` matching `drain_vmap_area_work`.",
+    "* No `vmalloc:*` tracepoints before 6.2: a kretprobe on `__purge_vmap_area_lazy()` (true when it",
+    "  purged areas, mm/vmalloc.c v6.1) gives `purges`; the function names are `__vmalloc_node_range`",
+    "  and `__alloc_pages_bulk`, and there is no `__p4d_alloc` (4 levels).",
+    "* The vmalloc area starts at 0xffff800008000000 (the 128 MiB modules region): the placement",
+    "  differs from the model's everywhere; see import-vmalloc-start.",
+]
+NOTES = {"6.12": NOTES_6_12, "7.2": NOTES_7_2, "unstable": NOTES_7_2, "6.1": NOTES_6_1}
 
 # what each series' section says it is
 SERIES_TEXT = {

@@ -46,6 +46,7 @@
 #include <linux/utsname.h>
 #include <linux/version.h>
 #include <linux/sched.h>
+#include <linux/tracepoint.h>
 #include <asm/cpufeature.h>
 
 /*
@@ -95,8 +96,53 @@ static struct work_struct *vt_drain_work;
 static void *vt_drain_fn;   /* drain_vmap_area_work(), to recognise the work when queued */
 static pgd_t *vt_pgd;       /* init_mm.pgd: swapper_pg_dir */
 
+/*
+ * The ranges the kernel's purges flushed inside the current bracket: the
+ * vmalloc:purge_vmap_area_lazy tracepoint (6.2+) reports __purge_vmap_area_lazy()'s
+ * flush_tlb_kernel_range(start, end) range and the areas purged.  A probe of ours on it
+ * (no barriers) records them, so a purge's TLBIs are checked against the range this boot
+ * flushed (its placement is not the model's).
+ */
+#define VT_FLUSHES 4
+static unsigned long vt_fl[VT_FLUSHES][2];
+static unsigned int vt_nfl;
+static struct tracepoint *vt_purge_tp;
+
+static void vt_purge_probe(void *data, unsigned long start, unsigned long end, unsigned int n)
+{
+	if (n && vt_nfl < VT_FLUSHES) {
+		vt_fl[vt_nfl][0] = start;
+		vt_fl[vt_nfl][1] = end;
+	}
+	if (n)
+		vt_nfl++;
+}
+
+static void vt_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "purge_vmap_area_lazy"))
+		vt_purge_tp = tp;
+}
+
+/* " KEY=S:E,S:E" of the flushes recorded since the bracket opened (empty: none) */
+static void vt_flushes(char *buf, size_t len, const char *key)
+{
+	unsigned int i, n = min(vt_nfl, (unsigned int)VT_FLUSHES);
+	size_t o;
+
+	buf[0] = 0;
+	if (!vt_nfl)
+		return;
+	o = scnprintf(buf, len, " %s=", key);
+	for (i = 0; i < n; i++)
+		o += scnprintf(buf + o, len - o, "%s0x%lx:0x%lx", i ? "," : "", vt_fl[i][0], vt_fl[i][1]);
+	if (vt_nfl > n)
+		scnprintf(buf + o, len - o, ",more");
+}
+
 static inline void vt_open(void)
 {
+	vt_nfl = 0;
 	asm volatile("hint #120" ::: "memory");
 }
 
@@ -285,6 +331,7 @@ static int vt_exec(char *line)
 	unsigned long slot = 0, start = 0, end = 0, lazy = 0;
 	struct vt_shape s = { 0 };
 	const char *op;
+	char fl[160], dfl[160];
 	int ret = 0;
 
 	cmd = strsep(&p, " ");
@@ -385,20 +432,23 @@ static int vt_exec(char *line)
 	} else {
 		return -EINVAL;
 	}
+	vt_flushes(fl, sizeof(fl), "flush");
+	dfl[0] = 0;
 	seq++;
 	/* free_vmap_area_noflush() scheduled the drain: run it now, bracketed on its own */
 	if (vt_drain_work && work_pending(vt_drain_work)) {
 		vt_open();
 		flush_work(vt_drain_work);
 		vt_close();
+		vt_flushes(dfl, sizeof(dfl), "dflush");
 		seq++;
 		lazy = 1;
 	}
 	if (end > start)
 		vt_walk(start, end, &s);
 	snprintf(out, sizeof(out),
-		 "R op=%s slot=%lu va=0x%lx size=0x%lx pte=%lu cont=%lu pmd=%lu pud=%lu drain=%lu\n",
-		 op, slot, start, end - start, s.pte, s.cont, s.pmd, s.pud, lazy);
+		 "R op=%s slot=%lu va=0x%lx size=0x%lx pte=%lu cont=%lu pmd=%lu pud=%lu drain=%lu%s%s\n",
+		 op, slot, start, end - start, s.pte, s.cont, s.pmd, s.pud, lazy, fl, dfl);
 	return 0;
 }
 
@@ -489,9 +539,14 @@ static int __init vt_init(void)
 	vt_pgd = vt_root();
 	if (!vt_drain_work && vt_drain_fn && !register_kprobe(&vt_queue_kp))
 		vt_queue_registered = true;
+	for_each_kernel_tracepoint(vt_find_tp, NULL);
+	if (vt_purge_tp && tracepoint_probe_register(vt_purge_tp, (void *)vt_purge_probe, NULL))
+		vt_purge_tp = NULL;
 	if (!vt_drain_work && !vt_queue_registered)
 		pr_warn("vtprobe: drain_vmap_work not found: lazy purges not bracketed\n");
 	if (!proc_create("vtprobe", 0600, NULL, &vt_fops)) {
+		if (vt_purge_tp)
+			tracepoint_probe_unregister(vt_purge_tp, (void *)vt_purge_probe, NULL);
 		if (vt_queue_registered)
 			unregister_kprobe(&vt_queue_kp);
 		return -ENOMEM;
@@ -502,6 +557,10 @@ static int __init vt_init(void)
 static void __exit vt_exit(void)
 {
 	remove_proc_entry("vtprobe", NULL);
+	if (vt_purge_tp) {
+		tracepoint_probe_unregister(vt_purge_tp, (void *)vt_purge_probe, NULL);
+		tracepoint_synchronize_unregister();
+	}
 	if (vt_queue_registered)
 		unregister_kprobe(&vt_queue_kp);
 }
