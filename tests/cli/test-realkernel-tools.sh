@@ -49,6 +49,34 @@ echo '{"format":"vmaptool-trace","version":1,"events":[{"op":"vfree","id":9}]}' 
 python3 "$RK/trace2ops.py" "$tmp/uf.json" >/dev/null 2>&1; rc=$?
 [ $rc = 3 ] && ok "unmap of an unknown id refused (3)" || bad "unknown id: exit $rc"
 
+# exact vmalloc sizes reach the kernel (not rounded to pages: the kernel rounds them)
+echo '{"format":"vmaptool-trace","version":1,"events":[{"op":"vmalloc","id":1,"size":65535,"flags":["VM_ALLOW_HUGE_VMAP"]}]}' >"$tmp/ex.json"
+[ "$(python3 "$RK/trace2ops.py" "$tmp/ex.json")" = "vmalloc 0 65535 1" ] && ok "vmalloc_huge(65535) stays 65535" ||
+	bad "exact size: $(python3 "$RK/trace2ops.py" "$tmp/ex.json")"
+
+# flush_tlb_kernel_range()'s TLBIs for a range (the "flushed range" rule): the first two are
+# what 7.2.13 under -cpu max (LPA2, FEAT_TLBIRANGE) issued for the ranges it reported
+python3 - "$RK" <<'PY' && ok "flush_tlbis, sections" || bad "flush_tlbis, sections"
+import sys
+sys.path.insert(0, sys.argv[1])
+from compare import flush_tlbis, sections
+def f(a, b, rng, lpa2, pp):
+    return dict(flush_tlbis(a, b, rng, lpa2, pp))
+want = [
+    ((0xffff800082f21000, 0xffff800084e01000, True, True, False), {"tlbi.rvaale1is": 3, "tlbi.vaale1is": 16}),
+    ((0xffff80008339d000, 0xffff800083900000, True, True, False), {"tlbi.rvaale1is": 2, "tlbi.vaale1is": 3}),
+    ((0x10000, 0x10000 + 10 * 4096, False, False, True), {"tlbi.vaale1is": 10}),
+    ((0x10000, 0x10000 + 513 * 4096, False, False, True), {"tlbi.vmalle1is": 1}),
+    ((0x10000, 0x10000 + 512 * 4096, False, False, False), {"tlbi.vmalle1is": 1}),
+    ((0x10000, 0x10000 + 4096, True, True, False), {"tlbi.vaale1is": 1}),
+]
+bad = [(a, f(*a), w) for a, w in want if f(*a) != w]
+if sections(0xffff8000833e7000, 0x20000) != 2 or sections(0x200000, 0x200000) != 1:
+    bad.append("sections")
+print(bad) if bad else None
+sys.exit(1 if bad else 0)
+PY
+
 # the plugin builds warning-free and exports what QEMU looks up
 if command -v gcc >/dev/null; then
 	gcc -O2 -shared -fPIC -Wall -Wextra -Werror -fvisibility=hidden -o "$tmp/vtinsn.so" "$RK/plugin/vtinsn.c" &&
