@@ -527,7 +527,7 @@ class Comparison:
                 "--cpus=1", "--strategy=zigzag"]
 
     def known(self):
-        """tools/realkernel/known-differences.txt: model disagreements awaiting an engine fix."""
+        """tools/realkernel/known-differences-SERIES.txt: model disagreements awaiting an engine fix."""
         out = {}
         path = self.a.get("known")
         if not path:
