@@ -138,12 +138,21 @@ def ftrace_counts(lines):
     """
     per = collections.defaultdict(collections.Counter)
     cur = pid = None
+    brackets = 0   # the module's brackets (kp/vt_open) seen since the marker
+    inside = False
     for line in lines:
         t = TASK.match(line)
         m = MARK.search(line)
         if m:
             cur = int(m.group(1))
             pid = t.group(2) if t else None
+            brackets, inside = 0, False
+            continue
+        if " vt_open: (" in line:
+            brackets, inside = brackets + 1, True
+            continue
+        if " vt_close: (" in line:
+            inside = False
             continue
         if cur is None or not t:
             continue
@@ -165,6 +174,13 @@ def ftrace_counts(lines):
             if a and int(a.group(1), 16) < (1 << 63):
                 continue
             per[cur][m.group(1)] += 1
+            if inside and (m.group(1).startswith("pa_") or m.group(1) == "free_pages"):
+                # the page allocator inside the op's bracket (1) or the drain's (2)
+                o = re.search(r" order=(\d+)", line)
+                key = ("in." if brackets == 1 else "drain.") + m.group(1)
+                per[cur][key] += 1
+                if o:
+                    per[cur][key + ".pages"] += 1 << int(o.group(1))
     return per
 
 
@@ -226,6 +242,22 @@ ENGINE = {
 
 MAX_DVM_OPS = 512  # PTRS_PER_PTE (arch/arm64/include/asm/tlbflush.h, v6.12)
 MAPS = ("vmalloc", "vmap", "vm_map_ram", "ioremap")
+
+# The page allocator: each model metric and the kernel calls (kprobes of kprobe_events,
+# counted inside the module's bracket only) it is compared with, the first probe of each
+# alternative that this build has out of line (mm/page_alloc.c: 7.2's __free_frozen_pages(),
+# free_frozen_page_commit(), free_one_page(), free_pages_bulk() -> free_prepared_contig_range();
+# 6.1 and 6.12's free_unref_page() / __free_pages_ok(), free_unref_page_commit()).
+PAGE_ALLOC = (
+    ("free_calls", (("pa_free_frozen",), ("pa_free_unref", "pa_free_ok"))),
+    ("free_pcp", (("pa_commit",), ("pa_commit_unref",))),
+    ("free_buddy", (("pa_free_one", "pa_free_one_c"),)),
+    ("contig_range_calls", (("pa_prep_contig",), ("pa_contig",))),
+)
+# Not compared: rmqueue_locks and buddy_blocks count rmqueue_bulk() refills and
+# rmqueue_buddy() calls, which depend on what the per-CPU lists hold, and the kernel's hold
+# whatever boot left there while the model's start empty (core/mm/page_alloc.h); 6.12 and 7.2
+# also inline both into rmqueue().
 SHAPE = (("pte", "pte"), ("pte_cont", "cont"), ("pmd_block", "pmd"), ("pud_block", "pud"))
 BARRIERS = ("dsb.ish", "dsb.ishst", "dmb", "isb")
 
@@ -293,6 +325,16 @@ class Comparison:
         self.ftrace = ftrace_text(a["ftrace"])
         self.fcount = ftrace_counts(self.ftrace)
         self.purge_spans = self.spans()
+        # the kprobes this kernel could not place (init.sh: VT NOPROBE p:kp/NAME)
+        self.noprobe = set()
+        with open(a["ftrace"], errors="replace") as f:
+            for line in f:
+                if line.startswith("VT NOPROBE "):
+                    self.noprobe.add(line.split()[2].split("/")[-1])
+        self.pa = []   # (index, op, {metric: (kernel, model)})
+        # page-allocator calls are counted inside the module's brackets (kp/vt_open,
+        # kp/vt_close); a recording without them is not compared on them
+        self.brackets = any(" vt_open: (" in line for line in self.ftrace)
         self.rows = []
         self.table = []  # (index, op, kernel counts, model counts, ftrace counts, model line)
         self.other = collections.Counter()   # (function, insn) -> count outside ENGINE
@@ -461,11 +503,8 @@ class Comparison:
             ("tables", "__pte_alloc_kernel + __pmd_alloc + __pud_alloc + __p4d_alloc",
              sum(fc[k] for k in ("pte_alloc_kernel", "pmd_alloc", "pud_alloc", "p4d_alloc")),
              "tables_allocated", mm["tables_allocated"], True),
-            # a compiler-split clone is its function: pud_free_pmd_page() calls
-            # pmd_free_pte_page.part.0 (gcc 16), which the pmd_free_pte_page kprobe misses
-            ("tables freed", "pmd_free_pte_page (and its .part clone) + pud_free_pmd_page",
-             fc["pmd_free_pte"] + fc["pmd_free_pte_part"] + fc["pud_free_pmd"], "tables_freed",
-             mm["tables_freed"], True),
+            ("tables freed", self.pte_free_name() + " + pud_free_pmd_page",
+             self.tables_freed(fc), "tables_freed", mm["tables_freed"], True),
         ]
         for what, kname, kv, mname, mv, placed in checks:
             if kv == mv:
@@ -476,7 +515,59 @@ class Comparison:
                           "placement")
             else:
                 self.fail(i, op, what, text)
+        self.compare_page_alloc(i, op, fc, mm)
         self.table.append((i, op, kc, mc, fc, m))
+
+    def pte_free_name(self):
+        # a compiler-split clone is its function: pud_free_pmd_page() calls
+        # pmd_free_pte_page.part.0 (gcc 16, 7.2), which a kprobe on pmd_free_pte_page misses,
+        # and pmd_free_pte_page() is then a wrapper that calls the clone when it frees: the
+        # clone alone counts the PTE tables freed
+        return "pmd_free_pte_page" if "pmd_free_pte_part" in self.noprobe or not self.brackets \
+            else "pmd_free_pte_page.part.0"
+
+    def tables_freed(self, fc):
+        """Page tables the kernel freed: PTE tables (see pte_free_name) and PMD tables."""
+        pte = fc["pmd_free_pte"] if self.pte_free_name() == "pmd_free_pte_page" else fc["pmd_free_pte_part"]
+        return pte + fc["pud_free_pmd"]
+
+    def pa_probes(self, metric):
+        """The probes of the first alternative of METRIC this kernel has, or None."""
+        for alt in dict(PAGE_ALLOC)[metric]:
+            if any(p not in self.noprobe for p in alt):
+                return [p for p in alt if p not in self.noprobe]
+        return None
+
+    def compare_page_alloc(self, i, op, fc, mm):
+        """free_calls, free_pcp, free_buddy against the calls inside the op's bracket."""
+        row = {}
+        if not self.brackets:
+            return
+        # rule "page tables": the kernel frees a page table a block replaces at once
+        # (pmd_free_pte_page(), pud_free_pmd_page() -> pte_free_kernel(), pmd_free():
+        # arch/arm64/mm/mmu.c; one order-0 page each through __free_pages() to a per-CPU
+        # list); the model counts those in tables_freed, and its free_calls are vfree's pages
+        # only (docs/report-format.md)
+        tp = self.tables_freed(fc)
+        for metric, _ in PAGE_ALLOC:
+            probes = self.pa_probes(metric)
+            if probes is None:
+                continue
+            kv = sum(fc["in." + p] for p in probes)
+            if metric in ("free_calls", "free_pcp") and tp and kv - tp == mm[metric]:
+                self.note(i, op, "page allocator", "kernel %s %d, model %s %d (%d page tables freed)" % (
+                    " + ".join(probes), kv, metric, mm[metric], tp), "page tables")
+                kv -= tp
+            row[metric] = (kv, mm[metric])
+            # contig_range_calls counts physically contiguous runs of the vfree'd pages: they
+            # depend on the pfns the buddy handed out (the kernel's memory after boot, the
+            # model's a fresh unfragmented buddy: core/mm/page_alloc.h), as addresses depend
+            # on placement; reported, not judged
+            if metric != "contig_range_calls" and kv != mm[metric]:
+                self.fail(i, op, "page allocator", "kernel %s %d, model %s %d" % (
+                    " + ".join(probes), kv, metric, mm[metric]))
+        if any(k or m for k, m in row.values()):
+            self.pa.append((i, op, row))
 
     def compare_drain(self, i, mp, kd, r):
         op = "purge (lazy drain)"

@@ -133,7 +133,7 @@ if [ "$booted" != "$vabits" ]; then
 fi
 tlbirange=off
 echo "$info" | grep -q ' tlbi_range=1' && tlbirange=on
-mopts="--kernel=$S_GEN --va-bits=$vabits --tlbi-range=$tlbirange --cpus=1 --strategy=zigzag"
+mopts="--kernel=$S_GEN --va-bits=$vabits --tlbi-range=$tlbirange --cpus=1 --strategy=$S_STRAT"
 # shellcheck disable=SC2086	# the model's options
 "$vmaptool" replay -q $mopts --per-event="$out/model.jsonl" -o /dev/null "$trace"
 known=

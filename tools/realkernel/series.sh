@@ -10,6 +10,9 @@
 #     S_IMAGE     S_CONFIG  the image and its configuration, relative to the extracted root,
 #                 with REL for the release
 #     S_GEN       the vmaptool generation the run is compared with (--kernel=)
+#     S_STRAT     the strategy: zigzag, and the kernel's vfree: per page (__free_pages() for
+#                 each page, vm_area_free_pages() before free_pages_bulk()) or +vfree-bulk
+#                 (free_pages_bulk(), which 7.2.13's mm/vmalloc.c vm_area_free_pages() calls)
 #     S_MAKE      extra make arguments for the probe module (compiler, cross prefix)
 #     S_GLIBC     1 when the kbuild programs need the suite's own libc6 (run privately
 #                 through its dynamic loader; the host's glibc is older)
@@ -59,14 +62,14 @@ pkgs_unstable() {
 }
 
 series_load() {
-	S_SUITE=host S_GLIBC=0 S_MAKE=
+	S_SUITE=host S_GLIBC=0 S_MAKE= S_STRAT=zigzag
 	S_IMAGE=boot/vmlinuz-REL S_CONFIG=boot/config-REL
 	case "$1" in
 	6.12) S_FIND=find_6_12 S_PKGS=pkgs_6_12 S_GEN=v6.12 ;;
 	# built natively on arm64: its Makefile does not name the cross compiler
 	6.1) S_FIND=find_6_1 S_PKGS=pkgs_6_1 S_GEN=v6.12 S_MAKE="CROSS_COMPILE=aarch64-linux-gnu-" ;;
 	7.2|unstable)
-		S_SUITE=unstable S_GLIBC=1 S_GEN=mainline S_PKGS=pkgs_unstable
+		S_SUITE=unstable S_GLIBC=1 S_GEN=mainline S_PKGS=pkgs_unstable S_STRAT=zigzag+vfree-bulk
 		S_FIND=find_${1/./_}
 		S_IMAGE=usr/lib/modules/REL/vmlinuz.unsigned S_CONFIG=usr/lib/modules/REL/config
 		# built with gcc 16; Debian 12 has gcc 12, which lacks -fmin-function-alignment

@@ -192,6 +192,7 @@ def write(c, path, summary, known):
         w(line)
     w("")
     other(c, w)
+    page_alloc(c, w)
     roundtrip(c, w, mopts, series)
     merge(path, series, L)
 
@@ -323,6 +324,57 @@ def other(c, w):
     w("Exceptions taken inside brackets: %d; instructions executed in them (left out): %s." % (
         exc, ", ".join("%s %d" % kv for kv in sorted(irq.items())) or "none"))
     w("")
+
+
+def page_alloc(c, w):
+    import compare
+    w("## Page allocator")
+    w("")
+    if not c.brackets:
+        w("Not recorded in this run (no bracket probes).")
+        w("")
+        return
+    w("The ftrace boot counts the page allocator's calls inside the module's brackets only")
+    w("(kprobes on the module's `vt_open` and `vt_close`), and each model metric is compared with")
+    w("the calls this build has out of line (tools/realkernel/kprobe_events):")
+    w("")
+    w("| metric | kernel calls (this build) | compared |")
+    w("| --- | --- | --- |")
+    why = {
+        "free_calls": "exactly",
+        "free_pcp": "exactly",
+        "free_buddy": "exactly",
+        "contig_range_calls": "reported: physically contiguous runs depend on the pfns the buddy "
+                              "hands out (the kernel's memory after boot; the model's buddy is fresh "
+                              "and unfragmented, core/mm/page_alloc.h)",
+    }
+    for metric, alts in compare.PAGE_ALLOC:
+        probes = c.pa_probes(metric)
+        w("| `%s` | %s | %s |" % (metric, " + ".join("`%s`" % PROBE_FN.get(p, p) for p in probes)
+                                  if probes else "none out of line (of %s)" % ", ".join(
+                                      "`%s`" % PROBE_FN.get(p, p) for alt in alts for p in alt),
+                                  why[metric] if probes else "not compared"))
+    w("| `rmqueue_locks`, `buddy_blocks` | `rmqueue_bulk()` refills, `rmqueue_buddy()` calls | not compared: "
+      "they depend on what the per-CPU lists hold, which is what boot left in the kernel and empty "
+      "in the model (core/mm/page_alloc.h); 6.12 and 7.2 also inline both into `rmqueue()` |")
+    w("")
+    w("| # | op | free_calls k / m | free_pcp k / m | free_buddy k / m | contig_range_calls k / m |")
+    w("| --- | --- | --- | --- | --- | --- |")
+    for i, op, row in c.pa:
+        w("| %d | %s | %s |" % (i, op, " | ".join(
+            "%d / %d" % row[m] if m in row else "- / -"
+            for m in ("free_calls", "free_pcp", "free_buddy", "contig_range_calls"))))
+    w("")
+
+
+# kprobe event -> the kernel function it probes (kprobe_events)
+PROBE_FN = {
+    "pa_free_frozen": "__free_frozen_pages", "pa_free_unref": "free_unref_page",
+    "pa_free_ok": "__free_pages_ok", "pa_commit": "free_frozen_page_commit",
+    "pa_commit_unref": "free_unref_page_commit", "pa_free_one": "free_one_page",
+    "pa_free_one_c": "free_one_page.constprop.0", "pa_contig": "__free_contig_range",
+    "pa_prep_contig": "free_prepared_contig_range",
+}
 
 
 def roundtrip(c, w, mopts, series):

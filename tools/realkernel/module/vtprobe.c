@@ -140,13 +140,18 @@ static void vt_flushes(char *buf, size_t len, const char *key)
 		scnprintf(buf + o, len - o, ",more");
 }
 
-static inline void vt_open(void)
+/*
+ * Out of line, so that the ftrace boot can probe them (kp/vt_open, kp/vt_close): the page
+ * allocator's calls are counted between them only, not in the shell's fork and exit around
+ * each command, nor in the module's own allocation of vmap pages.
+ */
+static noinline void vt_open(void)
 {
 	vt_nfl = 0;
 	asm volatile("hint #120" ::: "memory");
 }
 
-static inline void vt_close(void)
+static noinline void vt_close(void)
 {
 	asm volatile("hint #121" ::: "memory");
 }
