@@ -134,6 +134,23 @@ awk '{ print } /tracing_mark_write: vtop 0 / { sub(/tracing_mark_write: vtop 0 .
 run "$P" "$S" "$tmp/f1" "$tmp/none"; rc=$?
 [ $rc = 1 ] && grep -q '^DIFF   0 vmalloc      block maps' "$tmp/cmp.out" && ok "a function count difference fails" ||
 	{ bad "function count difference: exit $rc"; cat "$tmp/cmp.out"; }
+# a page-allocator call inside the first operation's bracket (kp/vt_open .. kp/vt_close):
+# the model's vmalloc frees nothing
+awk '{ print } /tracing_mark_write: vtop 0 / {
+	print "            init-1       [000] d....    10.000001: vt_open: (vt_open+0x0/0x20 [vtprobe])"
+	print "            init-1       [000] d....    10.000002: pa_free_frozen: (__free_frozen_pages+0x0/0x30) order=0"
+	print "            init-1       [000] d....    10.000003: vt_close: (vt_close+0x0/0x18 [vtprobe])" }' "$F" >"$tmp/f2"
+run "$P" "$S" "$tmp/f2" "$tmp/none"; rc=$?
+[ $rc = 1 ] && grep -q '^DIFF   0 vmalloc      page allocator kernel pa_free_frozen 1, model free_calls 0' "$tmp/cmp.out" &&
+	ok "a page-allocator difference fails" || { bad "page-allocator difference: exit $rc"; cat "$tmp/cmp.out"; }
+# ... outside the bracket (the shell's own work) it is not counted
+awk '{ print } /tracing_mark_write: vtop 0 / {
+	print "            init-1       [000] d....    10.000001: pa_free_frozen: (__free_frozen_pages+0x0/0x30) order=0"
+	print "            init-1       [000] d....    10.000002: vt_open: (vt_open+0x0/0x20 [vtprobe])"
+	print "            init-1       [000] d....    10.000003: vt_close: (vt_close+0x0/0x18 [vtprobe])" }' "$F" >"$tmp/f3"
+run "$P" "$S" "$tmp/f3" "$tmp/none"
+grep -q '^DIFF   0 vmalloc      page allocator' "$tmp/cmp.out" && bad "a call outside the bracket was counted" ||
+	ok "calls outside the bracket are not counted"
 # a known difference that is not seen
 echo '0 vmalloc shape: kernel pte 9 cont 0 pmd 0 pud 0, model pte 4 cont 0 pmd 0 pud 0 | x' >"$tmp/k1"
 run "$P" "$S" "$F" "$tmp/k1"; rc=$?
