@@ -26,7 +26,7 @@ host_arch() { dpkg --print-architecture; }
 
 # newest NAME matching the extended regex $1 among the package names apt knows, version-sorted
 newest_pkg() {
-	apt-cache pkgnames 2>/dev/null | grep -E "$1" | sort -V | tail -n 1
+	{ apt-cache pkgnames 2>/dev/null | grep -E "$1" || true; } | sort -V | tail -n 1
 }
 
 find_6_12() { # the linux-image-6.12-arm64 metapackage names the newest ABI
