@@ -125,8 +125,8 @@ if [ "$(complete "$rel")" != "$rel" ]; then
 		kb=$(ls -d "$cache"/root/usr/lib/linux-kbuild-*)
 		find "$kb" -type f -perm -u+x | while read -r p; do
 			file -b "$p" | grep -q '^ELF' || continue
-			need=$(objdump -p "$p" 2>/dev/null | sed -n 's/.*GLIBC_\([0-9][0-9.]*\)$/\1/p' | sort -V | tail -n 1)
-			[ -n "$need" ] && [ "$(printf '%s\n%s\n' "$need" "$hostv" | sort -V | tail -n 1)" != "$hostv" ] || continue
+			want=$(objdump -p "$p" 2>/dev/null | sed -n 's/.*GLIBC_\([0-9][0-9.]*\)$/\1/p' | sort -V | tail -n 1)
+			[ -n "$want" ] && [ "$(printf '%s\n%s\n' "$want" "$hostv" | sort -V | tail -n 1)" != "$hostv" ] || continue
 			mv "$p" "$p.glibc"
 			printf '#!/bin/sh\nexec %s --library-path %s "$0.glibc" "$@"\n' "$ldso" "$lib" >"$p"
 			chmod +x "$p"

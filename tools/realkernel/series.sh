@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034	# sourced: the S_* variables are the callers'
 # The kernel series tools/realkernel runs (sourced by fetch.sh and run.sh): one entry each.
 #
 #   series_load SERIES      sets, for that series:
@@ -62,7 +63,7 @@ pkgs_unstable() {
 }
 
 series_load() {
-	S_SUITE=host S_GLIBC=0 S_MAKE= S_STRAT=zigzag
+	S_SUITE=host S_GLIBC=0 S_MAKE='' S_STRAT=zigzag
 	S_IMAGE=boot/vmlinuz-REL S_CONFIG=boot/config-REL
 	case "$1" in
 	6.12) S_FIND=find_6_12 S_PKGS=pkgs_6_12 S_GEN=v6.12 ;;

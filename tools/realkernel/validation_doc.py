@@ -127,6 +127,19 @@ def write(c, path, summary, known):
             kc["dsb.ish"], kc["dsb.ishst"], mc["dsb.ish"], mc["dsb.ishst"], kc["dmb"], mc["dmb"],
             kc["isb"], mc["isb"], walks, tabs, mark))
     w("")
+    differences(c, w, known)
+    w("## Notes on this kernel")
+    w("")
+    for line in NOTES.get(series, NOTES_6_12):
+        w(line)
+    w("")
+    other(c, w)
+    page_alloc(c, w)
+    roundtrip(c, w, mopts, series)
+    merge(path, series, L)
+
+
+def differences(c, w, known):
     w("## Differences")
     w("")
     expl = [(i, op, what, text, rule) for i, op, what, text, rule in c.rows if rule]
@@ -186,15 +199,6 @@ def write(c, path, summary, known):
     for i, op, what, text in un:
         w("* event %d (%s), %s: %s" % (i, op, what, text))
     w("")
-    w("## Notes on this kernel")
-    w("")
-    for line in NOTES.get(series, NOTES_6_12):
-        w(line)
-    w("")
-    other(c, w)
-    page_alloc(c, w)
-    roundtrip(c, w, mopts, series)
-    merge(path, series, L)
 
 
 NOTES_6_12 = [
