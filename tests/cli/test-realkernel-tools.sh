@@ -26,8 +26,8 @@ python3 "$RK/gen-validation.py" >"$tmp/v.json" && cmp -s "$tmp/v.json" "$RK/vali
 # the converter
 python3 "$RK/trace2ops.py" "$D/small.json" >"$tmp/ops" || bad "trace2ops small.json"
 cat >"$tmp/ops.want" <<'OPS'
-vmalloc 0 4 0
-vmalloc 1 512 1
+vmalloc 0 16384 0
+vmalloc 1 2097152 1
 ioremap 2 0x10200000 0x200000
 vm_map_ram 3 0:4:1
 vmap 4 4:2:0
@@ -48,6 +48,34 @@ python3 "$RK/trace2ops.py" "$tmp/lm.json" >/dev/null 2>"$tmp/err"; rc=$?
 echo '{"format":"vmaptool-trace","version":1,"events":[{"op":"vfree","id":9}]}' >"$tmp/uf.json"
 python3 "$RK/trace2ops.py" "$tmp/uf.json" >/dev/null 2>&1; rc=$?
 [ $rc = 3 ] && ok "unmap of an unknown id refused (3)" || bad "unknown id: exit $rc"
+
+# exact vmalloc sizes reach the kernel (not rounded to pages: the kernel rounds them)
+echo '{"format":"vmaptool-trace","version":1,"events":[{"op":"vmalloc","id":1,"size":65535,"flags":["VM_ALLOW_HUGE_VMAP"]}]}' >"$tmp/ex.json"
+[ "$(python3 "$RK/trace2ops.py" "$tmp/ex.json")" = "vmalloc 0 65535 1" ] && ok "vmalloc_huge(65535) stays 65535" ||
+	bad "exact size: $(python3 "$RK/trace2ops.py" "$tmp/ex.json")"
+
+# flush_tlb_kernel_range()'s TLBIs for a range (the "flushed range" rule): the first two are
+# what 7.2.13 under -cpu max (LPA2, FEAT_TLBIRANGE) issued for the ranges it reported
+python3 - "$RK" <<'PY' && ok "flush_tlbis, sections" || bad "flush_tlbis, sections"
+import sys
+sys.path.insert(0, sys.argv[1])
+from compare import flush_tlbis, sections
+def f(a, b, rng, lpa2, pp):
+    return dict(flush_tlbis(a, b, rng, lpa2, pp))
+want = [
+    ((0xffff800082f21000, 0xffff800084e01000, True, True, False), {"tlbi.rvaale1is": 3, "tlbi.vaale1is": 16}),
+    ((0xffff80008339d000, 0xffff800083900000, True, True, False), {"tlbi.rvaale1is": 2, "tlbi.vaale1is": 3}),
+    ((0x10000, 0x10000 + 10 * 4096, False, False, True), {"tlbi.vaale1is": 10}),
+    ((0x10000, 0x10000 + 513 * 4096, False, False, True), {"tlbi.vmalle1is": 1}),
+    ((0x10000, 0x10000 + 512 * 4096, False, False, False), {"tlbi.vmalle1is": 1}),
+    ((0x10000, 0x10000 + 4096, True, True, False), {"tlbi.vaale1is": 1}),
+]
+bad = [(a, f(*a), w) for a, w in want if f(*a) != w]
+if sections(0xffff8000833e7000, 0x20000) != 2 or sections(0x200000, 0x200000) != 1:
+    bad.append("sections")
+print(bad) if bad else None
+sys.exit(1 if bad else 0)
+PY
 
 # the plugin builds warning-free and exports what QEMU looks up
 if command -v gcc >/dev/null; then
@@ -106,6 +134,23 @@ awk '{ print } /tracing_mark_write: vtop 0 / { sub(/tracing_mark_write: vtop 0 .
 run "$P" "$S" "$tmp/f1" "$tmp/none"; rc=$?
 [ $rc = 1 ] && grep -q '^DIFF   0 vmalloc      block maps' "$tmp/cmp.out" && ok "a function count difference fails" ||
 	{ bad "function count difference: exit $rc"; cat "$tmp/cmp.out"; }
+# a page-allocator call inside the first operation's bracket (kp/vt_open .. kp/vt_close):
+# the model's vmalloc frees nothing
+awk '{ print } /tracing_mark_write: vtop 0 / {
+	print "            init-1       [000] d....    10.000001: vt_open: (vt_open+0x0/0x20 [vtprobe])"
+	print "            init-1       [000] d....    10.000002: pa_free_frozen: (__free_frozen_pages+0x0/0x30) order=0"
+	print "            init-1       [000] d....    10.000003: vt_close: (vt_close+0x0/0x18 [vtprobe])" }' "$F" >"$tmp/f2"
+run "$P" "$S" "$tmp/f2" "$tmp/none"; rc=$?
+[ $rc = 1 ] && grep -q '^DIFF   0 vmalloc      page allocator kernel pa_free_frozen 1, model free_calls 0' "$tmp/cmp.out" &&
+	ok "a page-allocator difference fails" || { bad "page-allocator difference: exit $rc"; cat "$tmp/cmp.out"; }
+# ... outside the bracket (the shell's own work) it is not counted
+awk '{ print } /tracing_mark_write: vtop 0 / {
+	print "            init-1       [000] d....    10.000001: pa_free_frozen: (__free_frozen_pages+0x0/0x30) order=0"
+	print "            init-1       [000] d....    10.000002: vt_open: (vt_open+0x0/0x20 [vtprobe])"
+	print "            init-1       [000] d....    10.000003: vt_close: (vt_close+0x0/0x18 [vtprobe])" }' "$F" >"$tmp/f3"
+run "$P" "$S" "$tmp/f3" "$tmp/none"
+grep -q '^DIFF   0 vmalloc      page allocator' "$tmp/cmp.out" && bad "a call outside the bracket was counted" ||
+	ok "calls outside the bracket are not counted"
 # a known difference that is not seen
 echo '0 vmalloc shape: kernel pte 9 cont 0 pmd 0 pud 0, model pte 4 cont 0 pmd 0 pud 0 | x' >"$tmp/k1"
 run "$P" "$S" "$F" "$tmp/k1"; rc=$?

@@ -10,10 +10,10 @@
 set -u
 VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 VT_BIN=${VT_BIN:-$VT_SRC/build/ci/vmaptool}
-cache=${VT_REALKERNEL_CACHE:-$HOME/.cache/vmaptool-realkernel}
+cache=${VT_REALKERNEL_CACHE:-$HOME/.cache/vmaptool-realkernel}/6.12
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$VT_SRC/tools/realkernel/fetch.sh" "$cache"
+"$VT_SRC/tools/realkernel/fetch.sh" 6.12 "$cache"
 rc=$?
 if [ $rc = 77 ]; then
 	echo "SKIP: the Debian package archive is unreachable and tools/realkernel's cache ($cache) has no kernel image"
@@ -21,8 +21,8 @@ if [ $rc = 77 ]; then
 fi
 [ $rc = 0 ] || fail "tools/realkernel/fetch.sh exited $rc"
 rel=$(cat "$cache/release")
-img=$cache/root/boot/vmlinuz-$rel
-cfg=$cache/root/boot/config-$rel
+img=$(cat "$cache/image")
+cfg=$(cat "$cache/config")
 [ -s "$img" ] && [ -s "$cfg" ] || fail "the cache has no $img or $cfg"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

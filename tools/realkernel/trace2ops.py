@@ -14,7 +14,6 @@ import json
 import sys
 
 SLOTS = 1024
-PAGE = 4096
 
 
 def num(v):
@@ -63,9 +62,10 @@ def convert(events):
             if op == "vmalloc":
                 if "align" in ev:
                     raise ValueError("event %d: vmalloc with align has no module op" % i)
-                npages = (num(ev["size"]) + PAGE - 1) // PAGE
+                # the caller's size in bytes: the kernel rounds it (a huge vmalloc of
+                # 65535 bytes is not one of 65536: it maps no CONT block)
                 huge = 1 if "VM_ALLOW_HUGE_VMAP" in ev.get("flags", []) else 0
-                lines.append("vmalloc %d %d %d" % (slot, npages, huge))
+                lines.append("vmalloc %d %d %d" % (slot, num(ev["size"]), huge))
             elif op == "ioremap":
                 lines.append("ioremap %d 0x%x 0x%x" % (slot, num(ev["phys"]), num(ev["size"])))
             else:

@@ -10,7 +10,8 @@
  *
  *   info                              geometry of the running kernel
  *   nop                               an empty bracket (the plugin's baseline)
- *   vmalloc SLOT NPAGES HUGE          vmalloc() (HUGE=0) or vmalloc_huge() (HUGE=1)
+ *   vmalloc SLOT BYTES HUGE           vmalloc() (HUGE=0) or vmalloc_huge() (HUGE=1) of
+ *                                     exactly BYTES (not rounded: the kernel rounds)
  *   vfree SLOT
  *   vmap SLOT ORDER:COUNT:CONTIG ...  vmap() of the pages of the runs: COUNT blocks of
  *   vm_map_ram SLOT RUNS...           2^ORDER pages (compound when ORDER > 0); CONTIG=1 makes
@@ -24,7 +25,10 @@
  * are NOPs for the CPU and markers for the QEMU plugin (plugin/vtinsn.c).  When an operation
  * leaves the lazy-free count above lazy_max_pages(), mm/vmalloc.c's free_vmap_area_noflush()
  * has only scheduled drain_vmap_work; it is flushed here inside a bracket of its own and
- * reported as a "purge" line, which is where vmaptool charges it.
+ * reported as a "purge" line, which is where vmaptool charges it.  Each command runs as
+ * SCHED_FIFO (sched_set_fifo()), so the kworker cannot run the drain it schedules (or
+ * anything else) between the operation's bracket and that check: under CONFIG_PREEMPT_LAZY
+ * (Linux 7.2) it otherwise runs wherever the next preemption point is.
  *
  * Non-exported symbols come from kallsyms_lookup_name(), whose address a kprobe gives.
  */
@@ -40,6 +44,27 @@
 #include <linux/workqueue.h>
 #include <linux/pgtable.h>
 #include <linux/utsname.h>
+#include <linux/version.h>
+#include <linux/sched.h>
+#include <linux/tracepoint.h>
+#include <asm/cpufeature.h>
+
+/*
+ * Before 6.9 (Debian 12's 6.1): no __ptep_get() (arm64's contpte split, 6.9), no
+ * MAX_PAGE_ORDER (MAX_ORDER until 6.8), and neither LPA2 nor 5-level tables
+ * (pgtable_l5_enabled(), lpa2_is_enabled(): arm64 LPA2 support, 6.9).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 9, 0)
+#define __ptep_get(p) READ_ONCE(*(p))
+#define vt_l5() 0
+#define vt_lpa2() 0
+#else
+#define vt_l5() pgtable_l5_enabled()
+#define vt_lpa2() lpa2_is_enabled()
+#endif
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 8, 0)
+#define MAX_PAGE_ORDER MAX_ORDER
+#endif
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("vmaptool ground-truth probe");
@@ -68,13 +93,65 @@ static unsigned long (*vt_lookup)(const char *name);
 static struct mm_struct *vt_init_mm;
 static struct vm_struct *(*vt_find_vm_area)(const void *addr);
 static struct work_struct *vt_drain_work;
+static void *vt_drain_fn;   /* drain_vmap_area_work(), to recognise the work when queued */
+static pgd_t *vt_pgd;       /* init_mm.pgd: swapper_pg_dir */
 
-static inline void vt_open(void)
+/*
+ * The ranges the kernel's purges flushed inside the current bracket: the
+ * vmalloc:purge_vmap_area_lazy tracepoint (6.2+) reports __purge_vmap_area_lazy()'s
+ * flush_tlb_kernel_range(start, end) range and the areas purged.  A probe of ours on it
+ * (no barriers) records them, so a purge's TLBIs are checked against the range this boot
+ * flushed (its placement is not the model's).
+ */
+#define VT_FLUSHES 4
+static unsigned long vt_fl[VT_FLUSHES][2];
+static unsigned int vt_nfl;
+static struct tracepoint *vt_purge_tp;
+
+static void vt_purge_probe(void *data, unsigned long start, unsigned long end, unsigned int n)
 {
+	if (n && vt_nfl < VT_FLUSHES) {
+		vt_fl[vt_nfl][0] = start;
+		vt_fl[vt_nfl][1] = end;
+	}
+	if (n)
+		vt_nfl++;
+}
+
+static void vt_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "purge_vmap_area_lazy"))
+		vt_purge_tp = tp;
+}
+
+/* " KEY=S:E,S:E" of the flushes recorded since the bracket opened (empty: none) */
+static void vt_flushes(char *buf, size_t len, const char *key)
+{
+	unsigned int i, n = min(vt_nfl, (unsigned int)VT_FLUSHES);
+	size_t o;
+
+	buf[0] = 0;
+	if (!vt_nfl)
+		return;
+	o = scnprintf(buf, len, " %s=", key);
+	for (i = 0; i < n; i++)
+		o += scnprintf(buf + o, len - o, "%s0x%lx:0x%lx", i ? "," : "", vt_fl[i][0], vt_fl[i][1]);
+	if (vt_nfl > n)
+		scnprintf(buf + o, len - o, ",more");
+}
+
+/*
+ * Out of line, so that the ftrace boot can probe them (kp/vt_open, kp/vt_close): the page
+ * allocator's calls are counted between them only, not in the shell's fork and exit around
+ * each command, nor in the module's own allocation of vmap pages.
+ */
+static noinline void vt_open(void)
+{
+	vt_nfl = 0;
 	asm volatile("hint #120" ::: "memory");
 }
 
-static inline void vt_close(void)
+static noinline void vt_close(void)
 {
 	asm volatile("hint #121" ::: "memory");
 }
@@ -90,7 +167,7 @@ static void vt_walk(unsigned long start, unsigned long end, struct vt_shape *s)
 
 	memset(s, 0, sizeof(*s));
 	while (a < end) {
-		pgd_t *pgdp = pgd_offset_pgd(vt_init_mm->pgd, a);
+		pgd_t *pgdp = pgd_offset_pgd(vt_pgd, a);
 		p4d_t *p4dp;
 		pud_t *pudp;
 		pmd_t *pmdp;
@@ -259,15 +336,17 @@ static int vt_exec(char *line)
 	unsigned long slot = 0, start = 0, end = 0, lazy = 0;
 	struct vt_shape s = { 0 };
 	const char *op;
+	char fl[160], dfl[160];
 	int ret = 0;
 
 	cmd = strsep(&p, " ");
 	op = cmd;
 	if (!strcmp(cmd, "info")) {
 		snprintf(out, sizeof(out),
-			 "INFO release=%s va_bits=%d vabits_actual=%llu levels=%d l5=%d page_offset=0x%lx vmalloc_start=0x%lx vmalloc_end=0x%lx pmd_huge=%d pud_huge=%d lazy_cpus=%u\n",
+			 "INFO release=%s va_bits=%d vabits_actual=%llu levels=%d l5=%d lpa2=%d tlbi_range=%d page_offset=0x%lx vmalloc_start=0x%lx vmalloc_end=0x%lx pmd_huge=%d pud_huge=%d lazy_cpus=%u\n",
 			 utsname()->release, VA_BITS, (unsigned long long)vabits_actual,
-			 CONFIG_PGTABLE_LEVELS, pgtable_l5_enabled(), (unsigned long)PAGE_OFFSET,
+			 CONFIG_PGTABLE_LEVELS, vt_l5(), vt_lpa2(), system_supports_tlb_range(),
+			 (unsigned long)PAGE_OFFSET,
 			 (unsigned long)VMALLOC_START, (unsigned long)VMALLOC_END,
 			 arch_vmap_pmd_supported(PAGE_KERNEL), arch_vmap_pud_supported(PAGE_KERNEL),
 			 num_online_cpus());
@@ -295,7 +374,7 @@ static int vt_exec(char *line)
 		if (sl->kind != VT_NONE || !a || !b || kstrtoul(a, 0, &n) || kstrtoul(b, 0, &huge) || !n)
 			return -EINVAL;
 		vt_open();
-		sl->addr = huge ? vmalloc_huge(n << PAGE_SHIFT, GFP_KERNEL) : vmalloc(n << PAGE_SHIFT);
+		sl->addr = huge ? vmalloc_huge(n, GFP_KERNEL) : vmalloc(n);
 		vt_close();
 		if (!sl->addr)
 			return -ENOMEM;
@@ -358,20 +437,23 @@ static int vt_exec(char *line)
 	} else {
 		return -EINVAL;
 	}
+	vt_flushes(fl, sizeof(fl), "flush");
+	dfl[0] = 0;
 	seq++;
 	/* free_vmap_area_noflush() scheduled the drain: run it now, bracketed on its own */
 	if (vt_drain_work && work_pending(vt_drain_work)) {
 		vt_open();
 		flush_work(vt_drain_work);
 		vt_close();
+		vt_flushes(dfl, sizeof(dfl), "dflush");
 		seq++;
 		lazy = 1;
 	}
 	if (end > start)
 		vt_walk(start, end, &s);
 	snprintf(out, sizeof(out),
-		 "R op=%s slot=%lu va=0x%lx size=0x%lx pte=%lu cont=%lu pmd=%lu pud=%lu drain=%lu\n",
-		 op, slot, start, end - start, s.pte, s.cont, s.pmd, s.pud, lazy);
+		 "R op=%s slot=%lu va=0x%lx size=0x%lx pte=%lu cont=%lu pmd=%lu pud=%lu drain=%lu%s%s\n",
+		 op, slot, start, end - start, s.pte, s.cont, s.pmd, s.pud, lazy, fl, dfl);
 	return 0;
 }
 
@@ -387,7 +469,9 @@ static ssize_t vt_write(struct file *f, const char __user *ubuf, size_t len, lof
 		return PTR_ERR(line);
 	strim(line);
 	mutex_lock(&vt_lock);
+	sched_set_fifo(current);
 	ret = vt_exec(line);
+	sched_set_normal(current, 0);
 	if (ret)
 		snprintf(out, sizeof(out), "E err=%d\n", ret);
 	mutex_unlock(&vt_lock);
@@ -411,6 +495,35 @@ static const struct proc_ops vt_fops = {
 	.proc_lseek = default_llseek,
 };
 
+/*
+ * Without data symbols in kallsyms (6.1: CONFIG_KALLSYMS_ALL off) drain_vmap_work cannot be
+ * looked up: a kprobe on queue_work_on(cpu, wq, work) finds it the first time
+ * free_vmap_area_noflush() queues it (schedule_work()), by its function.
+ */
+static int vt_queue_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct work_struct *w = (struct work_struct *)regs->regs[2];
+
+	if (!vt_drain_work && w && (void *)w->func == vt_drain_fn)
+		vt_drain_work = w;
+	return 0;
+}
+
+static struct kprobe vt_queue_kp = { .symbol_name = "queue_work_on", .pre_handler = vt_queue_pre };
+static bool vt_queue_registered;
+
+/* The kernel's root table: init_mm.pgd, or TTBR1_EL1's (swapper_pg_dir) when unnamed. */
+static pgd_t *vt_root(void)
+{
+	u64 ttbr;
+
+	if (vt_init_mm)
+		return vt_init_mm->pgd;
+	/* BADDR is [47:1] with 48-bit output addresses (no LPA/LPA2 before 6.9's LPA2) */
+	ttbr = read_sysreg(ttbr1_el1) & GENMASK_ULL(47, 1) & PAGE_MASK;
+	return (pgd_t *)phys_to_virt(ttbr);
+}
+
 static int __init vt_init(void)
 {
 	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
@@ -423,20 +536,38 @@ static int __init vt_init(void)
 	vt_init_mm = (void *)vt_lookup("init_mm");
 	vt_find_vm_area = (void *)vt_lookup("find_vm_area");
 	vt_drain_work = (void *)vt_lookup("drain_vmap_work");
-	if (!vt_init_mm || !vt_find_vm_area) {
-		pr_err("vtprobe: init_mm or find_vm_area not in kallsyms\n");
+	vt_drain_fn = (void *)vt_lookup("drain_vmap_area_work");
+	if (!vt_find_vm_area) {
+		pr_err("vtprobe: find_vm_area not in kallsyms\n");
 		return -ENOENT;
 	}
-	if (!vt_drain_work)
-		pr_warn("vtprobe: drain_vmap_work not in kallsyms: lazy purges not bracketed\n");
-	if (!proc_create("vtprobe", 0600, NULL, &vt_fops))
+	vt_pgd = vt_root();
+	if (!vt_drain_work && vt_drain_fn && !register_kprobe(&vt_queue_kp))
+		vt_queue_registered = true;
+	for_each_kernel_tracepoint(vt_find_tp, NULL);
+	if (vt_purge_tp && tracepoint_probe_register(vt_purge_tp, (void *)vt_purge_probe, NULL))
+		vt_purge_tp = NULL;
+	if (!vt_drain_work && !vt_queue_registered)
+		pr_warn("vtprobe: drain_vmap_work not found: lazy purges not bracketed\n");
+	if (!proc_create("vtprobe", 0600, NULL, &vt_fops)) {
+		if (vt_purge_tp)
+			tracepoint_probe_unregister(vt_purge_tp, (void *)vt_purge_probe, NULL);
+		if (vt_queue_registered)
+			unregister_kprobe(&vt_queue_kp);
 		return -ENOMEM;
+	}
 	return 0;
 }
 
 static void __exit vt_exit(void)
 {
 	remove_proc_entry("vtprobe", NULL);
+	if (vt_purge_tp) {
+		tracepoint_probe_unregister(vt_purge_tp, (void *)vt_purge_probe, NULL);
+		tracepoint_synchronize_unregister();
+	}
+	if (vt_queue_registered)
+		unregister_kprobe(&vt_queue_kp);
 }
 
 module_init(vt_init);
