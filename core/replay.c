@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/cost/estimate.h"
-#include "core/engine.h"
+#include "core/mm/engine.h"
 
 static uint64_t tlb_peak_entries(const struct vt_engine *e)
 {
