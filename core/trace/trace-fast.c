@@ -3,8 +3,8 @@
  * The JSON Lines fast path: one pass over an event line, straight into a
  * struct vt_event, with no tree and no allocation.
  *
- * It accepts a strict subset of what the jansson path (parse_event() in
- * trace-json.c, on a json_loadb(JSON_REJECT_DUPLICATES) tree) accepts, and
+ * It accepts a strict subset of what the jansson path (vt_trace_parse_event() in
+ * trace-schema.c, on a json_loadb(JSON_REJECT_DUPLICATES) tree) accepts, and
  * yields the same event for it:
  *   - one object of the known event keys, each at most once, any order,
  *     JSON whitespace anywhere between tokens;
@@ -14,7 +14,7 @@
  *     or exponent (always inside json_int_t), or "0x..." strings;
  *   - "pages": a non-empty array of {"pfn","order","count"} objects;
  *     "flags": an array of known flag names;
- *   - and every check of parse_event() and parse_pages() passes.
+ *   - and every check of vt_trace_parse_event() and parse_pages() passes.
  * Anything else (an unknown key, an escape, a non-ASCII byte, a float, a
  * negative number, an unknown op or flag, a check that fails) returns 0
  * and the line goes to jansson, so that errors, warnings and the handling
@@ -104,7 +104,7 @@ static inline bool get_plain_int(struct cursor *c, uint64_t *out)
 	return true;
 }
 
-/* get_u64() of trace-json.c: an integer >= 0 or a "0x..." string. */
+/* get_u64() of trace-schema.c: an integer >= 0 or a "0x..." string. */
 static inline bool get_u64(struct cursor *c, uint64_t *out)
 {
 	const char *s;
@@ -190,7 +190,7 @@ static int grow_runs(struct vt_trace_fast *fp)
 }
 
 /*
- * "pages": the checks of parse_pages() in trace-json.c, each failure a
+ * "pages": the checks of parse_pages() in trace-schema.c, each failure a
  * fallback.  Returns 1, 0 (fallback) or -ENOMEM.
  */
 static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
@@ -386,7 +386,7 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 	ev->op = op;
 	if (!(seen & (1u << F_PROT)))
 		ev->prot = op == VT_OP_IOREMAP ? VT_PROT_DEVICE : VT_PROT_KERNEL;
-	/* the op's own requirements, as parse_event() checks them */
+	/* the op's own requirements, as vt_trace_parse_event() checks them */
 	switch (ev->op) {
 	case VT_OP_VMAP:
 	case VT_OP_VM_MAP_RAM:
