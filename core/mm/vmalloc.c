@@ -992,7 +992,8 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 			return vt_error_set(err, VT_ERR_ID_LIVE,
 					    "%s with id %s that is live",
 					    vt_op_names[ev->op], idb);
-		if (ev->op != VT_OP_VMALLOC && ev->op != VT_OP_IOREMAP &&
+		/* the op's rules: core/trace/ops.def */
+		if ((vt_ops[ev->op].rules & VT_OPR_PAGES) &&
 		    (!ev->has_pages || !ev->nr_pages))
 			return vt_error_set(err, VT_ERR_EMPTY_PAGES,
 					    "%s without pages", vt_op_names[ev->op]);

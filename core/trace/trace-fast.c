@@ -283,6 +283,31 @@ static bool get_flags(struct cursor *c, struct vt_event *ev)
 	return expect(c, ']');
 }
 
+/*
+ * The op's own rules (core/trace/ops.def), as check_op_rules() of
+ * trace-schema.c checks them; @seen: the F_* keys given.
+ */
+static bool fast_op_rules_hold(const struct vt_trace_fast *fp,
+			       const struct vt_event *ev, unsigned int seen)
+{
+	unsigned int rules = vt_ops[ev->op].rules;
+
+	if ((rules & VT_OPR_PAGES) && !ev->has_pages)
+		return false;
+	if ((rules & VT_OPR_SIZE) && (!(seen & (1u << F_SIZE)) || !ev->size))
+		return false;
+	if ((rules & VT_OPR_PHYS) &&
+	    (!(seen & (1u << F_PHYS)) || ev->size > UINT64_MAX - ev->phys ||
+	     (fp->pa_bits < 64 && ev->phys + ev->size > (1ull << fp->pa_bits))))
+		return false;
+	if ((rules & VT_OPR_COVER) && ev->has_pages &&
+	    ev->nr_pages < (ev->size + (1ull << fp->page_shift) - 1) >> fp->page_shift)
+		return false;
+	if ((rules & VT_OPR_ID) && !ev->id.present)
+		return false;
+	return true;
+}
+
 int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			struct vt_event *ev)
 {
@@ -385,39 +410,9 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 
 	ev->op = op;
 	if (!(seen & (1u << F_PROT)))
-		ev->prot = op == VT_OP_IOREMAP ? VT_PROT_DEVICE : VT_PROT_KERNEL;
-	/* the op's own requirements, as vt_trace_parse_event() checks them */
-	switch (ev->op) {
-	case VT_OP_VMAP:
-	case VT_OP_VM_MAP_RAM:
-		if (!ev->has_pages)
-			return 0;
-		break;
-	case VT_OP_VMALLOC:
-		if (!(seen & (1u << F_SIZE)) || !ev->size)
-			return 0;
-		if (ev->has_pages &&
-		    ev->nr_pages < (ev->size + (1ull << fp->page_shift) - 1) >> fp->page_shift)
-			return 0;
-		break;
-	case VT_OP_IOREMAP:
-	case VT_OP_LINEAR_MAP:
-		if (!(seen & (1u << F_SIZE)) || !ev->size ||
-		    !(seen & (1u << F_PHYS)) || ev->size > UINT64_MAX - ev->phys ||
-		    (fp->pa_bits < 64 && ev->phys + ev->size > (1ull << fp->pa_bits)))
-			return 0;
-		break;
-	case VT_OP_VUNMAP:
-	case VT_OP_VFREE:
-	case VT_OP_VM_UNMAP_RAM:
-	case VT_OP_IOUNMAP:
-		if (!ev->id.present)
-			return 0;
-		break;
-	case VT_OP_PURGE:
-	case VT_OP__NR:
-		break;
-	}
+		ev->prot = vt_ops[op].prot;
+	if (!fast_op_rules_hold(fp, ev, seen))
+		return 0;
 	if (id_s) {
 		memcpy(fp->id, id_s, id_len);
 		fp->id[id_len] = '\0';

@@ -660,36 +660,45 @@ static int check_size(struct vt_trace_reader *r, struct vt_event *ev,
 	return 0;
 }
 
-/*
- * Validate one event object and fill @ev.  Returns 0, 1 if the event is
- * an unknown op that is to be skipped, or a negative code.
- */
-int vt_trace_parse_event(struct vt_trace_reader *r, json_t *obj,
-			 struct vt_event *ev, struct vt_error *err)
+/* What the event's op requires of it (core/trace/ops.def). */
+static int check_op_rules(struct vt_trace_reader *r, struct vt_event *ev,
+			  const json_t *const *v, struct vt_error *err)
 {
-	const json_t *v[K__NR] = { NULL };
-	const char *key, *s;
-	json_t *val;
+	unsigned int rules = vt_ops[ev->op].rules;
+	int ret;
+
+	if ((rules & VT_OPR_PAGES) && !ev->has_pages)
+		return ev_fail(r, err, VT_ERR_EMPTY_PAGES,
+			       ".pages: missing (%s needs pages)",
+			       vt_op_names[ev->op]);
+	if (rules & VT_OPR_SIZE) {
+		ret = check_size(r, ev, v, rules & VT_OPR_PHYS, err);
+		if (ret)
+			return ret;
+	}
+	if ((rules & VT_OPR_COVER) && ev->has_pages &&
+	    ev->nr_pages < (ev->size + (1ull << r->page_shift) - 1) >> r->page_shift)
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ".pages: %llu pages do not cover size %llu",
+			       (unsigned long long)ev->nr_pages,
+			       (unsigned long long)ev->size);
+	if ((rules & VT_OPR_ID) && !ev->id.present)
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ".id: missing (%s needs the id of the mapping)",
+			       vt_op_names[ev->op]);
+	return 0;
+}
+
+/* "op": 0, 1 for an unknown op to skip, or a negative code. */
+static int parse_op(struct vt_trace_reader *r, const json_t *v,
+		    struct vt_event *ev, struct vt_error *err)
+{
+	const char *s;
 	int op, ret;
 
-	if (!json_is_object(obj))
-		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
-			       ": expected an object, got %s", json_kind(obj));
-	json_object_foreach(obj, key, val) {
-		int k = ev_key_find(key);
-
-		if (k >= 0)
-			v[k] = val;
-	}
-
-	memset(ev, 0, sizeof(*ev));
-	ev->cpu = -1;
-	ev->line = r->ev_line;
-	ev->column = r->ev_col;
-
-	if (!v[K_OP])
+	if (!v)
 		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA, ".op: missing");
-	ret = ev_str(r, err, v[K_OP], ".op", &s);
+	ret = ev_str(r, err, v, ".op", &s);
 	if (ret)
 		return ret;
 	op = vt_op_find(s);
@@ -703,76 +712,78 @@ int vt_trace_parse_event(struct vt_trace_reader *r, json_t *obj,
 		return 1;
 	}
 	ev->op = op;
-	ev->prot = op == VT_OP_IOREMAP ? VT_PROT_DEVICE : VT_PROT_KERNEL;
+	ev->prot = vt_ops[op].prot;
+	return 0;
+}
 
-	if (v[K_ID]) {
-		const json_t *id = v[K_ID];
+static int parse_id(struct vt_trace_reader *r, const json_t *id,
+		    struct vt_event *ev, struct vt_error *err)
+{
+	const char *s;
+	int ret;
 
-		ev->id.present = true;
-		if (json_is_string(id)) {
-			ret = ev_str(r, err, id, ".id", &s);
-			if (ret)
-				return ret;
-			ev->id.is_str = true;
-			ev->id.str = (char *)s;
-		} else if (json_is_integer(id)) {
-			if (json_integer_value(id) < 0)
-				return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
-					       ".id: must not be negative");
-			ev->id.num = json_integer_value(id);
-		} else {
-			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
-				       ".id: expected an integer or a string, got %s",
-				       json_kind(id));
-		}
-	}
-	if (v[K_PAGES]) {
-		ret = parse_pages(r, v[K_PAGES], ev, err);
+	ev->id.present = true;
+	if (json_is_string(id)) {
+		ret = ev_str(r, err, id, ".id", &s);
 		if (ret)
 			return ret;
-		ev->has_pages = true;
-	}
-	if (v[K_SIZE] && (ret = ev_u64(r, err, v[K_SIZE], ".size", &ev->size)))
-		return ret;
-	if (v[K_PHYS] && (ret = ev_u64(r, err, v[K_PHYS], ".phys", &ev->phys)))
-		return ret;
-	if (v[K_ALIGN]) {
-		ret = ev_u64(r, err, v[K_ALIGN], ".align", &ev->align);
-		if (ret)
-			return ret;
-		if (!ev->align || (ev->align & (ev->align - 1)))
+		ev->id.is_str = true;
+		ev->id.str = (char *)s;
+	} else if (json_is_integer(id)) {
+		if (json_integer_value(id) < 0)
 			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
-				       ".align: %llu is not a power of two",
-				       (unsigned long long)ev->align);
+				       ".id: must not be negative");
+		ev->id.num = json_integer_value(id);
+	} else {
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ".id: expected an integer or a string, got %s",
+			       json_kind(id));
 	}
-	if (v[K_RANGE]) {
-		ret = ev_str(r, err, v[K_RANGE], ".range", &s);
-		if (ret)
-			return ret;
-		if (op != VT_OP_VMALLOC)
-			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
-				       ".range: only a vmalloc has one");
-		if (!strcmp(s, "modules"))
-			ev->range = VT_RANGE_MODULES;
-		else if (strcmp(s, "vmalloc"))
-			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
-				       ".range: unknown range \"%.64s\" (vmalloc, modules)",
-				       s);
-	}
-	if (v[K_FLAGS] && (ret = parse_flags(r, v[K_FLAGS], ev, err)))
-		return ret;
-	if (v[K_PROT]) {
-		int p;
+	return 0;
+}
 
-		ret = ev_str(r, err, v[K_PROT], ".prot", &s);
-		if (ret)
-			return ret;
-		p = vt_prot_find(s);
-		if (p < 0)
-			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
-				       ".prot: unknown protection \"%.64s\"", s);
-		ev->prot = p;
-	}
+static int parse_range(struct vt_trace_reader *r, const json_t *v,
+		       struct vt_event *ev, struct vt_error *err)
+{
+	const char *s;
+	int ret = ev_str(r, err, v, ".range", &s);
+
+	if (ret)
+		return ret;
+	if (!(vt_ops[ev->op].rules & VT_OPR_RANGE))
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ".range: only a vmalloc has one");
+	if (!strcmp(s, "modules"))
+		ev->range = VT_RANGE_MODULES;
+	else if (strcmp(s, "vmalloc"))
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ".range: unknown range \"%.64s\" (vmalloc, modules)",
+			       s);
+	return 0;
+}
+
+static int parse_prot(struct vt_trace_reader *r, const json_t *v,
+		      struct vt_event *ev, struct vt_error *err)
+{
+	const char *s;
+	int p, ret = ev_str(r, err, v, ".prot", &s);
+
+	if (ret)
+		return ret;
+	p = vt_prot_find(s);
+	if (p < 0)
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ".prot: unknown protection \"%.64s\"", s);
+	ev->prot = p;
+	return 0;
+}
+
+/* "va", "t" and "cpu". */
+static int parse_where_when(struct vt_trace_reader *r, const json_t *const *v,
+			    struct vt_event *ev, struct vt_error *err)
+{
+	int ret;
+
 	if (v[K_VA]) {
 		ret = ev_u64(r, err, v[K_VA], ".va", &ev->va);
 		if (ret)
@@ -797,49 +808,76 @@ int vt_trace_parse_event(struct vt_trace_reader *r, json_t *obj,
 				       (unsigned long long)cpu);
 		ev->cpu = cpu;
 	}
+	return 0;
+}
+
+/*
+ * Validate one event object and fill @ev.  Returns 0, 1 if the event is
+ * an unknown op that is to be skipped, or a negative code.  The keys are
+ * checked in a fixed order (op, id, pages, size, phys, align, range,
+ * flags, prot, va, t, cpu, caller, then the op's rules), so that the
+ * first error of an event is always the same one.
+ */
+int vt_trace_parse_event(struct vt_trace_reader *r, json_t *obj,
+			 struct vt_event *ev, struct vt_error *err)
+{
+	const json_t *v[K__NR] = { NULL };
+	const char *key;
+	json_t *val;
+	int ret;
+
+	if (!json_is_object(obj))
+		return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+			       ": expected an object, got %s", json_kind(obj));
+	json_object_foreach(obj, key, val) {
+		int k = ev_key_find(key);
+
+		if (k >= 0)
+			v[k] = val;
+	}
+
+	memset(ev, 0, sizeof(*ev));
+	ev->cpu = -1;
+	ev->line = r->ev_line;
+	ev->column = r->ev_col;
+
+	ret = parse_op(r, v[K_OP], ev, err);
+	if (ret)
+		return ret;
+	if (v[K_ID] && (ret = parse_id(r, v[K_ID], ev, err)))
+		return ret;
+	if (v[K_PAGES]) {
+		ret = parse_pages(r, v[K_PAGES], ev, err);
+		if (ret)
+			return ret;
+		ev->has_pages = true;
+	}
+	if (v[K_SIZE] && (ret = ev_u64(r, err, v[K_SIZE], ".size", &ev->size)))
+		return ret;
+	if (v[K_PHYS] && (ret = ev_u64(r, err, v[K_PHYS], ".phys", &ev->phys)))
+		return ret;
+	if (v[K_ALIGN]) {
+		ret = ev_u64(r, err, v[K_ALIGN], ".align", &ev->align);
+		if (ret)
+			return ret;
+		if (!ev->align || (ev->align & (ev->align - 1)))
+			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
+				       ".align: %llu is not a power of two",
+				       (unsigned long long)ev->align);
+	}
+	if (v[K_RANGE] && (ret = parse_range(r, v[K_RANGE], ev, err)))
+		return ret;
+	if (v[K_FLAGS] && (ret = parse_flags(r, v[K_FLAGS], ev, err)))
+		return ret;
+	if (v[K_PROT] && (ret = parse_prot(r, v[K_PROT], ev, err)))
+		return ret;
+	ret = parse_where_when(r, v, ev, err);
+	if (ret)
+		return ret;
 	if (v[K_CALLER] && (ret = ev_str(r, err, v[K_CALLER], ".caller",
 					  &ev->caller)))
 		return ret;
-
-	switch (ev->op) {
-	case VT_OP_VMAP:
-	case VT_OP_VM_MAP_RAM:
-		if (!ev->has_pages)
-			return ev_fail(r, err, VT_ERR_EMPTY_PAGES,
-				       ".pages: missing (%s needs pages)",
-				       vt_op_names[ev->op]);
-		break;
-	case VT_OP_VMALLOC:
-		ret = check_size(r, ev, v, false, err);
-		if (ret)
-			return ret;
-		if (ev->has_pages &&
-		    ev->nr_pages < (ev->size + (1ull << r->page_shift) - 1) >> r->page_shift)
-			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
-				       ".pages: %llu pages do not cover size %llu",
-				       (unsigned long long)ev->nr_pages,
-				       (unsigned long long)ev->size);
-		break;
-	case VT_OP_IOREMAP:
-	case VT_OP_LINEAR_MAP:
-		ret = check_size(r, ev, v, true, err);
-		if (ret)
-			return ret;
-		break;
-	case VT_OP_VUNMAP:
-	case VT_OP_VFREE:
-	case VT_OP_VM_UNMAP_RAM:
-	case VT_OP_IOUNMAP:
-		if (!ev->id.present)
-			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
-				       ".id: missing (%s needs the id of the mapping)",
-				       vt_op_names[ev->op]);
-		break;
-	case VT_OP_PURGE:
-	case VT_OP__NR:
-		break;
-	}
-	return 0;
+	return check_op_rules(r, ev, v, err);
 }
 
 /* ---- one event's text ----------------------------------------------- */

@@ -304,12 +304,11 @@ int vt_trace_writer_event(struct vt_trace_writer *w, const struct vt_event *ev,
 		else
 			out_fmt(f, "%llu", (unsigned long long)ev->id.num);
 	}
-	if (ev->size || ev->op == VT_OP_VMALLOC || ev->op == VT_OP_IOREMAP ||
-	    ev->op == VT_OP_LINEAR_MAP) {
+	if (ev->size || (vt_ops[ev->op].rules & VT_OPR_SIZE)) {
 		out_str(f, ",\"size\":");
 		put_size(f, ev->size);
 	}
-	if (ev->op == VT_OP_IOREMAP || ev->op == VT_OP_LINEAR_MAP || ev->phys) {
+	if ((vt_ops[ev->op].rules & VT_OPR_PHYS) || ev->phys) {
 		out_str(f, ",\"phys\":");
 		put_hex(f, ev->phys);
 	}
@@ -343,7 +342,7 @@ int vt_trace_writer_event(struct vt_trace_writer *w, const struct vt_event *ev,
 	}
 	if (any_flag)
 		putc(']', f);
-	if (ev->prot != (ev->op == VT_OP_IOREMAP ? VT_PROT_DEVICE : VT_PROT_KERNEL)) {
+	if (ev->prot != vt_ops[ev->op].prot) {
 		if (ev->prot >= VT_PROT__NR)
 			return vt_error_set(err, -EINVAL, "invalid prot %u",
 					    ev->prot);
