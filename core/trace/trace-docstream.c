@@ -17,16 +17,15 @@
  * values for vt_trace_parse_header() and counts the events;
  * vt_trace_next() then reads the events again from where the array starts,
  * one element at a time, noting each element's line and column as
- * vt_trace_scan_event_positions() does.  Whatever pass 1 does not recognise (a top-level key with an
- * escape, a duplicate key, an element that is not an object, nesting
- * deeper than DOC_MAX_DEPTH, a syntax or header error, a read error) is
- * handed to the whole-document path, so that every error and its position
- * stays exactly what it was.
+ * vt_trace_scan_event_positions() does.  Whatever pass 1 does not
+ * recognise (a top-level key with an escape, a duplicate key, an element
+ * that is not an object, nesting deeper than DOC_MAX_DEPTH, a syntax or
+ * header error, a read error) is handed to the whole-document path, so
+ * that every error and its position stays exactly what it was.
  */
 #define DOC_MAX_DEPTH 1024	/* well inside jansson's 2048 */
 #define DOC_MAX_KEYS 64
 #define DOC_BLOCK (256 * 1024)
-
 
 /* Read more of the file; false at the end (or on an error). */
 static bool ds_fill(struct doc_src *ds)
@@ -194,6 +193,42 @@ static bool element_valid(struct vt_trace_reader *r,
 }
 
 /*
+ * Pass 1 over "events", the cursor on its '[': note where the array
+ * starts, check and count its elements.  False if pass 1 declines.
+ */
+static bool ds_scan_events(struct vt_trace_reader *r, struct vt_trace_fast *fp)
+{
+	struct doc_src *ds = &r->ds;
+	int c;
+
+	ds_take(ds);
+	r->ds_events_off = ds->base + ds->off;
+	r->ds_events_line = ds->line;
+	r->ds_events_col = ds->col;
+	c = ds_skip_ws(ds);
+	if (c != ']') {
+		for (;;) {
+			const char *p;
+			size_t n;
+
+			if (c != '{' || !ds_value(ds, &p, &n) ||
+			    !element_valid(r, fp, p, n))
+				return false;
+			r->nr_events++;
+			c = ds_skip_ws(ds);
+			if (c != ',')
+				break;
+			ds_take(ds);
+			c = ds_skip_ws(ds);
+		}
+		if (c != ']')
+			return false;
+	}
+	ds_take(ds);
+	return true;
+}
+
+/*
  * Pass 1.  Returns 0 (streaming), 1 (use the whole-document path) or a
  * negative code (out of memory).
  */
@@ -243,31 +278,9 @@ int vt_doc_stream_open(struct vt_trace_reader *r, struct vt_error *err)
 		if (!strcmp(key, "events")) {
 			if (c != '[')
 				goto out;
-			ds_take(ds);
 			have_events = true;
-			r->ds_events_off = ds->base + ds->off;
-			r->ds_events_line = ds->line;
-			r->ds_events_col = ds->col;
-			c = ds_skip_ws(ds);
-			if (c != ']') {
-				for (;;) {
-					const char *p;
-					size_t n;
-
-					if (c != '{' || !ds_value(ds, &p, &n) ||
-					    !element_valid(r, fp, p, n))
-						goto out;
-					r->nr_events++;
-					c = ds_skip_ws(ds);
-					if (c != ',')
-						break;
-					ds_take(ds);
-					c = ds_skip_ws(ds);
-				}
-				if (c != ']')
-					goto out;
-			}
-			ds_take(ds);
+			if (!ds_scan_events(r, fp))
+				goto out;
 			if (json_object_set_new(top, key, json_array()))
 				goto out;
 		} else {
