@@ -15,16 +15,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <lzma.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include <trace-cmd/trace-cmd.h>
-#include <traceevent/event-parse.h>
 
 #include "core/import/internal.h"
 
@@ -1826,8 +1822,13 @@ void vt_im_free_state(struct vt_import *im)
 	free(im->unpinned.v);
 	if (im->ev_spool)
 		fclose(im->ev_spool);
-	if (im->raw_spool)
-		fclose(im->raw_spool);
+	for (i = 0; i < im->strs.n; i++)
+		free(im->strs.s[i]);
+	free(im->strs.s);
+	free(im->vmr_live.v);
+	free(im->blocks.v);
+	free(im->live);
+	free(im->runs);
 }
 
 static int finish(struct vt_import *im, struct vt_error *err)
