@@ -24,30 +24,6 @@ struct vt_trace_writer {
 	unsigned int page_shift;
 };
 
-/*
- * The trace writer's output primitives (core never prints diagnostics; these
- * write the trace file itself).
- */
-static void out_str(FILE *f, const char *s)
-{
-	fwrite(s, 1, strlen(s), f);
-}
-
-static void out_fmt(FILE *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void out_fmt(FILE *f, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		fwrite(buf, 1, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1, f);
-}
-
 /* Length of the valid UTF-8 sequence at @s (RFC 3629), 0 if invalid. */
 static int utf8_len(const unsigned char *s)
 {
@@ -88,7 +64,7 @@ static void put_str(FILE *f, const char *s)
 		int n = utf8_len((const unsigned char *)s);
 
 		if (!n) {
-			out_str(f, "\\ufffd");
+			fputs("\\ufffd", f);
 			continue;
 		}
 		if (n > 1) {
@@ -101,11 +77,11 @@ static void put_str(FILE *f, const char *s)
 			putc('\\', f);
 			putc(c, f);
 		} else if (c == '\n') {
-			out_str(f, "\\n");
+			fputs("\\n", f);
 		} else if (c == '\t') {
-			out_str(f, "\\t");
+			fputs("\\t", f);
 		} else if (c < 0x20 || c == 0x7f) {
-			out_str(f, "\\u00");
+			fputs("\\u00", f);
 			putc(hex[c >> 4], f);
 			putc(hex[c & 15], f);
 		} else {
@@ -117,7 +93,7 @@ static void put_str(FILE *f, const char *s)
 
 static void put_hex(FILE *f, uint64_t x)
 {
-	out_fmt(f, "\"0x%llx\"", (unsigned long long)x);
+	fprintf(f, "\"0x%llx\"", (unsigned long long)x);
 }
 
 /* Sizes are integers; a value beyond JSON's signed 64 bits is "0x...". */
@@ -126,7 +102,7 @@ static void put_size(FILE *f, uint64_t x)
 	if (x > INT64_MAX)
 		put_hex(f, x);
 	else
-		out_fmt(f, "%llu", (unsigned long long)x);
+		fprintf(f, "%llu", (unsigned long long)x);
 }
 
 static int writer_io_error(struct vt_trace_writer *w, struct vt_error *err)
@@ -157,7 +133,7 @@ static int writer_header(struct vt_trace_writer *w,
 		meta = json_dumps(m, JSON_COMPACT);
 		json_decref(m);
 		if (!meta)
-			return vt_error_set(err, -ENOMEM, "out of memory");
+			return vt_err_oom(err);
 	}
 	if (cfg && cfg->page_shift) {
 		granule = vt_trace_granule_name(cfg->page_shift);
@@ -169,23 +145,23 @@ static int writer_header(struct vt_trace_writer *w,
 		}
 		w->page_shift = cfg->page_shift;
 	}
-	out_fmt(w->f, "{\"format\":\"%s\",\"version\":%d,\"meta\":",
+	fprintf(w->f, "{\"format\":\"%s\",\"version\":%d,\"meta\":",
 		VT_TRACE_FORMAT, VT_TRACE_VERSION);
-	out_str(w->f, meta ? meta : "{}");
+	fputs(meta ? meta : "{}", w->f);
 	free(meta);
 	if (cfg && (cfg->page_shift || cfg->va_bits)) {
 		const char *sep = "";
 
-		out_str(w->f, ",\"config\":{");
+		fputs(",\"config\":{", w->f);
 		if (granule) {
-			out_fmt(w->f, "\"granule\":\"%s\"", granule);
+			fprintf(w->f, "\"granule\":\"%s\"", granule);
 			sep = ",";
 		}
 		if (cfg->va_bits)
-			out_fmt(w->f, "%s\"va_bits\":%u", sep, cfg->va_bits);
+			fprintf(w->f, "%s\"va_bits\":%u", sep, cfg->va_bits);
 		putc('}', w->f);
 	}
-	out_str(w->f, w->jsonl ? "}\n" : ",\"events\":[");
+	fputs(w->jsonl ? "}\n" : ",\"events\":[", w->f);
 	if (ferror(w->f))
 		return writer_io_error(w, err);
 	return 0;
@@ -213,7 +189,7 @@ int vt_trace_writer_open_file(FILE *f, bool jsonl,
 
 	*out = NULL;
 	if (!w)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	ret = writer_header(w, cfg, meta_json, err);
 	if (ret) {
 		free(w);
@@ -233,11 +209,11 @@ int vt_trace_writer_open(const char *path, bool jsonl,
 
 	*out = NULL;
 	if (!w)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	w->path = strdup(path);
 	if (!w->path || asprintf(&w->tmp, "%s.tmpXXXXXX", path) < 0) {
 		w->tmp = NULL;
-		ret = vt_error_set(err, -ENOMEM, "out of memory");
+		ret = vt_err_oom(err);
 		goto fail;
 	}
 	fd = mkstemp(w->tmp);
@@ -290,11 +266,11 @@ int vt_trace_writer_event(struct vt_trace_writer *w, const struct vt_event *ev,
 	if (ev->op >= VT_OP__NR)
 		return vt_error_set(err, -EINVAL, "invalid op %d", ev->op);
 	if (!w->jsonl)
-		out_str(f, w->first ? "\n" : ",\n");
+		fputs(w->first ? "\n" : ",\n", f);
 	w->first = false;
-	out_fmt(f, "{\"op\":\"%s\"", vt_op_names[ev->op]);
+	fprintf(f, "{\"op\":\"%s\"", vt_op_names[ev->op]);
 	if (ev->id.present) {
-		out_str(f, ",\"id\":");
+		fputs(",\"id\":", f);
 		if (ev->id.is_str)
 			put_str(f, ev->id.str ? ev->id.str : "");
 		else if (ev->id.num > INT64_MAX)
@@ -302,32 +278,32 @@ int vt_trace_writer_event(struct vt_trace_writer *w, const struct vt_event *ev,
 					    "id %llu does not fit a JSON integer",
 					    (unsigned long long)ev->id.num);
 		else
-			out_fmt(f, "%llu", (unsigned long long)ev->id.num);
+			fprintf(f, "%llu", (unsigned long long)ev->id.num);
 	}
 	if (ev->size || (vt_ops[ev->op].rules & VT_OPR_SIZE)) {
-		out_str(f, ",\"size\":");
+		fputs(",\"size\":", f);
 		put_size(f, ev->size);
 	}
 	if ((vt_ops[ev->op].rules & VT_OPR_PHYS) || ev->phys) {
-		out_str(f, ",\"phys\":");
+		fputs(",\"phys\":", f);
 		put_hex(f, ev->phys);
 	}
 	if (ev->align) {
-		out_str(f, ",\"align\":");
+		fputs(",\"align\":", f);
 		put_size(f, ev->align);
 	}
 	if (ev->range == VT_RANGE_MODULES)
-		out_str(f, ",\"range\":\"modules\"");
+		fputs(",\"range\":\"modules\"", f);
 	if (ev->has_pages || ev->nr_runs) {
-		out_str(f, ",\"pages\":[");
+		fputs(",\"pages\":[", f);
 		for (uint32_t i = 0; i < ev->nr_runs; i++) {
 			const struct vt_page_run *pr = &ev->runs[i];
 
-			out_fmt(f, "%s{\"pfn\":\"0x%llx\",\"order\":%u",
+			fprintf(f, "%s{\"pfn\":\"0x%llx\",\"order\":%u",
 				i ? "," : "", (unsigned long long)pr->pfn,
 				pr->order);
 			if (pr->count != 1)
-				out_fmt(f, ",\"count\":%llu",
+				fprintf(f, ",\"count\":%llu",
 					(unsigned long long)pr->count);
 			putc('}', f);
 		}
@@ -336,7 +312,7 @@ int vt_trace_writer_event(struct vt_trace_writer *w, const struct vt_event *ev,
 	for (int b = 0; b < VT_FB__NR; b++) {
 		if (!(ev->flags & (1u << b)))
 			continue;
-		out_fmt(f, "%s\"%s\"", any_flag ? "," : ",\"flags\":[",
+		fprintf(f, "%s\"%s\"", any_flag ? "," : ",\"flags\":[",
 			vt_flag_names[b]);
 		any_flag = true;
 	}
@@ -346,24 +322,24 @@ int vt_trace_writer_event(struct vt_trace_writer *w, const struct vt_event *ev,
 		if (ev->prot >= VT_PROT__NR)
 			return vt_error_set(err, -EINVAL, "invalid prot %u",
 					    ev->prot);
-		out_fmt(f, ",\"prot\":\"%s\"", vt_prot_names[ev->prot]);
+		fprintf(f, ",\"prot\":\"%s\"", vt_prot_names[ev->prot]);
 	}
 	if (ev->has_va) {
-		out_str(f, ",\"va\":");
+		fputs(",\"va\":", f);
 		put_hex(f, ev->va);
 	}
 	if (ev->has_t) {
 		/* as sizes: a time of 2^63 ns or more is "0x..." */
-		out_str(f, ",\"t\":");
+		fputs(",\"t\":", f);
 		put_size(f, ev->t);
 	}
 	if (ev->cpu >= 0)
-		out_fmt(f, ",\"cpu\":%d", ev->cpu);
+		fprintf(f, ",\"cpu\":%d", ev->cpu);
 	if (ev->caller) {
-		out_str(f, ",\"caller\":");
+		fputs(",\"caller\":", f);
 		put_str(f, ev->caller);
 	}
-	out_str(f, w->jsonl ? "}\n" : "}");
+	fputs(w->jsonl ? "}\n" : "}", f);
 	if (ferror(f))
 		return writer_io_error(w, err);
 	return 0;
@@ -374,7 +350,7 @@ int vt_trace_writer_commit(struct vt_trace_writer *w, struct vt_error *err)
 	int ret = 0;
 
 	if (!w->jsonl)
-		out_str(w->f, w->first ? "]}\n" : "\n]}\n");
+		fputs(w->first ? "]}\n" : "\n]}\n", w->f);
 	if (fflush(w->f) || ferror(w->f))
 		ret = writer_io_error(w, err);
 	if (w->own) {

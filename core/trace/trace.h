@@ -198,7 +198,7 @@ int vt_trace_writer_open(const char *path, bool jsonl,
 			 const struct vt_trace_config *cfg,
 			 const char *meta_json, struct vt_trace_writer **out,
 			 struct vt_error *err);
-/* Write to an open stream (stdout); committed by vt_trace_writer_commit(). */
+/* Write to a stream the caller opened; committed by vt_trace_writer_commit(). */
 int vt_trace_writer_open_file(FILE *f, bool jsonl,
 			      const struct vt_trace_config *cfg,
 			      const char *meta_json,
