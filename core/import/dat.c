@@ -215,7 +215,7 @@ int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
 
 	c = vt_im_dat_ctx_new(im, tracecmd_get_tep(im->src->dat));
 	if (!c)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	if (!c->tep) {
 		free(c);
 		return vt_error_set(err, VT_ERR_IMPORT,
@@ -243,7 +243,7 @@ int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
 	free(c);
 	/* no memory for the kallsyms map: names would be missing */
 	if (im->oom || vt_ksyms_failed(im->src->ksyms))
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	if (rc < 0)
 		return vt_error_set(err, VT_ERR_IMPORT,
 				    "'%s': cannot read the trace data",

@@ -215,8 +215,6 @@ struct vt_import {
 
 /* ---- shared by the files of core/import/ -------------------------- */
 
-/* Grow *@p (*@cap elements of @elem bytes) to hold @need. */
-bool vt_im_grow(void **p, size_t *cap, size_t need, size_t elem);
 /* The reconstruction (reconstruct.c): one normalised record. */
 void vt_im_handle(struct vt_import *im, const struct kev *k);
 /* Count a record of an event the importer does not use. */

@@ -178,7 +178,7 @@ int vt_import_open(const char *path, const struct vt_import_opts *opts,
 	*out = NULL;
 	im = import_alloc(path, opts);
 	if (!im)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	if (err)
 		snprintf(err->file, sizeof(err->file), "%s", path);
 	/*
@@ -228,7 +228,7 @@ int vt_import_open_mem(const char *name, const void *buf, size_t len,
 	*out = NULL;
 	im = import_alloc(name, opts);
 	if (!im)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	im->src->mem = buf;
 	im->src->mem_len = len;
 	if (!im->src->mem)
@@ -277,12 +277,12 @@ int vt_import_open_records(const char *name, struct tep_handle *tep,
 	*out = NULL;
 	im = import_alloc(name, opts);
 	if (!im)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	im->sum.format = VT_IMPORT_FMT_DAT;
 	im->src->fed = vt_im_dat_ctx_new(im, tep);
 	if (!im->src->fed) {
 		vt_import_close(im);
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	}
 	*out = im;
 	return 0;
@@ -321,7 +321,7 @@ static int text_two_passes(struct vt_import *im, struct vt_error *err)
 		return rc;
 	vt_im_pass2(im);
 	if (im->oom)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	return vt_im_text_run(im, err);
 }
 
@@ -334,7 +334,7 @@ int vt_import_run(struct vt_import *im, struct vt_error *err)
 		return (int)im->sum.out_events;
 	im->ran = true;
 	if (im->src->fed)
-		rc = im->oom ? vt_error_set(err, -ENOMEM, "out of memory") : 0;
+		rc = im->oom ? vt_err_oom(err) : 0;
 	else if (im->src->dat)
 		rc = vt_im_dat_run(im, err);
 	else

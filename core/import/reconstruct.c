@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/import/internal.h"
 
 
@@ -79,27 +80,9 @@ const struct kev_desc vt_im_kev_descs[KEV__NR] = {
 
 /* ---- small helpers ------------------------------------------------- */
 
-bool vt_im_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *np;
-
-	if (need <= *cap)
-		return true;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return false;
-	*p = np;
-	*cap = ncap;
-	return true;
-}
-
 static bool vec_push(struct vt_import *im, struct u64vec *v, uint64_t x)
 {
-	if (!vt_im_grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v))) {
+	if (VT_ALLOC_GROW(v->v, v->n + 1, v->cap)) {
 		im->oom = true;
 		return false;
 	}
@@ -117,8 +100,7 @@ static const char *intern(struct vt_import *im, const char *s)
 	for (i = 0; i < im->strs.n; i++)
 		if (!strcmp(im->strs.s[i], s))
 			return im->strs.s[i];
-	if (!vt_im_grow((void **)&im->strs.s, &im->strs.cap, im->strs.n + 1,
-		  sizeof(char *))) {
+	if (VT_ALLOC_GROW(im->strs.s, im->strs.n + 1, im->strs.cap)) {
 		im->oom = true;
 		return NULL;
 	}
@@ -142,8 +124,8 @@ static void warnf(struct vt_import *im, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0 || !vt_im_grow((void **)&im->warnings, &im->warn_cap,
-			   im->warn_len + n + 2, 1)) {
+	if (n < 0 ||
+	    VT_ALLOC_GROW(im->warnings, im->warn_len + n + 2, im->warn_cap)) {
 		im->oom = true;
 		return;
 	}
@@ -473,8 +455,7 @@ static struct task *task_get(struct vt_import *im, int pid)
 		}
 	}
 	if (!task_index_grow(im) ||
-	    !vt_im_grow((void **)&im->tasks, &im->tasks_cap, im->ntasks + 1,
-			sizeof(*im->tasks))) {
+	    VT_ALLOC_GROW(im->tasks, im->ntasks + 1, im->tasks_cap)) {
 		im->oom = true;
 		return NULL;
 	}
@@ -500,8 +481,7 @@ static long slot_new(struct vt_import *im, enum vt_op op,
 {
 	struct slot *s;
 
-	if (!vt_im_grow((void **)&im->slots, &im->slots_cap, im->nslots + 1,
-		  sizeof(*im->slots))) {
+	if (VT_ALLOC_GROW(im->slots, im->nslots + 1, im->slots_cap)) {
 		im->oom = true;
 		return -1;
 	}
@@ -1267,8 +1247,7 @@ static bool add_pfns(struct vt_import *im, const uint64_t *pfn, size_t n,
 			last->count += cnt;
 			continue;
 		}
-		if (!vt_im_grow((void **)&im->runs, &im->runs_cap, im->nruns + 1,
-			  sizeof(*im->runs)))
+		if (VT_ALLOC_GROW(im->runs, im->nruns + 1, im->runs_cap))
 			return false;
 		im->runs[im->nruns].pfn = p;
 		im->runs[im->nruns].count = cnt;
@@ -1346,8 +1325,7 @@ static bool synth_pages(struct vt_import *im, uint64_t n, size_t *first)
 	*first = im->nruns;
 	if (!im->synth_pfn)
 		im->synth_pfn = SYNTH_PFN_BASE;
-	if (!vt_im_grow((void **)&im->runs, &im->runs_cap, im->nruns + n,
-		  sizeof(*im->runs)))
+	if (VT_ALLOC_GROW(im->runs, im->nruns + n, im->runs_cap))
 		return false;
 	for (uint64_t i = 0; i < n; i++) {
 		im->runs[im->nruns++] = (struct vt_page_run){ im->synth_pfn, 1, 0 };
@@ -1663,8 +1641,7 @@ static int emit(struct vt_import *im, struct slot *s)
 		s->ev.runs = NULL;
 		return ok ? 0 : -EIO;
 	}
-	if (!vt_im_grow((void **)&im->out, &im->out_cap, im->sum.out_events,
-			sizeof(*im->out))) {
+	if (VT_ALLOC_GROW(im->out, im->sum.out_events, im->out_cap)) {
 		free(s->ev.runs);
 		s->ev.runs = NULL;
 		return -ENOMEM;
@@ -1764,8 +1741,7 @@ void vt_im_pass2(struct vt_import *im)
 	size_t i;
 
 	im->nsnaps = 0;
-	if (im->amap_n && vt_im_grow((void **)&im->snaps, &im->snaps_cap,
-				     im->amap_n, sizeof(*im->snaps))) {
+	if (im->amap_n && !VT_ALLOC_GROW(im->snaps, im->amap_n, im->snaps_cap)) {
 		for (i = 0; i < im->amap_cap; i++)
 			if (im->amap[i] && im->amap[i] != AMAP_TOMB)
 				im->snaps[im->nsnaps++] = im->amap[i];
@@ -1842,9 +1818,9 @@ static int finish(struct vt_import *im, struct vt_error *err)
 		struct area *a = area_at(im, im->next_decide);
 
 		if (!a)
-			return vt_error_set(err, -ENOMEM, "out of memory");
+			return vt_err_oom(err);
 		if (decide(im, a))
-			return vt_error_set(err, -ENOMEM, "out of memory");
+			return vt_err_oom(err);
 		kid_done(im, a);
 	}
 	im->sum.mappings_recorded[VT_IMK_OTHER] = im->sum.unmatched_maps;
@@ -2000,7 +1976,7 @@ int vt_im_finish(struct vt_import *im, struct vt_error *err)
 		return rc;
 	build_warnings(im);
 	if (build_meta(im) || im->oom)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	return (int)(im->sum.out_events > INT32_MAX ? INT32_MAX :
 		     im->sum.out_events);
 }
@@ -2019,7 +1995,7 @@ static int spool_read(FILE *f, struct vt_event *ev, struct vt_page_run **runs,
 	ev->runs = NULL;
 	if (!ev->nr_runs)
 		return 0;
-	if (!vt_im_grow((void **)runs, cap, ev->nr_runs, sizeof(**runs)))
+	if (VT_ALLOC_GROW(*runs, ev->nr_runs, *cap))
 		return -ENOMEM;
 	if (fread(*runs, sizeof(**runs), ev->nr_runs, f) != ev->nr_runs)
 		return -EIO;

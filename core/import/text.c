@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/import/source.h"
 
 
@@ -161,9 +162,9 @@ static int text_fill(struct vt_import *im, struct vt_error *err)
 		im->src->scan_pos -= im->src->lbuf_pos;
 		im->src->lbuf_pos = 0;
 	}
-	if (!vt_im_grow((void **)&im->src->lbuf, &im->src->lbuf_cap,
-		  im->src->lbuf_len + want + 1, 1))
-		return vt_error_set(err, -ENOMEM, "out of memory");
+	if (VT_ALLOC_GROW(im->src->lbuf, im->src->lbuf_len + want + 1,
+			  im->src->lbuf_cap))
+		return vt_err_oom(err);
 	if (!im->src->xz) {
 		n = raw_read(im, im->src->lbuf + im->src->lbuf_len, want);
 		if (n < 0)
@@ -198,7 +199,7 @@ static int text_fill(struct vt_import *im, struct vt_error *err)
 			break;
 		}
 		if (r == LZMA_MEM_ERROR)
-			return vt_error_set(err, -ENOMEM, "out of memory");
+			return vt_err_oom(err);
 		if (r != LZMA_OK)
 			return vt_error_set(err, VT_ERR_IMPORT,
 					    "corrupt xz data in '%s' (lzma error %d)",
@@ -574,7 +575,7 @@ int vt_im_text_run(struct vt_import *im, struct vt_error *err)
 		}
 		vt_im_handle(im, &k);
 		if (im->oom)
-			return vt_error_set(err, -ENOMEM, "out of memory");
+			return vt_err_oom(err);
 		if (im->pass) {
 			int r2 = vt_im_advance(im);
 
@@ -582,7 +583,7 @@ int vt_im_text_run(struct vt_import *im, struct vt_error *err)
 				return vt_error_set(err, -EIO, "cannot write the temporary file of the events: %s",
 						    strerror(errno));
 			if (r2 < 0 || im->oom)
-				return vt_error_set(err, -ENOMEM, "out of memory");
+				return vt_err_oom(err);
 		}
 	}
 	return rc < 0 ? rc : 0;

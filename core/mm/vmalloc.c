@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/mm/mm.h"
 
 
@@ -102,18 +103,8 @@ static int runs_append(struct vt_page_run **runs, uint64_t *n, uint64_t *cap,
 	}
 	if (*n >= VT_RUNS_MAX)
 		return -ENOMEM;
-	if (*n == *cap) {
-		uint64_t c = *cap ? *cap * 2 : 8;
-		struct vt_page_run *nr;
-
-		if (c > VT_RUNS_MAX)
-			c = VT_RUNS_MAX;
-		nr = realloc(*runs, c * sizeof(*nr));
-		if (!nr)
-			return -ENOMEM;
-		*runs = nr;
-		*cap = c;
-	}
+	if (VT_ALLOC_GROW(*runs, *n + 1, *cap))
+		return -ENOMEM;
 	(*runs)[(*n)++] = (struct vt_page_run){ pfn, count, 0 };
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/trace/gen.h"
 
 /* The largest MAX_PAGE_ORDER of any granule (64K pages: 13). */
@@ -64,15 +65,8 @@ static int fl_add(struct buddy *b, uint32_t off, unsigned int order)
 {
 	typeof(b->fl[0]) *l = &b->fl[order];
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		uint32_t *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (VT_ALLOC_GROW(l->v, l->n + 1, l->cap))
+		return -ENOMEM;
 	b->pos[off] = l->n;
 	l->v[l->n++] = off;
 	b->head[off] = order + 1;
@@ -283,7 +277,7 @@ static int buddy_from_counts(struct buddy *b, uint64_t base,
 		return vt_error_set(err, ret, "out of memory");
 	used = calloc(nr, 1);
 	if (!used)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	for (int o = max_order; o >= 0; o--) {
 		uint64_t slots = nr >> o;
 
@@ -306,8 +300,7 @@ static int buddy_from_counts(struct buddy *b, uint64_t base,
 				memset(used + off, 1, 1ull << o);
 				if (fl_add(b, off, o)) {
 					free(used);
-					return vt_error_set(err, -ENOMEM,
-							    "out of memory");
+					return vt_err_oom(err);
 				}
 				break;
 			}
@@ -347,15 +340,8 @@ static int runs_add(struct runs *r, uint64_t pfn, unsigned int order)
 			return 0;
 		}
 	}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct vt_page_run *v = realloc(r->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
+	if (VT_ALLOC_GROW(r->v, r->n + 1, r->cap))
+		return -ENOMEM;
 	r->v[r->n++] = (struct vt_page_run){ .pfn = pfn, .order = order,
 					     .count = 1 };
 	return 0;
@@ -400,15 +386,8 @@ struct live {
 
 static int live_add(struct live *l, struct lbuf b)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct lbuf *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (VT_ALLOC_GROW(l->v, l->n + 1, l->cap))
+		return -ENOMEM;
 	l->v[l->n++] = b;
 	return 0;
 }
@@ -442,7 +421,7 @@ static int sh_release(const struct vt_gen_out *out, struct buddy *b,
 
 	for (size_t i = 0; !ret && i < lb->nr; i++)
 		if (buddy_free(b, lb->blocks[i].pfn, lb->blocks[i].order))
-			ret = vt_error_set(err, -ENOMEM, "out of memory");
+			ret = vt_err_oom(err);
 	free(lb->blocks);
 	lb->blocks = NULL;
 	return ret;
@@ -485,8 +464,7 @@ static int sh_alloc(const struct vt_gen_systemheap *o, struct buddy *b,
 				continue;
 			pfn = buddy_alloc(b, ord);
 			if (pfn == -2)
-				return vt_error_set(err, -ENOMEM,
-						    "out of memory");
+				return vt_err_oom(err);
 			if (pfn >= 0) {
 				got = ord;
 				break;
@@ -495,16 +473,8 @@ static int sh_alloc(const struct vt_gen_systemheap *o, struct buddy *b,
 		if (pfn < 0)
 			return vt_error_set(err, VT_ERR_BAD_REQUEST,
 					    "the model's physical memory is exhausted (raise --mem or lower --live)");
-		if (lb->nr == cap) {
-			struct block *v;
-
-			cap = cap ? cap * 2 : 64;
-			v = realloc(lb->blocks, cap * sizeof(*v));
-			if (!v)
-				return vt_error_set(err, -ENOMEM,
-						    "out of memory");
-			lb->blocks = v;
-		}
+		if (VT_ALLOC_GROW(lb->blocks, lb->nr + 1, cap))
+			return vt_err_oom(err);
 		lb->blocks[lb->nr++] = (struct block){ pfn, got };
 		remaining -= 1ull << got;
 		max_order = got;
@@ -606,7 +576,7 @@ int vt_gen_systemheap(const struct vt_gen_systemheap *o,
 		for (size_t i = 0; i < lb.nr; i++)
 			if (runs_add(&runs, lb.blocks[i].pfn, lb.blocks[i].order)) {
 				free(lb.blocks);
-				ret = vt_error_set(err, -ENOMEM, "out of memory");
+				ret = vt_err_oom(err);
 				goto out;
 			}
 
@@ -630,7 +600,7 @@ int vt_gen_systemheap(const struct vt_gen_systemheap *o,
 			ret = emit_simple(out, VT_OP_VFREE, array_id, 0, 0, 0,
 					  sh_caller, err);
 		if (!ret && live_add(&live, lb))
-			ret = vt_error_set(err, -ENOMEM, "out of memory");
+			ret = vt_err_oom(err);
 		if (ret) {
 			free(lb.blocks);
 			goto out;
@@ -693,7 +663,7 @@ static int tv_alloc_array(struct tv *t, uint64_t **ids, unsigned long n)
 {
 	*ids = malloc((n ? n : 1) * sizeof(**ids));
 	if (!*ids)
-		return vt_error_set(t->err, -ENOMEM, "out of memory");
+		return vt_err_oom(t->err);
 	return 0;
 }
 
@@ -1012,7 +982,7 @@ int vt_gen_ioremap(const struct vt_gen_ioremap *o, const struct vt_gen_out *out,
 					    (unsigned long long)o->sizes[i]);
 	live = malloc(o->live * sizeof(*live));
 	if (!live)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	vt_rng_init(&rng, out->seed);
 	for (unsigned long n = 0; !ret && n < o->count; n++) {
 		uint64_t size = o->sizes[n % o->nr_sizes];

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/input.h"
 #include "core/trace/trace-reader.h"
 
@@ -42,17 +43,11 @@ static bool ds_fill(struct doc_src *ds)
 			ds->mark -= keep;
 		ds->base += keep;
 	}
-	if (ds->cap - ds->len < DOC_BLOCK / 2) {
-		size_t cap = ds->cap ? ds->cap * 2 : DOC_BLOCK;
-		char *nb = realloc(ds->buf, cap);
-
-		if (!nb) {
-			ds->io_error = true;
-			ds->eof = true;
-			return false;
-		}
-		ds->buf = nb;
-		ds->cap = cap;
+	if (ds->cap - ds->len < DOC_BLOCK / 2 &&
+	    VT_ALLOC_GROW(ds->buf, ds->len + DOC_BLOCK, ds->cap)) {
+		ds->io_error = true;
+		ds->eof = true;
+		return false;
 	}
 	got = fread(ds->buf + ds->len, 1, ds->cap - ds->len, ds->f);
 	ds->len += got;
@@ -248,7 +243,7 @@ int vt_doc_stream_open(struct vt_trace_reader *r, struct vt_error *err)
 	if (!r->arena)
 		r->arena = vt_line_arena_new();
 	if (!top || !fp || !r->arena) {
-		ret = vt_error_set(err, -ENOMEM, "out of memory");
+		ret = vt_err_oom(err);
 		goto out;
 	}
 	/* syntax only: limits that refuse nothing the syntax allows */

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/trace/trace-fast.h"
 
 enum fast_key {
@@ -177,18 +178,6 @@ static int key_of(const char *k, size_t len)
 	return -1;
 }
 
-static int grow_runs(struct vt_trace_fast *fp)
-{
-	size_t cap = fp->runs_cap ? fp->runs_cap * 2 : 64;
-	struct vt_page_run *nr = realloc(fp->runs, cap * sizeof(*nr));
-
-	if (!nr)
-		return -ENOMEM;
-	fp->runs = nr;
-	fp->runs_cap = cap;
-	return 0;
-}
-
 /*
  * "pages": the checks of parse_pages() in trace-schema.c, each failure a
  * fallback.  Returns 1, 0 (fallback) or -ENOMEM.
@@ -244,7 +233,7 @@ static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
 			return 0;
 		if (ev->nr_pages > UINT64_MAX - pages_in_run)
 			return 0;
-		if (n == fp->runs_cap && grow_runs(fp))
+		if (VT_ALLOC_GROW(fp->runs, n + 1, fp->runs_cap))
 			return -ENOMEM;
 		fp->runs[n].pfn = pfn;
 		fp->runs[n].order = order;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/input.h"
 #include "core/trace/trace-reader.h"
 
@@ -54,7 +55,7 @@ static int fast_setup(struct vt_trace_reader *r, struct vt_error *err)
 		return 0;
 	r->fast = calloc(1, sizeof(*r->fast));
 	if (!r->fast)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	r->fast->page_shift = r->page_shift;
 	r->fast->max_order = r->max_order;
 	r->fast->pa_bits = r->pa_bits;
@@ -84,7 +85,7 @@ static int try_jsonl_header(struct vt_trace_reader *r, const char *first,
 	r->arena = vt_line_arena_new();
 	if (!r->arena) {
 		json_decref(h);
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	}
 	ret = vt_trace_parse_header(r, h, true, err);
 	json_decref(h);
@@ -115,7 +116,7 @@ static int open_document(struct vt_trace_reader *r, const char *buf,
 	if (r->nr_events) {
 		r->pos = malloc(2 * r->nr_events * sizeof(*r->pos));
 		if (!r->pos)
-			return vt_error_set(err, -ENOMEM, "out of memory");
+			return vt_err_oom(err);
 		if (!vt_trace_scan_event_positions(buf, len, r->nr_events, r->pos)) {
 			free(r->pos);
 			r->pos = NULL;
@@ -134,7 +135,7 @@ int vt_trace_open_mem(const char *name, const char *buf, size_t len,
 
 	*out = NULL;
 	if (!r)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	nl = memchr(buf, '\n', len);
 	ret = try_jsonl_header(r, buf, nl ? (size_t)(nl - buf) : len, err);
 	if (ret == 1) {
@@ -174,7 +175,7 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 
 	*out = NULL;
 	if (!r)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	/* "-", pipes and devices too; bounded by --max-input (core/input.h) */
 	vt_trace_set_loc(err, path, 0, 0, -1);
 	ret = vt_input_open(path, "trace", r->max_input, &r->f, &r->in, err);
@@ -232,22 +233,16 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 	cap = len + 65536;
 	buf = malloc(cap);
 	if (!buf) {
-		ret = vt_error_set(err, -ENOMEM, "out of memory");
+		ret = vt_err_oom(err);
 		goto fail;
 	}
 	memcpy(buf, r->line, len);
 	for (;;) {
 		size_t got;
 
-		if (cap - len < 65536) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				ret = vt_error_set(err, -ENOMEM, "out of memory");
-				goto fail;
-			}
-			buf = nb;
-			cap *= 2;
+		if (cap - len < 65536 && VT_ALLOC_GROW(buf, cap * 2, cap)) {
+			ret = vt_err_oom(err);
+			goto fail;
 		}
 		got = fread(buf + len, 1, cap - len, r->f);
 		len += got;
@@ -333,17 +328,11 @@ static ssize_t next_file_line(struct vt_trace_reader *r, const char **line,
 		memmove(r->line, s, left);
 		r->blk_len = left;
 		r->blk_off = 0;
-		if (r->line_cap - left < VT_READ_BLOCK / 2) {
-			size_t cap = r->line_cap < VT_READ_BLOCK ? VT_READ_BLOCK : r->line_cap * 2;
-			char *nb = realloc(r->line, cap);
-
-			if (!nb) {
-				vt_trace_set_loc(err, r->name, r->lineno, 0, -1);
-				vt_error_set(err, -ENOMEM, "out of memory");
-				return -2;
-			}
-			r->line = nb;
-			r->line_cap = cap;
+		if (r->line_cap - left < VT_READ_BLOCK / 2 &&
+		    VT_ALLOC_GROW(r->line, left + VT_READ_BLOCK, r->line_cap)) {
+			vt_trace_set_loc(err, r->name, r->lineno, 0, -1);
+			vt_err_oom(err);
+			return -2;
 		}
 		/* through the counting stream: --max-input per line */
 		errno = 0;

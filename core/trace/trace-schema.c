@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/trace/trace-reader.h"
 
 /* ---- errors --------------------------------------------------------- */
@@ -140,15 +141,8 @@ static int warn_once(struct vt_trace_reader *r, const char *what,
 		return -EINVAL;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
-	if (r->warn_len + n + 1 > r->warn_cap) {
-		size_t cap = (r->warn_cap + n + 1) * 2;
-		char *w = realloc(r->warn, cap);
-
-		if (!w)
-			return -ENOMEM;
-		r->warn = w;
-		r->warn_cap = cap;
-	}
+	if (VT_ALLOC_GROW(r->warn, r->warn_len + n + 1, r->warn_cap))
+		return -ENOMEM;
 	memcpy(r->warn + r->warn_len, buf, n + 1);
 	r->warn_len += n;
 	return 0;
@@ -430,7 +424,7 @@ int vt_trace_parse_header(struct vt_trace_reader *r, const json_t *top,
 				json_kind(meta));
 	r->meta = meta ? json_dumps(meta, JSON_COMPACT) : strdup("{}");
 	if (!r->meta)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	if (!jsonl) {
 		r->events = json_object_get(top, "events");
 		if (!r->events)
@@ -508,15 +502,8 @@ static int parse_pages(struct vt_trace_reader *r, const json_t *pages,
 	if (n > UINT32_MAX)
 		return ev_fail(r, err, VT_ERR_OVERFLOW,
 			       ".pages: too many page runs");
-	if (n > r->runs_cap) {
-		size_t cap = n < 64 ? 64 : n;
-		struct vt_page_run *nr = realloc(r->runs, cap * sizeof(*nr));
-
-		if (!nr)
-			return vt_error_set(err, -ENOMEM, "out of memory");
-		r->runs = nr;
-		r->runs_cap = cap;
-	}
+	if (VT_ALLOC_GROW(r->runs, n, r->runs_cap))
+		return vt_err_oom(err);
 	ev->runs = r->runs;
 	ev->nr_runs = n;
 	ev->nr_pages = 0;
