@@ -349,7 +349,7 @@ const char *vt_ksyms_find(struct vt_ksyms *ks, uint64_t addr)
 	return hit ? hit->name : NULL;
 }
 
-static char *resolve(void *priv, unsigned long long *addrp, char **modp)
+static char *ksyms_tep_resolve(void *priv, unsigned long long *addrp, char **modp)
 {
 	(void)modp;
 	return (char *)vt_ksyms_find(priv, *addrp);
@@ -376,7 +376,7 @@ int vt_ksyms_attach(struct vt_ksyms *ks, struct tep_handle *tep)
 			parse_for_real(ks, tep);
 			return 0;
 		}
-	if (tep_set_function_resolver(tep, resolve, ks)) {
+	if (tep_set_function_resolver(tep, ksyms_tep_resolve, ks)) {
 		parse_for_real(ks, tep);
 		return -ENOMEM;
 	}

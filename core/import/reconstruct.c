@@ -237,11 +237,11 @@ static void amap_del(struct vt_import *im, long idx)
 	}
 }
 
-static void area_free(struct area *a)
+static void rec_area_free(struct area *a)
 {
 	if (!a)
 		return;
-	area_free(a->snap);
+	rec_area_free(a->snap);
 	free(a->alloc.v);
 	free(a->chunks.v);
 	free(a->freed.v);
@@ -250,7 +250,7 @@ static void area_free(struct area *a)
 
 /* A new area, numbered next; in pass 2 with what pass 1 saw of it at
  * the end if it never ended there. */
-static struct area *area_new(struct vt_import *im)
+static struct area *rec_area_new(struct vt_import *im)
 {
 	struct area *a = calloc(1, sizeof(*a));
 
@@ -384,7 +384,7 @@ static void live_del(struct vt_import *im, uint64_t va)
 	}
 }
 
-static bool live_add(struct vt_import *im, struct area *a)
+static bool live_va_add(struct vt_import *im, struct area *a)
 {
 	size_t h;
 
@@ -597,7 +597,7 @@ static void take_loose(struct vt_import *im, struct task *t, struct area *a)
 static void vmr_small_new(struct vt_import *im, struct task *t,
 			  const struct kev *k, long block)
 {
-	struct area *a = area_new(im);
+	struct area *a = rec_area_new(im);
 	long idx;
 
 	if (!a)
@@ -673,7 +673,7 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 		return;
 	}
 	see_pointer(im, k->f[3]);
-	a = area_new(im);
+	a = rec_area_new(im);
 	if (!a)
 		return;
 	idx = a->idx;
@@ -710,7 +710,7 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 		if (is_vblock_shape(a)) {
 			a->kind = AK_VBLOCK;
 			a->map_slot = slot_new(im, VT_OP_VMALLOC, k, idx);
-			live_add(im, a);
+			live_va_add(im, a);
 			if (vec_push(im, &im->blocks, (uint64_t)idx))
 				a->in_block = true;
 			return;
@@ -734,7 +734,7 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 	}
 	a->map_slot = slot_new(im, VT_OP_VMALLOC, k, idx);
 	push_open(im, t, a);
-	live_add(im, a);
+	live_va_add(im, a);
 }
 
 /* The area is unmapped: vfree/vunmap/iounmap by what it was mapped as. */
@@ -1024,8 +1024,8 @@ static bool symbol_ok(const char *p)
  * kernel's kallsyms prints "0xffff800080123456"), resolved through
  * opts.symbolize (import --vmlinux) into @buf; anything else unchanged.
  */
-static const char *resolve(struct vt_import *im, const char *s, bool offset,
-			   char *buf, size_t len)
+static const char *symbolize_name(struct vt_import *im, const char *s, bool offset,
+				  char *buf, size_t len)
 {
 	const char *h;
 	uint64_t a = 0;
@@ -1053,8 +1053,8 @@ static void on_function(struct vt_import *im, struct task *t,
 {
 	char fbuf[128], pbuf[160];
 	/* the traced function by its name, the caller as name+0xoff */
-	const char *f = resolve(im, k->func, false, fbuf, sizeof(fbuf));
-	const char *p = resolve(im, k->parent, true, pbuf, sizeof(pbuf));
+	const char *f = symbolize_name(im, k->func, false, fbuf, sizeof(fbuf));
+	const char *p = symbolize_name(im, k->parent, true, pbuf, sizeof(pbuf));
 
 	im->sum.functions++;
 	if (!f)
@@ -1600,7 +1600,7 @@ out:
 static void release(struct vt_import *im, struct area *a)
 {
 	amap_del(im, a->idx);
-	area_free(a);
+	rec_area_free(a);
 }
 
 static bool releasable(const struct area *a)
@@ -1780,11 +1780,11 @@ void vt_im_free_state(struct vt_import *im)
 
 	for (i = 0; i < im->amap_cap; i++)
 		if (im->amap[i] && im->amap[i] != AMAP_TOMB)
-			area_free(im->amap[i]);
+			rec_area_free(im->amap[i]);
 	free(im->amap);
 	/* the ones pass 2 had not reached */
 	for (i = im->snap_pos; i < im->nsnaps; i++)
-		area_free(im->snaps[i]);
+		rec_area_free(im->snaps[i]);
 	free(im->snaps);
 	for (i = 0; i < im->nslots; i++)
 		free(im->slots[i].ev.runs);

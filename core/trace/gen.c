@@ -384,7 +384,7 @@ struct live {
 	size_t n, cap;
 };
 
-static int live_add(struct live *l, struct lbuf b)
+static int sh_live_add(struct live *l, struct lbuf b)
 {
 	if (VT_ALLOC_GROW(l->v, l->n + 1, l->cap))
 		return -ENOMEM;
@@ -599,7 +599,7 @@ int vt_gen_systemheap(const struct vt_gen_systemheap *o,
 		if (!ret && !o->no_page_array)
 			ret = emit_simple(out, VT_OP_VFREE, array_id, 0, 0, 0,
 					  sh_caller, err);
-		if (!ret && live_add(&live, lb))
+		if (!ret && sh_live_add(&live, lb))
 			ret = vt_err_oom(err);
 		if (ret) {
 			free(lb.blocks);

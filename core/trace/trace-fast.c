@@ -39,7 +39,7 @@ struct cursor {
 	const char *p, *e;
 };
 
-static inline void skip_ws(struct cursor *c)
+static inline void cursor_skip_ws(struct cursor *c)
 {
 	while (c->p < c->e &&
 	       (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n'))
@@ -47,9 +47,9 @@ static inline void skip_ws(struct cursor *c)
 }
 
 /* Expect @ch after optional whitespace. */
-static inline bool expect(struct cursor *c, char ch)
+static inline bool cursor_expect(struct cursor *c, char ch)
 {
-	skip_ws(c);
+	cursor_skip_ws(c);
 	if (c->p < c->e && *c->p == ch) {
 		c->p++;
 		return true;
@@ -61,12 +61,12 @@ static inline bool expect(struct cursor *c, char ch)
  * A string of printable ASCII without escapes, the cursor on its opening
  * quote (after whitespace).  Sets @s and @len; false for anything else.
  */
-static inline bool get_plain_string(struct cursor *c, const char **s,
-				    size_t *len)
+static inline bool cursor_plain_string(struct cursor *c, const char **s,
+				       size_t *len)
 {
 	const char *p;
 
-	if (!expect(c, '"'))
+	if (!cursor_expect(c, '"'))
 		return false;
 	for (p = c->p; p < c->e; p++) {
 		unsigned char ch = *p;
@@ -84,7 +84,7 @@ static inline bool get_plain_string(struct cursor *c, const char **s,
 }
 
 /* A JSON integer the jansson path takes as json_int_t >= 0 (18 digits). */
-static inline bool get_plain_int(struct cursor *c, uint64_t *out)
+static inline bool cursor_plain_int(struct cursor *c, uint64_t *out)
 {
 	const char *p = c->p;
 	uint64_t x = 0;
@@ -105,19 +105,19 @@ static inline bool get_plain_int(struct cursor *c, uint64_t *out)
 	return true;
 }
 
-/* get_u64() of trace-schema.c: an integer >= 0 or a "0x..." string. */
-static inline bool get_u64(struct cursor *c, uint64_t *out)
+/* value_u64() of trace-schema.c: an integer >= 0 or a "0x..." string. */
+static inline bool cursor_u64(struct cursor *c, uint64_t *out)
 {
 	const char *s;
 	size_t len;
 	uint64_t x = 0;
 
-	skip_ws(c);
+	cursor_skip_ws(c);
 	if (c->p >= c->e)
 		return false;
 	if (*c->p != '"')
-		return get_plain_int(c, out);
-	if (!get_plain_string(c, &s, &len) || len < 3 || s[0] != '0' ||
+		return cursor_plain_int(c, out);
+	if (!cursor_plain_string(c, &s, &len) || len < 3 || s[0] != '0' ||
 	    s[1] != 'x')
 		return false;
 	for (size_t i = 2; i < len; i++) {
@@ -188,7 +188,7 @@ static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
 	uint64_t pfn_end = (uint64_t)1 << (fp->pa_bits - fp->page_shift);
 	size_t n = 0;
 
-	if (!expect(c, '['))
+	if (!cursor_expect(c, '['))
 		return 0;
 	ev->nr_pages = 0;
 	do {
@@ -197,13 +197,13 @@ static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
 		const char *k;
 		size_t klen;
 
-		if (!expect(c, '{'))
+		if (!cursor_expect(c, '{'))
 			return 0;
 		do {
 			unsigned int bit;
 
-			if (!get_plain_string(c, &k, &klen) || !expect(c, ':') ||
-			    !get_u64(c, &v))
+			if (!cursor_plain_string(c, &k, &klen) || !cursor_expect(c, ':') ||
+			    !cursor_u64(c, &v))
 				return 0;
 			if (klen == 3 && !memcmp(k, "pfn", 3)) {
 				bit = 1;
@@ -220,8 +220,8 @@ static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
 			if (seen & bit)
 				return 0;
 			seen |= bit;
-		} while (expect(c, ','));
-		if (!expect(c, '}') || !(seen & 1))
+		} while (cursor_expect(c, ','));
+		if (!cursor_expect(c, '}') || !(seen & 1))
 			return 0;
 		if (order > fp->max_order || !count ||
 		    count > (UINT64_MAX >> order))
@@ -240,8 +240,8 @@ static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
 		fp->runs[n].count = count;
 		n++;
 		ev->nr_pages += pages_in_run;
-	} while (expect(c, ','));
-	if (!expect(c, ']') || n > UINT32_MAX)
+	} while (cursor_expect(c, ','));
+	if (!cursor_expect(c, ']') || n > UINT32_MAX)
 		return 0;
 	ev->runs = fp->runs;
 	ev->nr_runs = n;
@@ -255,21 +255,21 @@ static bool get_flags(struct cursor *c, struct vt_event *ev)
 	const char *s;
 	size_t len;
 
-	if (!expect(c, '['))
+	if (!cursor_expect(c, '['))
 		return false;
-	if (expect(c, ']'))
+	if (cursor_expect(c, ']'))
 		return true;
 	do {
 		int b;
 
-		if (!get_plain_string(c, &s, &len))
+		if (!cursor_plain_string(c, &s, &len))
 			return false;
 		b = find_name(s, len, vt_flag_names, VT_FB__NR);
 		if (b < 0)
 			return false;
 		ev->flags |= 1u << b;
-	} while (expect(c, ','));
-	return expect(c, ']');
+	} while (cursor_expect(c, ','));
+	return cursor_expect(c, ']');
 }
 
 /*
@@ -309,12 +309,12 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 
 	memset(ev, 0, sizeof(*ev));
 	ev->cpu = -1;
-	if (!expect(&c, '{'))
+	if (!cursor_expect(&c, '{'))
 		return 0;
 	do {
 		int k;
 
-		if (!get_plain_string(&c, &s, &len) || !expect(&c, ':'))
+		if (!cursor_plain_string(&c, &s, &len) || !cursor_expect(&c, ':'))
 			return 0;
 		k = key_of(s, len);
 		if (k < 0 || (seen & (1u << k)))
@@ -322,19 +322,19 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 		seen |= 1u << k;
 		switch (k) {
 		case F_OP:
-			if (!get_plain_string(&c, &s, &len))
+			if (!cursor_plain_string(&c, &s, &len))
 				return 0;
 			op = find_name(s, len, vt_op_names, VT_OP__NR);
 			if (op < 0)
 				return 0;
 			break;
 		case F_ID:
-			skip_ws(&c);
+			cursor_skip_ws(&c);
 			if (c.p < c.e && *c.p == '"') {
-				if (!get_plain_string(&c, &id_s, &id_len) ||
+				if (!cursor_plain_string(&c, &id_s, &id_len) ||
 				    id_len > VT_TRACE_MAX_STRING)
 					return 0;
-			} else if (!get_plain_int(&c, &ev->id.num)) {
+			} else if (!cursor_plain_int(&c, &ev->id.num)) {
 				return 0;
 			}
 			ev->id.present = true;
@@ -345,15 +345,15 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 				return ret;
 			break;
 		case F_SIZE:
-			if (!get_u64(&c, &ev->size))
+			if (!cursor_u64(&c, &ev->size))
 				return 0;
 			break;
 		case F_PHYS:
-			if (!get_u64(&c, &ev->phys))
+			if (!cursor_u64(&c, &ev->phys))
 				return 0;
 			break;
 		case F_ALIGN:
-			if (!get_u64(&c, &ev->align) || !ev->align ||
+			if (!cursor_u64(&c, &ev->align) || !ev->align ||
 			    (ev->align & (ev->align - 1)))
 				return 0;
 			break;
@@ -362,7 +362,7 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 				return 0;
 			break;
 		case F_PROT:
-			if (!get_plain_string(&c, &s, &len))
+			if (!cursor_plain_string(&c, &s, &len))
 				return 0;
 			ret = find_name(s, len, vt_prot_names, VT_PROT__NR);
 			if (ret < 0)
@@ -370,30 +370,30 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			ev->prot = ret;
 			break;
 		case F_VA:
-			if (!get_u64(&c, &ev->va))
+			if (!cursor_u64(&c, &ev->va))
 				return 0;
 			ev->has_va = true;
 			break;
 		case F_T:
-			if (!get_u64(&c, &ev->t))
+			if (!cursor_u64(&c, &ev->t))
 				return 0;
 			ev->has_t = true;
 			break;
 		case F_CPU:
-			if (!get_u64(&c, &v) || v > INT32_MAX)
+			if (!cursor_u64(&c, &v) || v > INT32_MAX)
 				return 0;
 			ev->cpu = v;
 			break;
 		case F_CALLER:
-			if (!get_plain_string(&c, &caller_s, &caller_len) ||
+			if (!cursor_plain_string(&c, &caller_s, &caller_len) ||
 			    caller_len > VT_TRACE_MAX_STRING)
 				return 0;
 			break;
 		}
-	} while (expect(&c, ','));
-	if (!expect(&c, '}'))
+	} while (cursor_expect(&c, ','));
+	if (!cursor_expect(&c, '}'))
 		return 0;
-	skip_ws(&c);
+	cursor_skip_ws(&c);
 	if (c.p != c.e || op < 0)
 		return 0;
 

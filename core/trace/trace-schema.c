@@ -153,7 +153,7 @@ static int warn_once(struct vt_trace_reader *r, const char *what,
 enum num_res { NUM_OK, NUM_TYPE, NUM_NEG, NUM_RANGE };
 
 /* Parse a JSON integer >= 0 or a "0x..." string that fits in 64 bits. */
-static enum num_res get_u64(const json_t *v, uint64_t *out)
+static enum num_res value_u64(const json_t *v, uint64_t *out)
 {
 	const char *s;
 	uint64_t x = 0;
@@ -212,11 +212,11 @@ static const char *json_kind(const json_t *v)
 	return "a value";
 }
 
-/* get_u64() with the error reported against @what of the current event. */
+/* value_u64() with the error reported against @what of the current event. */
 static int ev_u64(struct vt_trace_reader *r, struct vt_error *err,
 		  const json_t *v, const char *what, uint64_t *out)
 {
-	switch (get_u64(v, out)) {
+	switch (value_u64(v, out)) {
 	case NUM_OK:
 		return 0;
 	case NUM_NEG:
@@ -322,8 +322,8 @@ static int hdr_fail(struct vt_trace_reader *r, struct vt_error *err,
 	return code;
 }
 
-static int parse_config(struct vt_trace_reader *r, const json_t *c,
-			struct vt_error *err)
+static int parse_header_config(struct vt_trace_reader *r, const json_t *c,
+			       struct vt_error *err)
 {
 	const json_t *g = json_object_get(c, "granule");
 	const json_t *v = json_object_get(c, "va_bits");
@@ -413,7 +413,7 @@ int vt_trace_parse_header(struct vt_trace_reader *r, const json_t *top,
 				VT_TRACE_VERSION);
 	cfg = json_object_get(top, "config");
 	if (cfg) {
-		ret = parse_config(r, cfg, err);
+		ret = parse_header_config(r, cfg, err);
 		if (ret)
 			return ret;
 	}
@@ -471,7 +471,7 @@ static int ev_key_find(const char *k)
 }
 
 /*
- * The error of a page run's field that get_u64() refused: the JSON path is
+ * The error of a page run's field that value_u64() refused: the JSON path is
  * formatted here, only on error (snprintf() per run was a sixth of the
  * parse time).
  */
@@ -531,10 +531,10 @@ static int parse_pages(struct vt_trace_reader *r, const json_t *pages,
 		if (!jp)
 			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
 				       ".pages[%zu].pfn: missing", i);
-		if (get_u64(jp, &pr->pfn) != NUM_OK)
+		if (value_u64(jp, &pr->pfn) != NUM_OK)
 			return run_u64_fail(r, err, jp, i, "pfn");
 		if (jo) {
-			if (get_u64(jo, &order) != NUM_OK)
+			if (value_u64(jo, &order) != NUM_OK)
 				return run_u64_fail(r, err, jo, i, "order");
 			if (order > r->max_order)
 				return ev_fail(r, err, VT_ERR_ORDER_RANGE,
@@ -544,7 +544,7 @@ static int parse_pages(struct vt_trace_reader *r, const json_t *pages,
 					       1u << (r->page_shift - 10));
 		}
 		if (jc) {
-			if (get_u64(jc, &count) != NUM_OK)
+			if (value_u64(jc, &count) != NUM_OK)
 				return run_u64_fail(r, err, jc, i, "count");
 			if (!count)
 				return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
