@@ -5,10 +5,14 @@
  * (struct vt_import): its settings, its summary and the reconstruction's
  * state.  The input (xz, libtracecmd, the line buffer) is struct
  * vt_im_source of core/import/source.h, which only the front ends and
- * open.c include; reconstruct.c sees records, never the input.  text.c is the ftrace text front end, dat.c the trace.dat one
- * (dat-check.c checks a trace.dat before libtracecmd reads it), open.c
- * opens a recording and sniffs its format, reconstruct.c groups the
- * records into API events (vmalloc-paths.md 2-9).
+ * open.c include; the back end sees records, never the input.
+ *
+ * text.c is the ftrace text front end, dat.c the trace.dat one (dat-check.c
+ * checks a trace.dat before libtracecmd reads it), open.c opens a
+ * recording and sniffs its format.  The back end groups the records into
+ * API events (vmalloc-paths.md 2-9): reconstruct.c the rules (records ->
+ * areas), decide.c the deciding and writing of areas, both over areas.c
+ * (areas, tasks and the event window, areas.h).
  */
 #ifndef VT_IMPORT_INTERNAL_H
 #define VT_IMPORT_INTERNAL_H
