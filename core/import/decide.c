@@ -209,36 +209,10 @@ static void whole_facts(struct vt_import *im)
 		im->next_id = 1;
 }
 
-/*
- * Decide area @live's events (in area order: ids and synthesised pages
- * are numbered in it) from its final state: @live itself once it is
- * final, or what pass 1 saw of it at the end (live->snap) when it never
- * is.
- */
-static int decide(struct vt_import *im, struct area *live)
+/* Whether @a's map event @s is dropped, and from which VA range. */
+static void decide_range(struct vt_import *im, const struct area *a,
+			 struct slot *s)
 {
-	struct area *a = live->snap ? live->snap : live;
-	struct slot *s = vt_im_slot_at(im, (long)live->map_slot);
-	uint64_t pa_end = im->pa_end, pfn_end = im->pfn_end;
-	uint64_t max_runs = im->max_runs;
-	size_t first = 0;
-	uint64_t nr = 0;
-	int r;
-
-	im->nruns = 0;
-	live->decided = true;
-	a->other_range = im->vm_end && a->vend &&
-		(a->vstart != im->vm_start || a->vend != im->vm_end);
-	s->ready = true;
-	s->ev.has_va = true;
-	s->ev.va = a->va;
-	s->ev.caller = a->caller;
-	s->ev.cpu = a->cpu;
-	if (a->kind == AK_VBLOCK) {
-		im->sum.vblocks++;
-		s->drop = true;
-		goto out;
-	}
 	if (a->nested) {
 		s->drop = true;
 	} else if (a->other_range) {
@@ -266,6 +240,14 @@ static int decide(struct vt_import *im, struct area *live)
 	}
 	if (!s->drop && a->state != AS_FREED)
 		im->sum.still_mapped++;
+}
+
+/* The op and the fields of @a's map event @s. */
+static void decide_op(struct vt_import *im, const struct area *a,
+		      struct slot *s)
+{
+	uint64_t pa_end = im->pa_end;
+
 	switch (a->kind) {
 	case AK_VMALLOC:
 		s->ev.op = VT_OP_VMALLOC;
@@ -297,59 +279,104 @@ static int decide(struct vt_import *im, struct area *live)
 	case AK_VBLOCK:
 		break;
 	}
-	if (!s->drop && a->kind != AK_IOREMAP) {
-		r = im->opts.no_pages ? 0 : area_pages(im, a, &first, &nr);
-		if (r > 0 && !runs_below(im, first, pfn_end)) {
-			/* recorded pfns the trace reader would refuse */
-			im->nruns = first;
-			im->sum.pages_beyond_pa++;
-			r = 0;
-		}
-		if (r > 0 && im->nruns - first > max_runs) {
-			/* a page list replay would refuse as too long */
-			im->nruns = first;
-			im->sum.pages_beyond_limit++;
-			r = 0;
-		}
-		if (r == 0 && (a->kind == AK_VMAP ||
-			       a->kind == AK_VM_MAP_RAM)) {
-			/* the caller's pfns are not in the recording */
-			nr = a->map_size >> PAGE_SHIFT_4K;
-			if (nr > max_runs) {
-				/*
-				 * one run a page: longer than --max-input
-				 * lets replay read; checked before the
-				 * runs are allocated
-				 */
-				im->sum.synth_beyond_limit++;
-				s->drop = true;
-			} else if (synth_fits(im, nr, pfn_end)) {
-				r = synth_pages(im, nr, &first) ? 1 : -ENOMEM;
-				im->sum.pages_synthesised++;
-			} else {
-				/* more pages than fit below the PA size */
-				im->sum.synth_beyond_pa++;
-				s->drop = true;
-			}
-		}
-		if (r < 0)
-			return -ENOMEM;
-		if (r > 0) {
-			size_t n = im->nruns - first;
+}
 
-			/* the event owns its runs until it is written */
-			s->ev.runs = malloc((n ? n : 1) * sizeof(*s->ev.runs));
-			if (!s->ev.runs)
-				return -ENOMEM;
-			memcpy(s->ev.runs, im->runs + first,
-			       n * sizeof(*s->ev.runs));
-			s->ev.has_pages = true;
-			s->ev.nr_pages = nr;
-			s->ev.nr_runs = (uint32_t)n;
-		} else if (!s->drop) {
-			im->sum.vmalloc_no_pages++;
+/*
+ * The page runs of @a's map event @s: the recorded pages, or for a vmap
+ * or vm_map_ram whose pages the recording lacks, synthesised ones; or the
+ * event is dropped.  0 or -ENOMEM.
+ */
+static int decide_pages(struct vt_import *im, struct area *a,
+			struct slot *s)
+{
+	uint64_t pfn_end = im->pfn_end, max_runs = im->max_runs;
+	size_t first = 0;
+	uint64_t nr = 0;
+	int r;
+
+	r = im->opts.no_pages ? 0 : area_pages(im, a, &first, &nr);
+	if (r > 0 && !runs_below(im, first, pfn_end)) {
+		/* recorded pfns the trace reader would refuse */
+		im->nruns = first;
+		im->sum.pages_beyond_pa++;
+		r = 0;
+	}
+	if (r > 0 && im->nruns - first > max_runs) {
+		/* a page list replay would refuse as too long */
+		im->nruns = first;
+		im->sum.pages_beyond_limit++;
+		r = 0;
+	}
+	if (r == 0 && (a->kind == AK_VMAP ||
+		       a->kind == AK_VM_MAP_RAM)) {
+		/* the caller's pfns are not in the recording */
+		nr = a->map_size >> PAGE_SHIFT_4K;
+		if (nr > max_runs) {
+			/*
+			 * one run a page: longer than --max-input
+			 * lets replay read; checked before the
+			 * runs are allocated
+			 */
+			im->sum.synth_beyond_limit++;
+			s->drop = true;
+		} else if (synth_fits(im, nr, pfn_end)) {
+			r = synth_pages(im, nr, &first) ? 1 : -ENOMEM;
+			im->sum.pages_synthesised++;
+		} else {
+			/* more pages than fit below the PA size */
+			im->sum.synth_beyond_pa++;
+			s->drop = true;
 		}
 	}
+	if (r < 0)
+		return -ENOMEM;
+	if (r > 0) {
+		size_t n = im->nruns - first;
+
+		/* the event owns its runs until it is written */
+		s->ev.runs = malloc((n ? n : 1) * sizeof(*s->ev.runs));
+		if (!s->ev.runs)
+			return -ENOMEM;
+		memcpy(s->ev.runs, im->runs + first,
+		       n * sizeof(*s->ev.runs));
+		s->ev.has_pages = true;
+		s->ev.nr_pages = nr;
+		s->ev.nr_runs = (uint32_t)n;
+	} else if (!s->drop) {
+		im->sum.vmalloc_no_pages++;
+	}
+	return 0;
+}
+
+/*
+ * Decide area @live's events (in area order: ids and synthesised pages
+ * are numbered in it) from its final state: @live itself once it is
+ * final, or what pass 1 saw of it at the end (live->snap) when it never
+ * is.
+ */
+static int decide(struct vt_import *im, struct area *live)
+{
+	struct area *a = live->snap ? live->snap : live;
+	struct slot *s = vt_im_slot_at(im, (long)live->map_slot);
+
+	im->nruns = 0;
+	live->decided = true;
+	a->other_range = im->vm_end && a->vend &&
+		(a->vstart != im->vm_start || a->vend != im->vm_end);
+	s->ready = true;
+	s->ev.has_va = true;
+	s->ev.va = a->va;
+	s->ev.caller = a->caller;
+	s->ev.cpu = a->cpu;
+	if (a->kind == AK_VBLOCK) {
+		im->sum.vblocks++;
+		s->drop = true;
+		goto out;
+	}
+	decide_range(im, a, s);
+	decide_op(im, a, s);
+	if (!s->drop && a->kind != AK_IOREMAP && decide_pages(im, a, s))
+		return -ENOMEM;
 	count_mapping(im, a, s);
 	if (!s->drop) {
 		s->ev.id.present = true;
