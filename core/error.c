@@ -24,6 +24,11 @@ int vt_error_vset(struct vt_error *e, int code, const char *fmt, va_list ap)
 	return code;
 }
 
+int vt_err_oom(struct vt_error *e)
+{
+	return vt_error_set(e, -ENOMEM, "out of memory");
+}
+
 int vt_error_set(struct vt_error *e, int code, const char *fmt, ...)
 {
 	va_list ap;

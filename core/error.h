@@ -63,6 +63,8 @@ void vt_error_init(struct vt_error *e);
 int vt_error_set(struct vt_error *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int vt_error_vset(struct vt_error *e, int code, const char *fmt, va_list ap);
+/* vt_error_set(@e, -ENOMEM, "out of memory"): the one wording; -ENOMEM. */
+int vt_err_oom(struct vt_error *e);
 const char *vt_strerror(int code, char *buf, size_t len);
 enum vt_err_class vt_err_class(int code);
 

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/cost/estimate.h"
-#include "core/engine.h"
+#include "core/mm/engine.h"
 
 static uint64_t tlb_peak_entries(const struct vt_engine *e)
 {
@@ -127,16 +128,9 @@ static void par_on_mismap(void *ctx, long index, unsigned int strat,
 {
 	struct par_strat *ps = ctx;
 
-	if (ps->nr_mm == ps->cap_mm) {
-		size_t cap = ps->cap_mm ? ps->cap_mm * 2 : 64;
-		struct par_mismap *n = realloc(ps->mm, cap * sizeof(*n));
-
-		if (!n) {
-			ps->mm_err = -ENOMEM;
-			return;
-		}
-		ps->mm = n;
-		ps->cap_mm = cap;
+	if (VT_ALLOC_GROW(ps->mm, ps->nr_mm + 1, ps->cap_mm)) {
+		ps->mm_err = -ENOMEM;
+		return;
 	}
 	ps->mm[ps->nr_mm] = (struct par_mismap){ index, strat, ps->nr_mm, first_va,
 						 expected_pa, found_pa, pages };
@@ -204,18 +198,8 @@ static int par_copy(struct par_batch *b, const struct vt_event *ev)
 	size_t need = 0;
 
 	*c = *ev;
-	if (b->nr_runs + ev->nr_runs > b->cap_runs) {
-		size_t cap = b->cap_runs ? b->cap_runs : 4096;
-		struct vt_page_run *r;
-
-		while (cap < b->nr_runs + ev->nr_runs)
-			cap *= 2;
-		r = realloc(b->runs, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		b->runs = r;
-		b->cap_runs = cap;
-	}
+	if (VT_ALLOC_GROW(b->runs, b->nr_runs + ev->nr_runs, b->cap_runs))
+		return -ENOMEM;
 	if (ev->nr_runs)
 		memcpy(b->runs + b->nr_runs, ev->runs,
 		       ev->nr_runs * sizeof(*ev->runs));
@@ -225,18 +209,8 @@ static int par_copy(struct par_batch *b, const struct vt_event *ev)
 		need += strlen(ev->id.str) + 1;
 	if (ev->caller)
 		need += strlen(ev->caller) + 1;
-	if (b->len_strs + need > b->cap_strs) {
-		size_t cap = b->cap_strs ? b->cap_strs : 65536;
-		char *sn;
-
-		while (cap < b->len_strs + need)
-			cap *= 2;
-		sn = realloc(b->strs, cap);
-		if (!sn)
-			return -ENOMEM;
-		b->strs = sn;
-		b->cap_strs = cap;
-	}
+	if (VT_ALLOC_GROW(b->strs, b->len_strs + need, b->cap_strs))
+		return -ENOMEM;
 	if (ev->id.is_str && ev->id.str) {
 		size_t n = strlen(ev->id.str) + 1;
 
@@ -306,7 +280,7 @@ static int replay_parallel(const struct vt_replay_req *req,
 		free(w);
 		free(t);
 		free(p.st);
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	}
 	vt_error_init(&rerr);
 	pthread_mutex_init(&p.lock, NULL);
@@ -412,7 +386,7 @@ produced:
 				   m->expected_pa, m->found_pa, m->pages);
 		}
 	} else if (nr_all) {
-		ret = vt_error_set(err, -ENOMEM, "out of memory");
+		ret = vt_err_oom(err);
 	}
 	if (!ret && first != UINT32_MAX) {
 		*err = p.st[first].err;
@@ -476,7 +450,7 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 	res->s = calloc(req->nr_specs, sizeof(*res->s));
 	eng = calloc(req->nr_specs, sizeof(*eng));
 	if (!res->s || !eng) {
-		ret = vt_error_set(err, -ENOMEM, "out of memory");
+		ret = vt_err_oom(err);
 		goto out;
 	}
 	for (unsigned int i = 0; i < req->nr_specs; i++) {

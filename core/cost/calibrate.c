@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/cost/calibrate.h"
 #include "core/input.h"
 #include "core/json-read.h"
@@ -974,13 +975,10 @@ int vt_calibrate_fit(struct vt_profile *profs, unsigned int nr_profs,
 			profs[pi].p[e].determined = det[grp_of[e]];
 		}
 		{
-			struct vt_fit_group *ng = realloc(fit->g, (fit->nr + c.ng) * sizeof(*ng));
-
-			if (!ng) {
+			if (VT_REALLOC_ARRAY(fit->g, (size_t)fit->nr + c.ng)) {
 				ret = -ENOMEM;
 				goto fail;
 			}
-			fit->g = ng;
 			for (unsigned int g = 0; g < c.ng; g++) {
 				struct vt_fit_group *fg = &fit->g[fit->nr++];
 

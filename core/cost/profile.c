@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/cost/profile.h"
 #include "core/input.h"
 #include "core/json-read.h"
@@ -333,17 +334,11 @@ int vt_profile_names(char ***names, unsigned int *nr, struct vt_error *err)
 				    vt_profile_dir(), strerror(errno));
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
-		char **nv;
 
 		if (len <= 5 || strcmp(de->d_name + len - 5, ".json") || de->d_name[0] == '.')
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				goto nomem;
-			v = nv;
-		}
+		if (VT_ALLOC_GROW(v, n + 1, cap))
+			goto nomem;
 		v[n] = strndup(de->d_name, len - 5);
 		if (!v[n])
 			goto nomem;

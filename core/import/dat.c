@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <lzma.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <trace-cmd/trace-cmd.h>
-#include <traceevent/event-parse.h>
-
-#include "core/import/internal.h"
+#include "core/import/source.h"
 #include "core/import/kallsyms.h"
 
 /* libtracecmd exports it; trace-cmd.h of 1.3 does not declare it */
@@ -205,11 +201,11 @@ void vt_im_dat_ctx_free(struct dat_ctx *c)
 
 int vt_import_feed_record(struct vt_import *im, struct tep_record *r, int cpu)
 {
-	if (!im->fed || im->ran)
+	if (!im->src->fed || im->ran)
 		return -EINVAL;
 	if (im->oom)
 		return -ENOMEM;
-	return dat_cb(NULL, r, cpu, im->fed) ? -ENOMEM : 0;
+	return dat_cb(NULL, r, cpu, im->src->fed) ? -ENOMEM : 0;
 }
 
 int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
@@ -217,9 +213,9 @@ int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
 	struct dat_ctx *c;
 	int rc;
 
-	c = vt_im_dat_ctx_new(im, tracecmd_get_tep(im->dat));
+	c = vt_im_dat_ctx_new(im, tracecmd_get_tep(im->src->dat));
 	if (!c)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	if (!c->tep) {
 		free(c);
 		return vt_error_set(err, VT_ERR_IMPORT,
@@ -233,7 +229,7 @@ int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
 	 * events (dat-check.c cannot see it inside compressed sections).
 	 */
 	{
-		int ps = tracecmd_page_size(im->dat);
+		int ps = tracecmd_page_size(im->src->dat);
 		int sub = tep_get_sub_buffer_size(c->tep);
 
 		if (sub > 0 && ps != sub) {
@@ -243,11 +239,11 @@ int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
 					    im->name, ps, sub);
 		}
 	}
-	rc = tracecmd_iterate_events(im->dat, NULL, 0, dat_cb, c);
+	rc = tracecmd_iterate_events(im->src->dat, NULL, 0, dat_cb, c);
 	free(c);
 	/* no memory for the kallsyms map: names would be missing */
-	if (im->oom || vt_ksyms_failed(im->ksyms))
-		return vt_error_set(err, -ENOMEM, "out of memory");
+	if (im->oom || vt_ksyms_failed(im->src->ksyms))
+		return vt_err_oom(err);
 	if (rc < 0)
 		return vt_error_set(err, VT_ERR_IMPORT,
 				    "'%s': cannot read the trace data",

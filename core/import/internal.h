@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the files of the importer share (core/import/): the normalised
- * kernel record (struct kev) both front ends produce, and the importer's
- * state.  text.c is the ftrace text front end, dat.c the trace.dat one
- * (dat-check.c checks a trace.dat before libtracecmd reads it), open.c
- * opens a recording and sniffs its format, reconstruct.c groups the
- * records into API events (vmalloc-paths.md 2-9).
+ * kernel record (struct kev) both front ends produce, and the importer
+ * (struct vt_import): its settings, its summary and the reconstruction's
+ * state.  The input (xz, libtracecmd, the line buffer) is struct
+ * vt_im_source of core/import/source.h, which only the front ends and
+ * open.c include; the back end sees records, never the input.
+ *
+ * text.c is the ftrace text front end, dat.c the trace.dat one (dat-check.c
+ * checks a trace.dat before libtracecmd reads it), open.c opens a
+ * recording and sniffs its format.  The back end groups the records into
+ * API events (vmalloc-paths.md 2-9): reconstruct.c the rules (records ->
+ * areas), decide.c the deciding and writing of areas, both over areas.c
+ * (areas, tasks and the event window, areas.h).
  */
 #ifndef VT_IMPORT_INTERNAL_H
 #define VT_IMPORT_INTERNAL_H
@@ -14,10 +21,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
-
-#include <lzma.h>
-#include <trace-cmd/trace-cmd.h>
-#include <traceevent/event-parse.h>
 
 #include "core/import/import.h"
 #include "core/input.h"
@@ -28,9 +31,6 @@
 #define MAX_KV 24
 #define MAX_UNKNOWN_NAMES 8
 
-static const char dat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c',
-				  'i', 'n', 'g' };
-static const unsigned char xz_magic[] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
 
 /* ---- normalised kernel records ----------------------------------- */
 
@@ -159,6 +159,8 @@ struct task {
 	struct u64vec loose;	/* pfn, order pairs allocated outside any area */
 };
 
+struct vt_im_source;
+
 struct strtab {
 	char **s;
 	size_t n, cap;
@@ -170,29 +172,9 @@ struct vt_import {
 	struct vt_import_summary sum;
 	struct vt_trace_config cfg;
 
-	/* input */
-	struct tracecmd_input *dat;
-	struct vt_ksyms *ksyms;	/* its kallsyms, resolved lazily (kallsyms.h) */
-	struct dat_ctx *fed;	/* records handed in (vt_import_open_records) */
-	FILE *f;
-	const unsigned char *mem;
-	size_t mem_len, mem_pos;
-	bool xz;
-	lzma_stream lz;
-	bool lz_init;
-	unsigned char inbuf[65536];
-	size_t in_len, in_pos;
-	bool in_eof;
-	char *lbuf;
-	size_t lbuf_len, lbuf_cap, lbuf_pos;
-	bool out_eof;
-	struct vt_input *in;	/* the counting stream im->f reads */
-	unsigned char head[16];	/* bytes sniffed, handed out first */
-	size_t head_len, head_pos;
-	size_t scan_pos;	/* lbuf[lbuf_pos, scan_pos) has no newline */
-	uint64_t text_total;	/* text bytes produced (after xz) */
+	/* the input: text.c, dat.c, open.c (source.h) */
+	struct vt_im_source *src;
 	uint64_t max_input;
-	bool limit_hit;
 
 	/* state */
 	int pass;		/* 0: one pass (trace.dat); 1, 2: two passes (text) */
@@ -207,8 +189,6 @@ struct vt_import {
 	struct slot *slots;	/* the window of events not yet written */
 	size_t nslots, slots_cap;	/* in the window */
 	long slot_base;		/* index of slots[0] */
-	FILE *raw_spool;	/* pass 1's copy of an input that is not a file */
-	bool rewindable;	/* the input can be read again from the start */
 	FILE *ev_spool;		/* events written (NULL: kept in out) */
 	struct vt_event *out;	/* events written, when kept in memory */
 	size_t out_cap;
@@ -237,12 +217,8 @@ struct vt_import {
 	size_t warn_len, warn_cap;
 };
 
-
-
 /* ---- shared by the files of core/import/ -------------------------- */
 
-/* Grow *@p (*@cap elements of @elem bytes) to hold @need. */
-bool vt_im_grow(void **p, size_t *cap, size_t need, size_t elem);
 /* The reconstruction (reconstruct.c): one normalised record. */
 void vt_im_handle(struct vt_import *im, const struct kev *k);
 /* Count a record of an event the importer does not use. */
@@ -264,8 +240,5 @@ void vt_im_pass2(struct vt_import *im);
 int vt_im_advance(struct vt_import *im);
 /* reconstruct.c: frees the reconstruction state (vt_import_close()) */
 void vt_im_free_state(struct vt_import *im);
-/* The trace.dat front end's per-recording state (dat.c). */
-struct dat_ctx *vt_im_dat_ctx_new(struct vt_import *im, struct tep_handle *tep);
-void vt_im_dat_ctx_free(struct dat_ctx *c);
 
 #endif

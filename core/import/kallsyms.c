@@ -14,6 +14,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "core/alloc.h"
 #include "core/import/kallsyms.h"
 
 /* libtraceevent's struct func_map, less the module name nobody reads */
@@ -53,17 +54,12 @@ static int keep(struct vt_ksyms *ks, struct tep_handle *tep, const char *text)
 	char *copy;
 
 	if (ks->ntext == ks->cap) {
-		size_t ncap = ks->cap ? 2 * ks->cap : 2;
-		char **t = realloc(ks->text, ncap * sizeof(*t));
-		struct tep_handle **h;
+		size_t ncap = vt_alloc_nr(ks->cap, ks->ntext + 1);
 
-		if (!t)
+		/* the two arrays in step (core/alloc.h) */
+		if (VT_REALLOC_ARRAY(ks->text, ncap) ||
+		    VT_REALLOC_ARRAY(ks->tep, ncap))
 			return -ENOMEM;
-		ks->text = t;
-		h = realloc(ks->tep, ncap * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		ks->tep = h;
 		ks->cap = ncap;
 	}
 	copy = strdup(text);
@@ -184,15 +180,8 @@ static bool fast_line(const char *l, unsigned long long *addr, char *ch,
 static bool push(struct vt_ksyms *ks, size_t *cap, unsigned long long addr,
 		 const char *name)
 {
-	if (ks->n + 1 >= *cap) {
-		size_t ncap = *cap ? 2 * *cap : 4096;
-		struct ksym *m = realloc(ks->map, ncap * sizeof(*m));
-
-		if (!m)
-			return false;
-		ks->map = m;
-		*cap = ncap;
-	}
+	if (VT_ALLOC_GROW(ks->map, ks->n + 2, *cap))
+		return false;
 	ks->map[ks->n].addr = addr;
 	ks->map[ks->n++].name = name;
 	return true;
@@ -360,7 +349,7 @@ const char *vt_ksyms_find(struct vt_ksyms *ks, uint64_t addr)
 	return hit ? hit->name : NULL;
 }
 
-static char *resolve(void *priv, unsigned long long *addrp, char **modp)
+static char *ksyms_tep_resolve(void *priv, unsigned long long *addrp, char **modp)
 {
 	(void)modp;
 	return (char *)vt_ksyms_find(priv, *addrp);
@@ -387,7 +376,7 @@ int vt_ksyms_attach(struct vt_ksyms *ks, struct tep_handle *tep)
 			parse_for_real(ks, tep);
 			return 0;
 		}
-	if (tep_set_function_resolver(tep, resolve, ks)) {
+	if (tep_set_function_resolver(tep, ksyms_tep_resolve, ks)) {
 		parse_for_real(ks, tep);
 		return -ENOMEM;
 	}

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <lzma.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <trace-cmd/trace-cmd.h>
-#include <traceevent/event-parse.h>
-
 #include "core/import/dat-check.h"
-#include "core/import/internal.h"
+#include "core/import/source.h"
 #include "core/import/kallsyms.h"
 
 
@@ -66,19 +62,19 @@ static int open_common(struct vt_import *im, const unsigned char *head,
 		 * only if a record needs a function name (kallsyms.h).
 		 * Without memory for that, libtraceevent parses it.
 		 */
-		im->ksyms = vt_ksyms_new();
-		if (im->ksyms)
-			vt_ksyms_capture_begin(im->ksyms);
-		im->dat = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS);
+		im->src->ksyms = vt_ksyms_new();
+		if (im->src->ksyms)
+			vt_ksyms_capture_begin(im->src->ksyms);
+		im->src->dat = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS);
 		vt_ksyms_capture_end();
-		if (!im->dat) {
+		if (!im->src->dat) {
 			close(fd);
 			return vt_error_set(err, VT_ERR_IMPORT,
 					    "'%s': corrupt or unsupported trace-cmd recording",
 					    im->name);
 		}
-		if (im->ksyms)
-			vt_ksyms_attach(im->ksyms, tracecmd_get_tep(im->dat));
+		if (im->src->ksyms)
+			vt_ksyms_attach(im->src->ksyms, tracecmd_get_tep(im->src->dat));
 		return 0;
 	}
 	if (fd >= 0)
@@ -86,7 +82,7 @@ static int open_common(struct vt_import *im, const unsigned char *head,
 	if (hlen >= sizeof(xz_magic) &&
 	    !memcmp(head, xz_magic, sizeof(xz_magic))) {
 		im->sum.format = VT_IMPORT_FMT_TEXT_XZ;
-		im->xz = true;
+		im->src->xz = true;
 		return vt_im_xz_start(im, err);
 	}
 	im->sum.format = VT_IMPORT_FMT_TEXT;
@@ -100,8 +96,11 @@ static struct vt_import *import_alloc(const char *name,
 
 	if (!im)
 		return NULL;
+	im->src = calloc(1, sizeof(*im->src));
 	im->name = strdup(name ? name : "(memory)");
-	if (!im->name) {
+	if (!im->src || !im->name) {
+		free(im->src);
+		free(im->name);
 		free(im);
 		return NULL;
 	}
@@ -129,7 +128,7 @@ static int dat_fd(struct vt_import *im, const char *path, struct vt_error *err)
 	struct stat st;
 	int fd;
 
-	if (!fstat(fileno(im->f), &st) && S_ISREG(st.st_mode)) {
+	if (!fstat(fileno(im->src->f), &st) && S_ISREG(st.st_mode)) {
 		fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC)
 				       : dup(STDIN_FILENO);
 		if (fd < 0 || lseek(fd, 0, SEEK_SET))
@@ -139,19 +138,19 @@ static int dat_fd(struct vt_import *im, const char *path, struct vt_error *err)
 	fd = memfd_create("vt-import", MFD_CLOEXEC);
 	if (fd < 0)
 		goto sys;
-	if (write(fd, im->head, im->head_len) != (ssize_t)im->head_len)
+	if (write(fd, im->src->head, im->src->head_len) != (ssize_t)im->src->head_len)
 		goto sys_close;
 	for (;;) {
-		size_t n = fread(buf, 1, sizeof(buf), im->f);
+		size_t n = fread(buf, 1, sizeof(buf), im->src->f);
 
 		if (n && write(fd, buf, n) != (ssize_t)n)
 			goto sys_close;
 		if (n < sizeof(buf))
 			break;
 	}
-	if (ferror(im->f)) {
+	if (ferror(im->src->f)) {
 		close(fd);
-		if (vt_input_limit_hit(im->in, err))
+		if (vt_input_limit_hit(im->src->in, err))
 			return err->code;
 		return vt_error_set(err, -EIO, "cannot read recording '%s'", path);
 	}
@@ -179,7 +178,7 @@ int vt_import_open(const char *path, const struct vt_import_opts *opts,
 	*out = NULL;
 	im = import_alloc(path, opts);
 	if (!im)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	if (err)
 		snprintf(err->file, sizeof(err->file), "%s", path);
 	/*
@@ -187,30 +186,30 @@ int vt_import_open(const char *path, const struct vt_import_opts *opts,
 	 * sniffed from the first bytes, which text.c hands out first: the
 	 * stream is never rewound.
 	 */
-	rc = vt_input_open(path, "recording", im->max_input, &im->f, &im->in, err);
+	rc = vt_input_open(path, "recording", im->max_input, &im->src->f, &im->src->in, err);
 	if (!rc)
-		rc = vt_input_whole(im->in, err);
+		rc = vt_input_whole(im->src->in, err);
 	if (rc) {
 		vt_import_close(im);
 		return rc;
 	}
-	im->head_len = fread(im->head, 1, sizeof(im->head), im->f);
-	if (ferror(im->f)) {
-		rc = vt_input_limit_hit(im->in, err) ? err->code :
+	im->src->head_len = fread(im->src->head, 1, sizeof(im->src->head), im->src->f);
+	if (ferror(im->src->f)) {
+		rc = vt_input_limit_hit(im->src->in, err) ? err->code :
 		     vt_error_set(err, -EIO, "cannot read recording '%s'", path);
 		vt_import_close(im);
 		return rc;
 	}
 	fd = -1;
-	if (im->head_len >= sizeof(dat_magic) &&
-	    !memcmp(im->head, dat_magic, sizeof(dat_magic))) {
+	if (im->src->head_len >= sizeof(dat_magic) &&
+	    !memcmp(im->src->head, dat_magic, sizeof(dat_magic))) {
 		fd = dat_fd(im, path, err);
 		if (fd < 0) {
 			vt_import_close(im);
 			return fd;
 		}
 	}
-	rc = open_common(im, im->head, im->head_len, fd, err);
+	rc = open_common(im, im->src->head, im->src->head_len, fd, err);
 	if (rc) {
 		vt_import_close(im);
 		return rc;
@@ -229,11 +228,11 @@ int vt_import_open_mem(const char *name, const void *buf, size_t len,
 	*out = NULL;
 	im = import_alloc(name, opts);
 	if (!im)
-		return vt_error_set(err, -ENOMEM, "out of memory");
-	im->mem = buf;
-	im->mem_len = len;
-	if (!im->mem)
-		im->mem = (const unsigned char *)"";
+		return vt_err_oom(err);
+	im->src->mem = buf;
+	im->src->mem_len = len;
+	if (!im->src->mem)
+		im->src->mem = (const unsigned char *)"";
 	if (len >= sizeof(dat_magic) && !memcmp(buf, dat_magic,
 						sizeof(dat_magic))) {
 		/* libtracecmd reads from a descriptor */
@@ -278,12 +277,12 @@ int vt_import_open_records(const char *name, struct tep_handle *tep,
 	*out = NULL;
 	im = import_alloc(name, opts);
 	if (!im)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	im->sum.format = VT_IMPORT_FMT_DAT;
-	im->fed = vt_im_dat_ctx_new(im, tep);
-	if (!im->fed) {
+	im->src->fed = vt_im_dat_ctx_new(im, tep);
+	if (!im->src->fed) {
 		vt_import_close(im);
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	}
 	*out = im;
 	return 0;
@@ -304,14 +303,14 @@ static int text_two_passes(struct vt_import *im, struct vt_error *err)
 {
 	int rc;
 
-	im->rewindable = im->mem || (im->in && vt_input_seekable(im->in));
-	if (!im->rewindable && im->f) {
-		im->raw_spool = tmpfile();
-		im->rewindable = im->raw_spool != NULL;
+	im->src->rewindable = im->src->mem || (im->src->in && vt_input_seekable(im->src->in));
+	if (!im->src->rewindable && im->src->f) {
+		im->src->raw_spool = tmpfile();
+		im->src->rewindable = im->src->raw_spool != NULL;
 	}
-	if (!im->rewindable)
+	if (!im->src->rewindable)
 		return vt_im_text_run(im, err);
-	if (!im->mem)
+	if (!im->src->mem)
 		im->ev_spool = tmpfile();	/* NULL: kept in memory */
 	im->pass = 1;
 	rc = vt_im_text_run(im, err);
@@ -322,7 +321,7 @@ static int text_two_passes(struct vt_import *im, struct vt_error *err)
 		return rc;
 	vt_im_pass2(im);
 	if (im->oom)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	return vt_im_text_run(im, err);
 }
 
@@ -334,9 +333,9 @@ int vt_import_run(struct vt_import *im, struct vt_error *err)
 	if (im->ran)
 		return (int)im->sum.out_events;
 	im->ran = true;
-	if (im->fed)
-		rc = im->oom ? vt_error_set(err, -ENOMEM, "out of memory") : 0;
-	else if (im->dat)
+	if (im->src->fed)
+		rc = im->oom ? vt_err_oom(err) : 0;
+	else if (im->src->dat)
 		rc = vt_im_dat_run(im, err);
 	else
 		rc = text_two_passes(im, err);
@@ -347,30 +346,24 @@ int vt_import_run(struct vt_import *im, struct vt_error *err)
 
 void vt_import_close(struct vt_import *im)
 {
-	size_t i;
-
 	if (!im)
 		return;
-	if (im->dat)
-		tracecmd_close(im->dat);
-	vt_ksyms_free(im->ksyms);	/* after the tep that resolves through it */
-	vt_im_dat_ctx_free(im->fed);
-	if (im->f || im->in)
-		vt_input_close(im->in, im->f);
-	if (im->lz_init)
-		lzma_end(&im->lz);
+	if (im->src->dat)
+		tracecmd_close(im->src->dat);
+	vt_ksyms_free(im->src->ksyms);	/* after the tep that resolves through it */
+	vt_im_dat_ctx_free(im->src->fed);
+	if (im->src->f || im->src->in)
+		vt_input_close(im->src->in, im->src->f);
+	if (im->src->lz_init)
+		lzma_end(&im->src->lz);
 	vt_im_free_state(im);
-	for (i = 0; i < im->strs.n; i++)
-		free(im->strs.s[i]);
-	free(im->strs.s);
-	free(im->vmr_live.v);
-	free(im->blocks.v);
-	free(im->live);
-	free(im->lbuf);
-	free(im->runs);
+	if (im->src->raw_spool)
+		fclose(im->src->raw_spool);
+	free(im->src->lbuf);
 	free(im->meta);
 	free(im->warnings);
 	free(im->name);
+	free(im->src);
 	free(im);
 }
 

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <lzma.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +22,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <trace-cmd/trace-cmd.h>
-#include <traceevent/event-parse.h>
-
-#include "core/import/internal.h"
+#include "core/alloc.h"
+#include "core/import/areas.h"
 
 
 const char *const vt_import_mkind_names[VT_IMK__NR] = {
@@ -81,493 +78,6 @@ const struct kev_desc vt_im_kev_descs[KEV__NR] = {
 		0 },
 };
 
-/* ---- small helpers ------------------------------------------------- */
-
-bool vt_im_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *np;
-
-	if (need <= *cap)
-		return true;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return false;
-	*p = np;
-	*cap = ncap;
-	return true;
-}
-
-static bool vec_push(struct vt_import *im, struct u64vec *v, uint64_t x)
-{
-	if (!vt_im_grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v))) {
-		im->oom = true;
-		return false;
-	}
-	v->v[v->n++] = x;
-	return true;
-}
-
-static const char *intern(struct vt_import *im, const char *s)
-{
-	size_t i;
-	char *d;
-
-	if (!s || !*s)
-		return NULL;
-	for (i = 0; i < im->strs.n; i++)
-		if (!strcmp(im->strs.s[i], s))
-			return im->strs.s[i];
-	if (!vt_im_grow((void **)&im->strs.s, &im->strs.cap, im->strs.n + 1,
-		  sizeof(char *))) {
-		im->oom = true;
-		return NULL;
-	}
-	d = strdup(s);
-	if (!d) {
-		im->oom = true;
-		return NULL;
-	}
-	im->strs.s[im->strs.n++] = d;
-	return d;
-}
-
-static void warnf(struct vt_import *im, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void warnf(struct vt_import *im, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !vt_im_grow((void **)&im->warnings, &im->warn_cap,
-			   im->warn_len + n + 2, 1)) {
-		im->oom = true;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(im->warnings + im->warn_len, n + 1, fmt, ap);
-	va_end(ap);
-	im->warn_len += n;
-	im->warnings[im->warn_len++] = '\n';
-	im->warnings[im->warn_len] = '\0';
-}
-
-/* Note a kernel pointer: the lowest linear-map one tells VA_BITS. */
-static void see_pointer(struct vt_import *im, uint64_t p)
-{
-	if (p >> 63 && p != UINT64_MAX && p < im->min_linear)
-		im->min_linear = p;
-}
-
-/* ---- areas by index ------------------------------------------------ */
-
-/*
- * Areas are numbered in allocation order and referred to by that number
- * (tasks' stacks, the area of a nested page array); an area whose events
- * are written and that nothing can change any more is freed ("Deciding
- * areas as they end" below), so the numbers map to areas through a hash
- * table, not an array of every area.
- */
-#define AMAP_TOMB ((struct area *)&amap_tomb)
-static const char amap_tomb;
-
-static size_t amap_hash(long idx, size_t cap)
-{
-	return (size_t)(((uint64_t)idx * 0x9e3779b97f4a7c15ULL) >> 32) &
-	       (cap - 1);
-}
-
-static struct area *area_at(const struct vt_import *im, long idx)
-{
-	size_t h, n;
-
-	if (!im->amap_cap || idx < 0)
-		return NULL;
-	h = amap_hash(idx, im->amap_cap);
-	for (n = 0; n < im->amap_cap; n++) {
-		struct area *a = im->amap[h];
-
-		if (!a)
-			return NULL;
-		if (a != AMAP_TOMB && a->idx == idx)
-			return a;
-		h = (h + 1) & (im->amap_cap - 1);
-	}
-	return NULL;
-}
-
-static bool amap_put(struct vt_import *im, struct area *a)
-{
-	size_t h;
-
-	if ((im->amap_used + 1) * 2 > im->amap_cap) {
-		struct area **old = im->amap;
-		size_t ocap = im->amap_cap, ncap = 256, i;
-
-		while (ncap < (im->amap_n + 1) * 4)
-			ncap *= 2;
-		im->amap = calloc(ncap, sizeof(*im->amap));
-		if (!im->amap) {
-			im->amap = old;
-			im->oom = true;
-			return false;
-		}
-		im->amap_cap = ncap;
-		im->amap_used = im->amap_n;
-		for (i = 0; i < ocap; i++) {
-			if (!old[i] || old[i] == AMAP_TOMB)
-				continue;
-			h = amap_hash(old[i]->idx, ncap);
-			while (im->amap[h])
-				h = (h + 1) & (ncap - 1);
-			im->amap[h] = old[i];
-		}
-		free(old);
-	}
-	h = amap_hash(a->idx, im->amap_cap);
-	while (im->amap[h] && im->amap[h] != AMAP_TOMB)
-		h = (h + 1) & (im->amap_cap - 1);
-	if (!im->amap[h])
-		im->amap_used++;
-	im->amap[h] = a;
-	im->amap_n++;
-	return true;
-}
-
-static void amap_del(struct vt_import *im, long idx)
-{
-	size_t h = amap_hash(idx, im->amap_cap), n;
-
-	for (n = 0; n < im->amap_cap; n++) {
-		struct area *a = im->amap[h];
-
-		if (!a)
-			return;
-		if (a != AMAP_TOMB && a->idx == idx) {
-			im->amap[h] = AMAP_TOMB;
-			im->amap_n--;
-			return;
-		}
-		h = (h + 1) & (im->amap_cap - 1);
-	}
-}
-
-static void area_free(struct area *a)
-{
-	if (!a)
-		return;
-	area_free(a->snap);
-	free(a->alloc.v);
-	free(a->chunks.v);
-	free(a->freed.v);
-	free(a);
-}
-
-/* A new area, numbered next; in pass 2 with what pass 1 saw of it at
- * the end if it never ended there. */
-static struct area *area_new(struct vt_import *im)
-{
-	struct area *a = calloc(1, sizeof(*a));
-
-	if (!a) {
-		im->oom = true;
-		return NULL;
-	}
-	a->idx = im->nareas;
-	if (!amap_put(im, a)) {
-		free(a);
-		return NULL;
-	}
-	im->nareas++;
-	if (im->snap_pos < im->nsnaps && im->snaps[im->snap_pos]->idx == a->idx)
-		a->snap = im->snaps[im->snap_pos++];
-	return a;
-}
-
-/*
- * Nothing can change the area any more: no live-table entry (its free),
- * no vm_map_ram or vmap-block list, no task mapping its chunks or
- * collecting its vfree's pages, and, while it is open, no task's stack.
- * Every way an area gets a reference starts from one it has, so an area
- * that is final stays final.
- */
-static bool area_final(const struct area *a)
-{
-	return !a->in_live && !a->in_vmr && !a->in_block && !a->nrefs &&
-	       !(a->state == AS_OPEN && a->nstack);
-}
-
-/* @a lost a reference: looked at after the record (vt_im_advance()). */
-static void unpin(struct vt_import *im, const struct area *a)
-{
-	vec_push(im, &im->unpinned, (uint64_t)a->idx);
-}
-
-/* A task's mapping / collect area, counted on the area. */
-static void set_ref(struct vt_import *im, int *ref, long idx)
-{
-	struct area *a;
-
-	if (*ref == idx)
-		return;
-	if (*ref >= 0 && (a = area_at(im, *ref))) {
-		a->nrefs--;
-		unpin(im, a);
-	}
-	*ref = (int)idx;
-	if (idx >= 0 && (a = area_at(im, idx)))
-		a->nrefs++;
-}
-
-/* ---- live-area table: va -> area ----------------------------------- */
-
-#define LIVE_TOMB ((struct area *)&live_tomb)
-static const char live_tomb;
-
-static size_t live_hash(uint64_t va, size_t cap)
-{
-	return (size_t)((va >> 12) * 0x9e3779b97f4a7c15ULL) & (cap - 1);
-}
-
-/* Sized by the live areas (not doubled by the frees' tombstones). */
-static bool live_rehash(struct vt_import *im)
-{
-	struct area **old = im->live;
-	size_t ocap = im->live_cap, i, n = 0, ncap = 256;
-
-	for (i = 0; i < ocap; i++)
-		n += old[i] && old[i] != LIVE_TOMB;
-	while (ncap < (n + 1) * 4)
-		ncap *= 2;
-
-	im->live = calloc(ncap, sizeof(*im->live));
-	if (!im->live) {
-		im->live = old;
-		im->oom = true;
-		return false;
-	}
-	im->live_cap = ncap;
-	im->live_used = 0;
-	for (i = 0; i < ocap; i++) {
-		struct area *a = old[i];
-		size_t h;
-
-		if (!a || a == LIVE_TOMB)
-			continue;
-		h = live_hash(a->va, ncap);
-		while (im->live[h])
-			h = (h + 1) & (ncap - 1);
-		im->live[h] = a;
-		im->live_used++;
-	}
-	free(old);
-	return true;
-}
-
-static long live_find(const struct vt_import *im, uint64_t va, size_t *pos)
-{
-	size_t h, n;
-
-	if (!im->live_cap)
-		return -1;
-	h = live_hash(va, im->live_cap);
-	for (n = 0; n < im->live_cap; n++) {
-		struct area *a = im->live[h];
-
-		if (!a)
-			return -1;
-		if (a != LIVE_TOMB && a->va == va) {
-			if (pos)
-				*pos = h;
-			return a->idx;
-		}
-		h = (h + 1) & (im->live_cap - 1);
-	}
-	return -1;
-}
-
-static void live_del(struct vt_import *im, uint64_t va)
-{
-	size_t pos;
-
-	if (live_find(im, va, &pos) >= 0) {
-		struct area *a = im->live[pos];
-
-		a->in_live = false;
-		unpin(im, a);
-		im->live[pos] = LIVE_TOMB;
-	}
-}
-
-static bool live_add(struct vt_import *im, struct area *a)
-{
-	size_t h;
-
-	live_del(im, a->va);	/* a stale entry loses */
-	if ((im->live_used + 1) * 2 > im->live_cap &&
-	    !live_rehash(im))
-		return false;
-	h = live_hash(a->va, im->live_cap);
-	while (im->live[h] && im->live[h] != LIVE_TOMB)
-		h = (h + 1) & (im->live_cap - 1);
-	if (!im->live[h])
-		im->live_used++;
-	im->live[h] = a;
-	a->in_live = true;
-	return true;
-}
-
-/* ---- tasks --------------------------------------------------------- */
-
-/*
- * Tasks are found through a hash of their pid (a recording of many short
- * tasks made a linear search quadratic) and kept in first-seen order in
- * tasks[], which the end of the import walks in that order.  Tasks are
- * only added until reset_tasks(): no tombstones.
- */
-static size_t *task_slot(const struct vt_import *im, int pid)
-{
-	size_t h = (size_t)(((uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ULL) >> 32) &
-		   (im->task_at_cap - 1);
-
-	while (im->task_at[h] && im->tasks[im->task_at[h] - 1].pid != pid)
-		h = (h + 1) & (im->task_at_cap - 1);
-	return &im->task_at[h];
-}
-
-/* Room for one more task at a load of at most one half. */
-static bool task_index_grow(struct vt_import *im)
-{
-	size_t *old = im->task_at, ocap = im->task_at_cap;
-
-	if (2 * (im->ntasks + 1) <= ocap)
-		return true;
-	im->task_at_cap = ocap ? 2 * ocap : 64;
-	im->task_at = calloc(im->task_at_cap, sizeof(*im->task_at));
-	if (!im->task_at) {
-		im->task_at = old;
-		im->task_at_cap = ocap;
-		return false;
-	}
-	for (size_t i = 0; i < im->ntasks; i++)
-		*task_slot(im, im->tasks[i].pid) = i + 1;
-	free(old);
-	return true;
-}
-
-static struct task *task_get(struct vt_import *im, int pid)
-{
-	struct task *t;
-	size_t *slot;
-
-	if (im->last_task < im->ntasks && im->tasks[im->last_task].pid == pid)
-		return &im->tasks[im->last_task];
-	if (im->ntasks) {
-		slot = task_slot(im, pid);
-		if (*slot) {
-			im->last_task = *slot - 1;
-			return &im->tasks[im->last_task];
-		}
-	}
-	if (!task_index_grow(im) ||
-	    !vt_im_grow((void **)&im->tasks, &im->tasks_cap, im->ntasks + 1,
-			sizeof(*im->tasks))) {
-		im->oom = true;
-		return NULL;
-	}
-	*task_slot(im, pid) = im->ntasks + 1;
-	t = &im->tasks[im->ntasks];
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	t->mapping = -1;
-	t->collect = -1;
-	t->purge_slot = -1;
-	im->last_task = im->ntasks++;
-	return t;
-}
-
-/* The events not yet written, in recorded order: a window from slot_base. */
-static struct slot *slot_at(struct vt_import *im, long i)
-{
-	return &im->slots[i - im->slot_base];
-}
-
-static long slot_new(struct vt_import *im, enum vt_op op,
-		     const struct kev *k, long area)
-{
-	struct slot *s;
-
-	if (!vt_im_grow((void **)&im->slots, &im->slots_cap, im->nslots + 1,
-		  sizeof(*im->slots))) {
-		im->oom = true;
-		return -1;
-	}
-	s = &im->slots[im->nslots];
-	memset(s, 0, sizeof(*s));
-	s->ev.op = op;
-	s->ev.has_t = true;
-	s->ev.t = k->t;
-	s->ev.cpu = k->cpu;
-	s->ev.line = k->line;
-	s->area = area;
-	/* pass 1 writes nothing: an area's events are not kept */
-	s->ready = area >= 0 && im->pass == 1;
-	return im->slot_base + (long)im->nslots++;
-}
-
-/* The task's innermost open area (NULL if it is not open any more). */
-static struct area *top_open(struct vt_import *im, struct task *t)
-{
-	struct area *a;
-
-	if (!t->nopen)
-		return NULL;
-	a = area_at(im, t->open[t->nopen - 1]);
-	return a && a->state == AS_OPEN ? a : NULL;
-}
-
-static void push_open(struct vt_import *im, struct task *t, struct area *a)
-{
-	if (t->nopen == MAX_TASK_STACK) {
-		struct area *old = area_at(im, t->open[0]);
-
-		if (old) {
-			old->nstack--;
-			unpin(im, old);
-		}
-		memmove(&t->open[0], &t->open[1],
-			(MAX_TASK_STACK - 1) * sizeof(t->open[0]));
-	} else {
-		t->nopen++;
-	}
-	t->open[t->nopen - 1] = (int)a->idx;
-	a->nstack++;
-}
-
-static void pop_open(struct vt_import *im, struct task *t, struct area *a)
-{
-	int i;
-
-	for (i = t->nopen - 1; i >= 0; i--)
-		if (t->open[i] == a->idx) {
-			memmove(&t->open[i], &t->open[i + 1],
-				(t->nopen - i - 1) * sizeof(t->open[0]));
-			t->nopen--;
-			a->nstack--;
-			unpin(im, a);
-			return;
-		}
-}
-
-static void fill_unmap(struct vt_import *im, struct area *a);
-
 /* ---- the reconstruction rules -------------------------------------- */
 
 static bool is_kworker(const char *comm)
@@ -587,7 +97,7 @@ static bool is_vblock_shape(const struct area *a)
 static long vblock_of(const struct vt_import *im, uint64_t addr)
 {
 	for (size_t i = 0; i < im->blocks.n; i++) {
-		const struct area *b = area_at(im, (long)im->blocks.v[i]);
+		const struct area *b = vt_im_area_at(im, (long)im->blocks.v[i]);
 
 		if (addr >= b->va && addr - b->va < b->vsize)
 			return (long)im->blocks.v[i];
@@ -609,7 +119,7 @@ static void vec_del(struct u64vec *v, uint64_t x)
 static void take_loose(struct vt_import *im, struct task *t, struct area *a)
 {
 	for (size_t i = 0; i < t->loose.n; i++)
-		vec_push(im, &a->alloc, t->loose.v[i]);
+		vt_im_vec_push(im, &a->alloc, t->loose.v[i]);
 	t->loose.n = 0;
 }
 
@@ -621,7 +131,7 @@ static void take_loose(struct vt_import *im, struct task *t, struct area *a)
 static void vmr_small_new(struct vt_import *im, struct task *t,
 			  const struct kev *k, long block)
 {
-	struct area *a = area_new(im);
+	struct area *a = vt_im_area_new(im);
 	long idx;
 
 	if (!a)
@@ -631,8 +141,8 @@ static void vmr_small_new(struct vt_import *im, struct task *t,
 	a->map_size = k->f[1] - k->f[0];
 	a->vsize = a->map_size;
 	if (block >= 0) {
-		a->vstart = area_at(im, block)->vstart;
-		a->vend = area_at(im, block)->vend;
+		a->vstart = vt_im_area_at(im, block)->vstart;
+		a->vend = vt_im_area_at(im, block)->vend;
 	}
 	a->t = k->t;
 	a->cpu = k->cpu;
@@ -642,9 +152,9 @@ static void vmr_small_new(struct vt_import *im, struct task *t,
 	a->state = AS_MAPPED;
 	a->page_shift = PAGE_SHIFT_4K;
 	a->outer = -1;
-	a->map_slot = slot_new(im, VT_OP_VM_MAP_RAM, k, idx);
+	a->map_slot = vt_im_slot_new(im, VT_OP_VM_MAP_RAM, k, idx);
 	take_loose(im, t, a);
-	if (vec_push(im, &im->vmr_live, (uint64_t)idx))
+	if (vt_im_vec_push(im, &im->vmr_live, (uint64_t)idx))
 		a->in_vmr = true;
 	im->sum.vm_map_ram++;
 }
@@ -654,18 +164,18 @@ static void vmr_small_new(struct vt_import *im, struct task *t,
 static void on_vunmap_range(struct vt_import *im, const struct kev *k)
 {
 	for (size_t i = 0; i < im->vmr_live.n; i++) {
-		struct area *a = area_at(im, (long)im->vmr_live.v[i]);
+		struct area *a = vt_im_area_at(im, (long)im->vmr_live.v[i]);
 
 		if (a->va != k->f[0] || a->va + a->map_size != k->f[1])
 			continue;
 		a->state = AS_FREED;
 		a->has_unmap = true;
-		a->unmap_slot = slot_new(im, VT_OP_VM_UNMAP_RAM, k,
-					 (long)im->vmr_live.v[i]);
-		fill_unmap(im, a);
+		a->unmap_slot = vt_im_slot_new(im, VT_OP_VM_UNMAP_RAM, k,
+					       (long)im->vmr_live.v[i]);
+		vt_im_fill_unmap(im, a);
 		im->vmr_live.v[i] = im->vmr_live.v[--im->vmr_live.n];
 		a->in_vmr = false;
-		unpin(im, a);
+		vt_im_unpin(im, a);
 		return;
 	}
 }
@@ -696,8 +206,8 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 		t->pend_caller = NULL;
 		return;
 	}
-	see_pointer(im, k->f[3]);
-	a = area_new(im);
+	vt_im_see_pointer(im, k->f[3]);
+	a = vt_im_area_new(im);
 	if (!a)
 		return;
 	idx = a->idx;
@@ -733,15 +243,15 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 	if (t->in_vmr) {
 		if (is_vblock_shape(a)) {
 			a->kind = AK_VBLOCK;
-			a->map_slot = slot_new(im, VT_OP_VMALLOC, k, idx);
-			live_add(im, a);
-			if (vec_push(im, &im->blocks, (uint64_t)idx))
+			a->map_slot = vt_im_slot_new(im, VT_OP_VMALLOC, k, idx);
+			vt_im_live_va_add(im, a);
+			if (vt_im_vec_push(im, &im->blocks, (uint64_t)idx))
 				a->in_block = true;
 			return;
 		}
 		a->vmr_large = true;
 	}
-	outer = top_open(im, t);
+	outer = vt_im_top_open(im, t);
 	if (outer && outer->state == AS_OPEN && !outer->nested &&
 	    outer->vsize > PAGE_SIZE_4K) {
 		uint64_t nr = (outer->vsize - PAGE_SIZE_4K) >> PAGE_SHIFT_4K;
@@ -756,9 +266,9 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 			im->sum.nested_dropped++;
 		}
 	}
-	a->map_slot = slot_new(im, VT_OP_VMALLOC, k, idx);
-	push_open(im, t, a);
-	live_add(im, a);
+	a->map_slot = vt_im_slot_new(im, VT_OP_VMALLOC, k, idx);
+	vt_im_push_open(im, t, a);
+	vt_im_live_va_add(im, a);
 }
 
 /* The area is unmapped: vfree/vunmap/iounmap by what it was mapped as. */
@@ -769,19 +279,19 @@ static void on_free_va(struct vt_import *im, struct task *t,
 	long idx;
 
 	im->sum.free_vmap_area++;
-	see_pointer(im, k->f[0]);
-	idx = live_find(im, k->f[0], NULL);
+	vt_im_see_pointer(im, k->f[0]);
+	idx = vt_im_live_find(im, k->f[0], NULL);
 	if (idx < 0) {
 		im->sum.unmatched_frees++;
 		return;
 	}
-	a = area_at(im, idx);
-	live_del(im, a->va);
-	pop_open(im, t, a);
+	a = vt_im_area_at(im, idx);
+	vt_im_live_del(im, a->va);
+	vt_im_pop_open(im, t, a);
 	if (a->kind == AK_VBLOCK) {
 		/* free_vmap_block(): the engine frees its own blocks */
 		a->state = AS_FREED;
-		unpin(im, a);
+		vt_im_unpin(im, a);
 		if (a->in_block) {
 			vec_del(&im->blocks, (uint64_t)idx);
 			a->in_block = false;
@@ -792,26 +302,26 @@ static void on_free_va(struct vt_import *im, struct task *t,
 		im->sum.nested_frees_dropped++;
 	a->state = AS_FREED;
 	a->has_unmap = true;
-	a->unmap_slot = slot_new(im, VT_OP_VFREE, k, idx);
-	fill_unmap(im, a);
-	unpin(im, a);	/* no longer open */
+	a->unmap_slot = vt_im_slot_new(im, VT_OP_VFREE, k, idx);
+	vt_im_fill_unmap(im, a);
+	vt_im_unpin(im, a);	/* no longer open */
 	if (t->mapping == idx)
-		set_ref(im, &t->mapping, -1);
+		vt_im_set_ref(im, &t->mapping, -1);
 	/* vfree frees vm->pages[0..nr_pages) next, each as order 0 */
 	if (a->kind == AK_VMALLOC && a->vsize > PAGE_SIZE_4K) {
-		set_ref(im, &t->collect, idx);
+		vt_im_set_ref(im, &t->collect, idx);
 		t->collect_left = (a->vsize - PAGE_SIZE_4K) >> PAGE_SHIFT_4K;
 		t->collect_paused = false;
 		t->skip_next_free = false;
 	} else {
-		set_ref(im, &t->collect, -1);
+		vt_im_set_ref(im, &t->collect, -1);
 	}
 }
 
 static void on_page_alloc(struct vt_import *im, struct task *t,
 			  const struct kev *k)
 {
-	struct area *a = top_open(im, t);
+	struct area *a = vt_im_top_open(im, t);
 
 	im->sum.page_alloc++;
 	if (k->f[0] == UINT64_MAX || k->f[1] > 20 || k->irq)
@@ -820,13 +330,13 @@ static void on_page_alloc(struct vt_import *im, struct task *t,
 		/* perhaps the pages of a later vmap/vm_map_ram (bounded) */
 		if (t->loose.n >= (1u << 20))
 			t->loose.n = 0;
-		vec_push(im, &t->loose, k->f[0]);
-		vec_push(im, &t->loose, k->f[1]);
+		vt_im_vec_push(im, &t->loose, k->f[0]);
+		vt_im_vec_push(im, &t->loose, k->f[1]);
 		return;
 	}
 	a->saw_alloc = true;
-	vec_push(im, &a->alloc, k->f[0]);
-	vec_push(im, &a->alloc, k->f[1]);
+	vt_im_vec_push(im, &a->alloc, k->f[0]);
+	vt_im_vec_push(im, &a->alloc, k->f[1]);
 }
 
 static void on_page_free(struct vt_import *im, struct task *t,
@@ -842,14 +352,14 @@ static void on_page_free(struct vt_import *im, struct task *t,
 		t->skip_next_free = false;
 		return;
 	}
-	a = area_at(im, t->collect);
+	a = vt_im_area_at(im, t->collect);
 	if (k->f[1] != 0) {
-		set_ref(im, &t->collect, -1);	/* not vfree's per-page loop */
+		vt_im_set_ref(im, &t->collect, -1);	/* not vfree's per-page loop */
 		return;
 	}
-	vec_push(im, &a->freed, k->f[0]);
+	vt_im_vec_push(im, &a->freed, k->f[0]);
 	if (--t->collect_left == 0)
-		set_ref(im, &t->collect, -1);
+		vt_im_set_ref(im, &t->collect, -1);
 }
 
 /*
@@ -865,7 +375,7 @@ static bool map_range_ok(uint64_t addr, uint64_t end)
 static void on_vmap_pages(struct vt_import *im, struct task *t,
 			  const struct kev *k)
 {
-	struct area *a = top_open(im, t);
+	struct area *a = vt_im_top_open(im, t);
 
 	if (!map_range_ok(k->f[0], k->f[1])) {
 		im->sum.bad_fields++;
@@ -879,15 +389,15 @@ static void on_vmap_pages(struct vt_import *im, struct task *t,
 		/* without the function tracer: the first vm_map_ram() in a
 		 * new vmap block maps part of an area without a guard */
 		a->kind = AK_VBLOCK;
-		if (vec_push(im, &im->blocks, (uint64_t)a->idx))
+		if (vt_im_vec_push(im, &im->blocks, (uint64_t)a->idx))
 			a->in_block = true;
-		pop_open(im, t, a);
+		vt_im_pop_open(im, t, a);
 		a = NULL;
 	}
 	if (!a || a->va != k->f[0] || a->state != AS_OPEN) {
 		long b = vblock_of(im, k->f[0]);
 
-		set_ref(im, &t->mapping, -1);
+		vt_im_set_ref(im, &t->mapping, -1);
 		/*
 		 * vb_alloc() hands out at most VMAP_MAX_ALLOC (BITS_PER_LONG)
 		 * pages of a block (mm/vmalloc.c, linux-mm 2025): a larger
@@ -923,8 +433,8 @@ static void on_vmap_pages(struct vt_import *im, struct task *t,
 		t->in_vmr = false;
 		a->kind = AK_VM_MAP_RAM;
 		take_loose(im, t, a);
-		pop_open(im, t, a);
-		set_ref(im, &t->mapping, -1);
+		vt_im_pop_open(im, t, a);
+		vt_im_set_ref(im, &t->mapping, -1);
 		im->sum.vm_map_ram++;
 		return;
 	}
@@ -941,8 +451,8 @@ static void on_vmap_pages(struct vt_import *im, struct task *t,
 		take_loose(im, t, a);
 	if (a->page_shift > PAGE_SHIFT_4K)
 		im->sum.huge_areas++;
-	pop_open(im, t, a);
-	set_ref(im, &t->mapping, a->idx);
+	vt_im_pop_open(im, t, a);
+	vt_im_set_ref(im, &t->mapping, a->idx);
 }
 
 /*
@@ -959,14 +469,14 @@ static void on_vmap_range(struct vt_import *im, struct task *t,
 		return;
 	}
 	if (t->mapping >= 0) {
-		a = area_at(im, t->mapping);
+		a = vt_im_area_at(im, t->mapping);
 		if (a->kind == AK_VMALLOC && a->page_shift > PAGE_SHIFT_4K &&
 		    k->f[0] >= a->va && k->f[1] <= a->va + a->map_size) {
-			vec_push(im, &a->chunks, k->f[2] >> PAGE_SHIFT_4K);
+			vt_im_vec_push(im, &a->chunks, k->f[2] >> PAGE_SHIFT_4K);
 			return;
 		}
 	}
-	a = top_open(im, t);
+	a = vt_im_top_open(im, t);
 	if (!a || a->va != k->f[0] || a->state != AS_OPEN) {
 		im->sum.unmatched_maps++;
 		return;
@@ -980,8 +490,8 @@ static void on_vmap_range(struct vt_import *im, struct task *t,
 	a->kind = AK_IOREMAP;
 	a->phys = k->f[2];
 	a->map_size = k->f[1] - k->f[0];
-	pop_open(im, t, a);
-	set_ref(im, &t->mapping, -1);
+	vt_im_pop_open(im, t, a);
+	vt_im_set_ref(im, &t->mapping, -1);
 }
 
 static bool purge_parent_explicit(const char *parent)
@@ -1003,33 +513,15 @@ static void purge_begin(struct vt_import *im, struct task *t,
 
 	if (t->purge_slot >= 0)
 		return;
-	t->purge_slot = slot_new(im, VT_OP_PURGE, k, -1);
+	t->purge_slot = vt_im_slot_new(im, VT_OP_PURGE, k, -1);
 	t->purge_from_func = false;
 	if (t->purge_slot < 0)
 		return;
-	s = slot_at(im, t->purge_slot);
+	s = vt_im_slot_at(im, t->purge_slot);
 	s->drop = is_kworker(k->comm);
 	/* vfree's page loop comes after the purge of vm_reset_perms() */
 	if (t->collect >= 0)
 		t->collect_paused = true;
-}
-
-static void purge_end(struct vt_import *im, struct task *t)
-{
-	struct slot *s;
-
-	if (t->purge_slot < 0)
-		return;
-	s = slot_at(im, t->purge_slot);
-	s->ready = true;
-	if (s->drop || !im->opts.explicit_purges) {
-		s->drop = true;
-		im->sum.purges_lazy++;
-	} else {
-		im->sum.purges_explicit++;
-	}
-	t->purge_slot = -1;
-	t->collect_paused = false;
 }
 
 /* A caller as ftrace prints it: a symbol (+offset/size) or an address. */
@@ -1048,8 +540,8 @@ static bool symbol_ok(const char *p)
  * kernel's kallsyms prints "0xffff800080123456"), resolved through
  * opts.symbolize (import --vmlinux) into @buf; anything else unchanged.
  */
-static const char *resolve(struct vt_import *im, const char *s, bool offset,
-			   char *buf, size_t len)
+static const char *symbolize_name(struct vt_import *im, const char *s, bool offset,
+				  char *buf, size_t len)
 {
 	const char *h;
 	uint64_t a = 0;
@@ -1077,15 +569,15 @@ static void on_function(struct vt_import *im, struct task *t,
 {
 	char fbuf[128], pbuf[160];
 	/* the traced function by its name, the caller as name+0xoff */
-	const char *f = resolve(im, k->func, false, fbuf, sizeof(fbuf));
-	const char *p = resolve(im, k->parent, true, pbuf, sizeof(pbuf));
+	const char *f = symbolize_name(im, k->func, false, fbuf, sizeof(fbuf));
+	const char *p = symbolize_name(im, k->parent, true, pbuf, sizeof(pbuf));
 
 	im->sum.functions++;
 	if (!f)
 		return;
 	if (!strcmp(f, "__vmalloc_node_range_noprof") ||
 	    !strcmp(f, "__vmalloc_node_range")) {
-		t->pend_caller = symbol_ok(p) ? intern(im, p) : NULL;
+		t->pend_caller = symbol_ok(p) ? vt_im_intern(im, p) : NULL;
 		t->pend_huge = p && strstr(p, "vmalloc_huge");
 	} else if (!strcmp(f, "vm_map_ram")) {
 		t->in_vmr = true;
@@ -1093,10 +585,10 @@ static void on_function(struct vt_import *im, struct task *t,
 		if (t->purge_slot < 0) {
 			purge_begin(im, t, k);
 			if (t->purge_slot >= 0)
-				slot_at(im, t->purge_slot)->drop = true;
+				vt_im_slot_at(im, t->purge_slot)->drop = true;
 		}
 		if (t->purge_slot >= 0 && p) {
-			slot_at(im, t->purge_slot)->drop =
+			vt_im_slot_at(im, t->purge_slot)->drop =
 				!purge_parent_explicit(p);
 			t->purge_from_func = true;
 		}
@@ -1109,7 +601,7 @@ static void on_function(struct vt_import *im, struct task *t,
 
 void vt_im_handle(struct vt_import *im, const struct kev *k)
 {
-	struct task *t = task_get(im, k->pid);
+	struct task *t = vt_im_task_get(im, k->pid);
 
 	if (!t)
 		return;
@@ -1125,9 +617,9 @@ void vt_im_handle(struct vt_import *im, const struct kev *k)
 	case KEV_PURGE_TP:
 		im->sum.purge_tp++;
 		if (k->f[0] != UINT64_MAX)
-			see_pointer(im, k->f[0]);
+			vt_im_see_pointer(im, k->f[0]);
 		purge_begin(im, t, k);
-		purge_end(im, t);
+		vt_im_purge_end(im, t);
 		break;
 	case KEV_PAGE_ALLOC:
 		on_page_alloc(im, t, k);
@@ -1147,8 +639,8 @@ void vt_im_handle(struct vt_import *im, const struct kev *k)
 		break;
 	case KP_BULK:
 		im->sum.kprobes++;
-		if (top_open(im, t) && top_open(im, t)->state == AS_OPEN) {
-			top_open(im, t)->saw_alloc = true;
+		if (vt_im_top_open(im, t) && vt_im_top_open(im, t)->state == AS_OPEN) {
+			vt_im_top_open(im, t)->saw_alloc = true;
 			if (k->f[0] < (1ULL << 31))
 				im->sum.bulk_pages += k->f[0];
 		}
@@ -1156,7 +648,7 @@ void vt_im_handle(struct vt_import *im, const struct kev *k)
 	case KP_PURGE:
 		im->sum.kprobes++;
 		/* a second entry without the tracepoint closes the first */
-		purge_end(im, t);
+		vt_im_purge_end(im, t);
 		purge_begin(im, t, k);
 		break;
 	case KP_PMD_SET_HUGE:
@@ -1171,7 +663,7 @@ void vt_im_handle(struct vt_import *im, const struct kev *k)
 	case KP_PMD_ALLOC:
 		im->sum.kprobes++;
 		if (k->have & 1)
-			see_pointer(im, k->f[0]);
+			vt_im_see_pointer(im, k->f[0]);
 		break;
 	case KP_VUNMAP:
 		im->sum.kprobes++;
@@ -1252,876 +744,3 @@ int vt_im_kind_of(const char *name, const char *sym)
 	return -1;
 }
 
-/* ---- finishing: decide every area, build page runs ----------------- */
-
-/* Append @n order-0 pfns as runs of contiguous pages. */
-static bool add_pfns(struct vt_import *im, const uint64_t *pfn, size_t n,
-		     size_t stride, uint64_t per, size_t *first)
-{
-	size_t i;
-
-	*first = im->nruns;
-	for (i = 0; i < n; i++) {
-		uint64_t p = pfn[i * stride];
-		struct vt_page_run *last = im->nruns > *first ?
-			&im->runs[im->nruns - 1] : NULL;
-		uint64_t cnt = per ? per : (uint64_t)1 << pfn[i * stride + 1];
-
-		if (last && last->pfn + last->count == p) {
-			last->count += cnt;
-			continue;
-		}
-		if (!vt_im_grow((void **)&im->runs, &im->runs_cap, im->nruns + 1,
-			  sizeof(*im->runs)))
-			return false;
-		im->runs[im->nruns].pfn = p;
-		im->runs[im->nruns].count = cnt;
-		im->runs[im->nruns].order = 0;
-		im->nruns++;
-	}
-	return true;
-}
-
-/*
- * The pages vm->pages[] held, best source first: the physical address
- * of each chunk of a huge mapping; the pages vfree freed (in array
- * order); the pages allocated between the VA and the mapping.
- */
-static int area_pages(struct vt_import *im, struct area *a, size_t *first,
-		      uint64_t *nr)
-{
-	uint64_t need = a->map_size >> PAGE_SHIFT_4K;
-	uint64_t per, got = 0;
-	size_t i;
-
-	*nr = 0;
-	if (!need)
-		return 0;
-	if (a->page_shift > PAGE_SHIFT_4K && a->page_shift < 40) {
-		per = 1ULL << (a->page_shift - PAGE_SHIFT_4K);
-		if (a->chunks.n && a->chunks.n * per == need) {
-			if (!add_pfns(im, a->chunks.v, a->chunks.n, 1, per,
-				      first))
-				return -ENOMEM;
-			*nr = need;
-			im->sum.pages_from_chunks++;
-			return 1;
-		}
-	}
-	if (a->freed.n == need) {
-		if (!add_pfns(im, a->freed.v, a->freed.n, 1, 1, first))
-			return -ENOMEM;
-		*nr = need;
-		im->sum.pages_from_free++;
-		return 1;
-	}
-	for (i = 0; i + 1 < a->alloc.n; i += 2)
-		got += a->alloc.v[i + 1] < 20 ? 1ULL << a->alloc.v[i + 1] : 0;
-	if (got == need) {
-		if (!add_pfns(im, a->alloc.v, a->alloc.n / 2, 2, 0, first))
-			return -ENOMEM;
-		*nr = need;
-		im->sum.pages_from_alloc++;
-		return 1;
-	}
-	return 0;
-}
-
-#define SYNTH_PFN_BASE 0x1000000ull
-
-/* Whether @n more synthesised pages stay below @pfn_end. */
-static bool synth_fits(const struct vt_import *im, uint64_t n,
-		       uint64_t pfn_end)
-{
-	uint64_t next = im->synth_pfn ? im->synth_pfn : SYNTH_PFN_BASE;
-
-	return next < pfn_end && n <= (pfn_end - next) / 2;
-}
-
-/*
- * Page lists the recording does not hold (the caller's pages of a vmap or
- * vm_map_ram, allocated before it or by another task, or in bulk):
- * order-0 pages that are never physically adjacent, from a pool above
- * 64 GiB of physical address.  The page-array walk of the recorded
- * kernel does not depend on which pages they are.
- */
-static bool synth_pages(struct vt_import *im, uint64_t n, size_t *first)
-{
-	*first = im->nruns;
-	if (!im->synth_pfn)
-		im->synth_pfn = SYNTH_PFN_BASE;
-	if (!vt_im_grow((void **)&im->runs, &im->runs_cap, im->nruns + n,
-		  sizeof(*im->runs)))
-		return false;
-	for (uint64_t i = 0; i < n; i++) {
-		im->runs[im->nruns++] = (struct vt_page_run){ im->synth_pfn, 1, 0 };
-		im->synth_pfn += 2;
-	}
-	return true;
-}
-
-/* Whether the runs from @first on end at or below @pfn_end. */
-static bool runs_below(const struct vt_import *im, size_t first,
-		       uint64_t pfn_end)
-{
-	for (size_t i = first; i < im->nruns; i++)
-		if (im->runs[i].pfn >= pfn_end ||
-		    im->runs[i].count > pfn_end - im->runs[i].pfn)
-			return false;
-	return true;
-}
-
-/* The mapping @a is of kind ... in the recording; the trace has it if
- * @s is emitted (a nested array: if its vmalloc is, the engine makes it). */
-static void count_mapping(struct vt_import *im, const struct area *a,
-			  const struct slot *s)
-{
-	enum vt_import_mkind k;
-	bool out = !s->drop;
-
-	if (a->kind == AK_UNKNOWN || a->kind == AK_VBLOCK)
-		return;
-	if (a->nested) {
-		/* decided before us (a smaller number), kept for us (kids) */
-		const struct area *o = area_at(im, a->outer);
-
-		k = VT_IMK_NESTED;
-		out = o && o->dec_kind == AK_VMALLOC && !o->dec_drop;
-	} else if (a->kind == AK_VMALLOC) {
-		k = a->other_range && a->vstart < im->vm_start ?
-		    VT_IMK_MODULES : VT_IMK_VMALLOC;
-	} else if (a->kind == AK_VMAP) {
-		k = VT_IMK_VMAP;
-	} else if (a->kind == AK_IOREMAP) {
-		k = VT_IMK_IOREMAP;
-	} else {
-		k = VT_IMK_VM_MAP_RAM;
-	}
-	im->sum.mappings_recorded[k]++;
-	im->sum.mappings_reproduced[k] += out;
-}
-
-static void finish_purges(struct vt_import *im)
-{
-	size_t i;
-
-	for (i = 0; i < im->ntasks; i++)
-		purge_end(im, &im->tasks[i]);
-}
-
-/*
- * What the whole recording decides for every area: VA_BITS from the
- * lowest linear-map pointer (4K: 39, 48, 52) and with it the PA size, and
- * the longest page list replay reads.
- */
-static void whole_facts(struct vt_import *im)
-{
-	unsigned int pa_bits;
-	int lead;
-
-	im->sum.va_bits = 0;
-	if (im->min_linear != UINT64_MAX) {
-		lead = __builtin_clzll(~im->min_linear);
-		if (64 - lead == 39 || 64 - lead == 48 || 64 - lead == 52)
-			im->sum.va_bits = 64 - lead;
-	}
-	/*
-	 * The geometry written (--va-bits, or the inferred VA_BITS) gives the
-	 * PA size the trace reader checks ioremaps and pfns against: check
-	 * against the same, so that import never writes what replay refuses
-	 * nor drops what it accepts.
-	 */
-	im->cfg.va_bits = im->opts.va_bits ? im->opts.va_bits : im->sum.va_bits;
-	pa_bits = vt_trace_pa_bits(&im->cfg);
-	im->pa_end = 1ull << pa_bits;
-	im->pfn_end = 1ull << (pa_bits - im->cfg.page_shift);
-	/*
-	 * A page run is written as at least 23 bytes
-	 * ({"pfn":"0x0","order":0}): an event with more runs than
-	 * --max-input / 23 is one replay refuses, whole or as one JSON Lines
-	 * line, under the same limit.
-	 */
-	im->max_runs = im->max_input / 23;
-	if (!im->next_id)
-		im->next_id = 1;
-}
-
-/* The unmap event of @a, once its map event is decided. */
-static void fill_unmap(struct vt_import *im, struct area *a)
-{
-	struct slot *u;
-
-	if (!a->decided || !a->has_unmap || a->unmap_slot == (size_t)-1)
-		return;
-	u = slot_at(im, (long)a->unmap_slot);
-	u->drop = a->dec_drop;
-	u->ev.id = a->dec_id;
-	u->ev.has_va = true;
-	u->ev.va = a->va;
-	u->ev.op = a->dec_uop;
-	u->ready = true;
-}
-
-/*
- * Decide area @live's events (in area order: ids and synthesised pages
- * are numbered in it) from its final state: @live itself once it is
- * final, or what pass 1 saw of it at the end (live->snap) when it never
- * is.
- */
-static int decide(struct vt_import *im, struct area *live)
-{
-	struct area *a = live->snap ? live->snap : live;
-	struct slot *s = slot_at(im, (long)live->map_slot);
-	uint64_t pa_end = im->pa_end, pfn_end = im->pfn_end;
-	uint64_t max_runs = im->max_runs;
-	size_t first = 0;
-	uint64_t nr = 0;
-	int r;
-
-	im->nruns = 0;
-	live->decided = true;
-	a->other_range = im->vm_end && a->vend &&
-		(a->vstart != im->vm_start || a->vend != im->vm_end);
-	s->ready = true;
-	s->ev.has_va = true;
-	s->ev.va = a->va;
-	s->ev.caller = a->caller;
-	s->ev.cpu = a->cpu;
-	if (a->kind == AK_VBLOCK) {
-		im->sum.vblocks++;
-		s->drop = true;
-		goto out;
-	}
-	if (a->nested) {
-		s->drop = true;
-	} else if (a->other_range) {
-		im->sum.other_range++;
-		if (im->opts.drop_other_ranges) {
-			im->sum.other_range_dropped++;
-			s->drop = true;
-		} else if (a->kind != AK_VMALLOC) {
-			/*
-			 * vmap(), ioremap() and vm_map_ram() take their
-			 * areas between VMALLOC_START and VMALLOC_END
-			 * (get_vm_area_caller(), mm/vmalloc.c): only a
-			 * vmalloc has a range of its own in a trace.
-			 */
-			im->sum.other_range_not_vmalloc++;
-			s->drop = true;
-		} else if (a->vstart < im->vm_start) {
-			/* execmem: module text, BPF */
-			s->ev.range = VT_RANGE_MODULES;
-		}
-	}
-	if (!s->drop && a->kind == AK_UNKNOWN) {
-		im->sum.never_mapped++;
-		s->drop = true;
-	}
-	if (!s->drop && a->state != AS_FREED)
-		im->sum.still_mapped++;
-	switch (a->kind) {
-	case AK_VMALLOC:
-		s->ev.op = VT_OP_VMALLOC;
-		s->ev.size = a->map_size;
-		if (a->page_shift > PAGE_SHIFT_4K || a->huge_caller)
-			s->ev.flags |= VT_FLAG(VM_ALLOW_HUGE_VMAP);
-		if (a->align > PAGE_SIZE_4K && a->page_shift < 64 &&
-		    a->align > (1ULL << a->page_shift))
-			s->ev.align = a->align;
-		break;
-	case AK_VMAP:
-		s->ev.op = VT_OP_VMAP;
-		break;
-	case AK_IOREMAP:
-		s->ev.op = VT_OP_IOREMAP;
-		s->ev.phys = a->phys;
-		s->ev.size = a->map_size;
-		s->ev.prot = VT_PROT_DEVICE;
-		/* import never writes what replay refuses */
-		if (a->phys > pa_end || a->map_size > pa_end - a->phys) {
-			im->sum.ioremap_beyond_pa++;
-			s->drop = true;
-		}
-		break;
-	case AK_VM_MAP_RAM:
-		s->ev.op = VT_OP_VM_MAP_RAM;
-		break;
-	case AK_UNKNOWN:
-	case AK_VBLOCK:
-		break;
-	}
-	if (!s->drop && a->kind != AK_IOREMAP) {
-		r = im->opts.no_pages ? 0 : area_pages(im, a, &first, &nr);
-		if (r > 0 && !runs_below(im, first, pfn_end)) {
-			/* recorded pfns the trace reader would refuse */
-			im->nruns = first;
-			im->sum.pages_beyond_pa++;
-			r = 0;
-		}
-		if (r > 0 && im->nruns - first > max_runs) {
-			/* a page list replay would refuse as too long */
-			im->nruns = first;
-			im->sum.pages_beyond_limit++;
-			r = 0;
-		}
-		if (r == 0 && (a->kind == AK_VMAP ||
-			       a->kind == AK_VM_MAP_RAM)) {
-			/* the caller's pfns are not in the recording */
-			nr = a->map_size >> PAGE_SHIFT_4K;
-			if (nr > max_runs) {
-				/*
-				 * one run a page: longer than --max-input
-				 * lets replay read; checked before the
-				 * runs are allocated
-				 */
-				im->sum.synth_beyond_limit++;
-				s->drop = true;
-			} else if (synth_fits(im, nr, pfn_end)) {
-				r = synth_pages(im, nr, &first) ? 1 : -ENOMEM;
-				im->sum.pages_synthesised++;
-			} else {
-				/* more pages than fit below the PA size */
-				im->sum.synth_beyond_pa++;
-				s->drop = true;
-			}
-		}
-		if (r < 0)
-			return -ENOMEM;
-		if (r > 0) {
-			size_t n = im->nruns - first;
-
-			/* the event owns its runs until it is written */
-			s->ev.runs = malloc((n ? n : 1) * sizeof(*s->ev.runs));
-			if (!s->ev.runs)
-				return -ENOMEM;
-			memcpy(s->ev.runs, im->runs + first,
-			       n * sizeof(*s->ev.runs));
-			s->ev.has_pages = true;
-			s->ev.nr_pages = nr;
-			s->ev.nr_runs = (uint32_t)n;
-		} else if (!s->drop) {
-			im->sum.vmalloc_no_pages++;
-		}
-	}
-	count_mapping(im, a, s);
-	if (!s->drop) {
-		s->ev.id.present = true;
-		s->ev.id.num = im->next_id++;
-	}
-out:
-	im->nruns = 0;
-	live->dec_kind = a->kind;
-	live->dec_drop = s->drop;
-	live->dec_id = s->ev.id;
-	live->dec_uop = a->kind == AK_VMAP ? VT_OP_VUNMAP :
-			a->kind == AK_IOREMAP ? VT_OP_IOUNMAP :
-			a->kind == AK_VM_MAP_RAM ? VT_OP_VM_UNMAP_RAM :
-			VT_OP_VFREE;
-	if (a->kind != AK_VBLOCK)
-		fill_unmap(im, live);
-	return 0;
-}
-
-/* An area decided and final, with no nested array waiting for it. */
-static void release(struct vt_import *im, struct area *a)
-{
-	amap_del(im, a->idx);
-	area_free(a);
-}
-
-static bool releasable(const struct area *a)
-{
-	return a->decided && !a->kids && !a->snap && area_final(a);
-}
-
-/* The nested array @a is decided: its vmalloc may go. */
-static void kid_done(struct vt_import *im, struct area *a)
-{
-	struct area *o;
-
-	if (!a->nested || !(o = area_at(im, a->outer)) || !o->kids)
-		return;
-	o->kids--;
-	if (im->pass == 2 && releasable(o))
-		release(im, o);
-}
-
-/* Write an event: to the spool file, or kept in memory. */
-static int emit(struct vt_import *im, struct slot *s)
-{
-	if (s->drop) {
-		free(s->ev.runs);
-		s->ev.runs = NULL;
-		return 0;
-	}
-	im->sum.out_events++;
-	im->sum.out_by_op[s->ev.op]++;
-	if (im->ev_spool) {
-		/* the caller pointer stays valid: strings live until close */
-		bool ok = fwrite(&s->ev, sizeof(s->ev), 1, im->ev_spool) == 1 &&
-			  (!s->ev.nr_runs ||
-			   fwrite(s->ev.runs, sizeof(*s->ev.runs), s->ev.nr_runs,
-				  im->ev_spool) == s->ev.nr_runs);
-
-		free(s->ev.runs);
-		s->ev.runs = NULL;
-		return ok ? 0 : -EIO;
-	}
-	if (!vt_im_grow((void **)&im->out, &im->out_cap, im->sum.out_events,
-			sizeof(*im->out))) {
-		free(s->ev.runs);
-		s->ev.runs = NULL;
-		return -ENOMEM;
-	}
-	im->out[im->sum.out_events - 1] = s->ev;
-	s->ev.runs = NULL;
-	return 0;
-}
-
-/* Write the events at the head of the window that are final. */
-static int emit_ready(struct vt_import *im)
-{
-	size_t i = 0;
-	int rc = 0;
-
-	while (i < im->nslots && im->slots[i].ready) {
-		if (im->pass != 1 && !rc)
-			rc = emit(im, &im->slots[i]);
-		i++;
-	}
-	if (i) {
-		memmove(im->slots, im->slots + i,
-			(im->nslots - i) * sizeof(*im->slots));
-		im->nslots -= i;
-		im->slot_base += (long)i;
-	}
-	return rc;
-}
-
-/*
- * Deciding areas as they end (docs/vmaptool-import.md, "Memory"): after
- * each record.  Pass 1 frees an area as soon as nothing can change it;
- * pass 2 decides areas in their order as they become final (or at once,
- * from pass 1's copy, when they never do), writes every event whose
- * predecessors are all written, and frees what is written.
- */
-int vt_im_advance(struct vt_import *im)
-{
-	size_t i;
-	int rc;
-
-	if (!im->pass)
-		return 0;
-	for (i = 0; i < im->unpinned.n; i++) {
-		struct area *a = area_at(im, (long)im->unpinned.v[i]);
-
-		if (!a)
-			continue;
-		if (im->pass == 1 ? area_final(a) : releasable(a))
-			release(im, a);
-	}
-	im->unpinned.n = 0;
-	while (im->pass == 2 && im->next_decide < im->nareas) {
-		struct area *a = area_at(im, im->next_decide);
-
-		if (!a)
-			return -ENOMEM;
-		if (!a->snap && !area_final(a))
-			break;
-		rc = decide(im, a);
-		if (rc)
-			return rc;
-		im->next_decide++;
-		kid_done(im, a);
-		if (releasable(a))
-			release(im, a);
-	}
-	return emit_ready(im);
-}
-
-static int cmp_idx(const void *x, const void *y)
-{
-	const struct area *a = *(struct area *const *)x;
-	const struct area *b = *(struct area *const *)y;
-
-	return (a->idx > b->idx) - (a->idx < b->idx);
-}
-
-static void reset_tasks(struct vt_import *im)
-{
-	for (size_t i = 0; i < im->ntasks; i++)
-		free(im->tasks[i].loose.v);
-	im->ntasks = 0;
-	im->last_task = 0;
-	if (im->task_at)
-		memset(im->task_at, 0, im->task_at_cap * sizeof(*im->task_at));
-}
-
-/*
- * Between the passes: keep what pass 1 found (the lowest linear-map
- * pointer, the vmalloc range, the areas that never became final, in
- * their order) and start the reconstruction again.
- */
-void vt_im_pass2(struct vt_import *im)
-{
-	enum vt_import_format fmt = im->sum.format;
-	size_t i;
-
-	im->nsnaps = 0;
-	if (im->amap_n && vt_im_grow((void **)&im->snaps, &im->snaps_cap,
-				     im->amap_n, sizeof(*im->snaps))) {
-		for (i = 0; i < im->amap_cap; i++)
-			if (im->amap[i] && im->amap[i] != AMAP_TOMB)
-				im->snaps[im->nsnaps++] = im->amap[i];
-		qsort(im->snaps, im->nsnaps, sizeof(*im->snaps), cmp_idx);
-	} else if (im->amap_n) {
-		im->oom = true;
-	}
-	free(im->amap);
-	im->amap = NULL;
-	im->amap_cap = im->amap_used = im->amap_n = 0;
-	im->snap_pos = 0;
-	free(im->live);
-	im->live = NULL;
-	im->live_cap = im->live_used = 0;
-	reset_tasks(im);
-	im->vmr_live.n = 0;
-	im->blocks.n = 0;
-	im->unpinned.n = 0;
-	im->nslots = 0;
-	im->slot_base = 0;
-	im->nareas = 0;
-	im->next_decide = 0;
-	im->synth_pfn = 0;
-	im->next_id = 0;
-	memset(&im->sum, 0, sizeof(im->sum));
-	im->sum.format = fmt;
-	memset(im->unknown_names, 0, sizeof(im->unknown_names));
-	memset(im->unknown_counts, 0, sizeof(im->unknown_counts));
-	whole_facts(im);
-	im->pass = 2;
-}
-
-void vt_im_free_state(struct vt_import *im)
-{
-	size_t i;
-
-	for (i = 0; i < im->amap_cap; i++)
-		if (im->amap[i] && im->amap[i] != AMAP_TOMB)
-			area_free(im->amap[i]);
-	free(im->amap);
-	/* the ones pass 2 had not reached */
-	for (i = im->snap_pos; i < im->nsnaps; i++)
-		area_free(im->snaps[i]);
-	free(im->snaps);
-	for (i = 0; i < im->nslots; i++)
-		free(im->slots[i].ev.runs);
-	free(im->slots);
-	for (i = 0; i < im->sum.out_events && im->out; i++)
-		free(im->out[i].runs);
-	free(im->out);
-	reset_tasks(im);
-	free(im->tasks);
-	free(im->task_at);
-	free(im->unpinned.v);
-	if (im->ev_spool)
-		fclose(im->ev_spool);
-	if (im->raw_spool)
-		fclose(im->raw_spool);
-}
-
-static int finish(struct vt_import *im, struct vt_error *err)
-{
-	int rc;
-
-	finish_purges(im);
-	whole_facts(im);
-	/* every area left is final now (or known from pass 1) */
-	for (; im->next_decide < im->nareas; im->next_decide++) {
-		struct area *a = area_at(im, im->next_decide);
-
-		if (!a)
-			return vt_error_set(err, -ENOMEM, "out of memory");
-		if (decide(im, a))
-			return vt_error_set(err, -ENOMEM, "out of memory");
-		kid_done(im, a);
-	}
-	im->sum.mappings_recorded[VT_IMK_OTHER] = im->sum.unmatched_maps;
-	for (size_t i = 0; i < im->nslots; i++)
-		im->slots[i].ready = true;
-	rc = emit_ready(im);
-	if (rc == -EIO || (!rc && im->ev_spool && fflush(im->ev_spool)))
-		return vt_error_set(err, -EIO, "cannot write the temporary file of the events: %s",
-				    strerror(errno));
-	if (rc)
-		return vt_error_set(err, rc, "out of memory");
-	return 0;
-}
-
-static void build_warnings(struct vt_import *im)
-{
-	const struct vt_import_summary *s = &im->sum;
-	int i;
-
-	if (s->bad_lines)
-		warnf(im, "%" PRIu64 " line(s) are not trace events (first: line %lu)",
-		      s->bad_lines, s->first_bad_line);
-	if (s->lost_events)
-		warnf(im, "the recording lost %" PRIu64 " event(s) to ring-buffer overruns; areas may be incomplete",
-		      s->lost_events);
-	if (s->ioremap_beyond_pa)
-		warnf(im, "%" PRIu64 " ioremap(s) of physical ranges beyond the %u-bit physical address size dropped",
-		      s->ioremap_beyond_pa, vt_trace_pa_bits(&im->cfg));
-	if (s->pages_beyond_limit)
-		warnf(im, "%" PRIu64 " recorded page list(s) longer than the --max-input limit lets replay read not used (vmalloc: the engine allocates; vmap, vm_map_ram: pages synthesised)",
-		      s->pages_beyond_limit);
-	if (s->synth_beyond_limit)
-		warnf(im, "%" PRIu64 " vmap/vm_map_ram area(s) dropped: their synthesised page lists (one run a page) would be longer than the --max-input limit lets replay read",
-		      s->synth_beyond_limit);
-	if (s->synth_beyond_pa)
-		warnf(im, "%" PRIu64 " vmap/vm_map_ram area(s) dropped: their synthesised pages would pass the %u-bit physical address size",
-		      s->synth_beyond_pa, vt_trace_pa_bits(&im->cfg));
-	if (s->pages_beyond_pa)
-		warnf(im, "%" PRIu64 " recorded page list(s) with pfns beyond the %u-bit physical address size not used (vmalloc: the engine allocates; vmap, vm_map_ram: pages synthesised)",
-		      s->pages_beyond_pa, vt_trace_pa_bits(&im->cfg));
-	if (s->maps_beyond_area)
-		warnf(im, "%" PRIu64 " mapping record(s) larger than their area ignored (damaged records)",
-		      s->maps_beyond_area);
-	if (s->bad_fields)
-		warnf(im, "%" PRIu64 " known event(s) lack required fields and were ignored",
-		      s->bad_fields);
-	if (s->nested_dropped)
-		warnf(im, "%" PRIu64 " nested page-array vmalloc(s) of large vmallocs dropped (%" PRIu64 " of their vfrees); the engine makes them itself",
-		      s->nested_dropped, s->nested_frees_dropped);
-	if (s->other_range_not_vmalloc)
-		warnf(im, "%" PRIu64 " vmap/ioremap/vm_map_ram area(s) outside the vmalloc range dropped (the kernel takes them between VMALLOC_START and VMALLOC_END)",
-		      s->other_range_not_vmalloc);
-	if (s->other_range_dropped)
-		warnf(im, "%" PRIu64 " area(s) outside the vmalloc range (modules/execmem) left out (--drop-other-ranges)",
-		      s->other_range_dropped);
-	if (s->alloc_failed)
-		warnf(im, "%" PRIu64 " failed alloc_vmap_area ignored",
-		      s->alloc_failed);
-	if (s->never_mapped)
-		warnf(im, "%" PRIu64 " area(s) whose mapping was not recorded (no __vmap_pages_range_noflush / vmap_range_noflush kprobe, or get_vm_area users) dropped",
-		      s->never_mapped);
-	if (s->unmatched_maps)
-		warnf(im, "%" PRIu64 " mapping(s) of no recorded area (vmap_page_range users, areas allocated before the recording) not imported",
-		      s->unmatched_maps);
-	if (s->unmatched_frees)
-		warnf(im, "%" PRIu64 " free(s) of area(s) allocated before the recording started ignored",
-		      s->unmatched_frees);
-	if (s->still_mapped)
-		warnf(im, "%" PRIu64 " area(s) still mapped when the recording ended (no matching free)",
-		      s->still_mapped);
-	if (s->vmalloc_no_pages)
-		warnf(im, "%" PRIu64 " vmalloc(s) emitted without pages (bulk allocation records no pfn and no vfree was recorded); the engine allocates them",
-		      s->vmalloc_no_pages);
-	if (s->pages_synthesised)
-		warnf(im, "%" PRIu64 " vmap/vm_map_ram page list(s) synthesised: the caller's pfns are not in the recording (order-0 pages, never adjacent)",
-		      s->pages_synthesised);
-	if (s->purges_lazy)
-		warnf(im, "%" PRIu64 " lazy purge(s) by the drain worker not emitted (the engine purges at lazy_max_pages)",
-		      s->purges_lazy);
-	for (i = 0; i < MAX_UNKNOWN_NAMES && im->unknown_names[i][0]; i++)
-		warnf(im, "%" PRIu64 " record(s) of unused event '%s' ignored",
-		      im->unknown_counts[i], im->unknown_names[i]);
-	if (s->va_bits == 0)
-		warnf(im, "VA_BITS could not be inferred (no linear-map pointer recorded); pass --va-bits");
-}
-
-static void json_str(char *dst, size_t len, const char *s)
-{
-	size_t o = 0;
-
-	for (; *s && o + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			dst[o++] = '\\';
-			dst[o++] = c;
-		} else if (c < 0x20) {
-			o += snprintf(dst + o, len - o, "\\u%04x", c);
-		} else {
-			dst[o++] = c;
-		}
-	}
-	dst[o] = '\0';
-}
-
-static int build_meta(struct vt_import *im)
-{
-	static const char *const fmts[] = {
-		[VT_IMPORT_FMT_DAT] = "trace-cmd trace.dat",
-		[VT_IMPORT_FMT_TEXT] = "ftrace text",
-		[VT_IMPORT_FMT_TEXT_XZ] = "ftrace text (xz)",
-	};
-	const char *base = strrchr(im->name, '/');
-	char esc[600];
-	int n;
-
-	json_str(esc, sizeof(esc), base ? base + 1 : im->name);
-	n = asprintf(&im->meta,
-		     "{\"source\":\"vmaptool import of %s (%s)\","
-		     "\"recording\":\"%s\",\"importer\":\"vmaptool import\","
-		     "\"page_size\":4096%s%s%s}",
-		     esc, fmts[im->sum.format], esc,
-		     im->sum.va_bits ? ",\"va_bits\":" : "",
-		     im->sum.va_bits == 52 ? "52" : im->sum.va_bits == 48 ?
-		     "48" : im->sum.va_bits == 39 ? "39" : "",
-		     "");
-	if (n < 0) {
-		im->meta = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/*
- * After a reader (text.c, dat.c, or records fed by dat.c) has handed every
- * event to vt_im_handle(): the events of the areas in trace order, the
- * warnings and the meta object.  Returns the events written (clamped to
- * INT32_MAX) or a negative error.
- */
-int vt_im_finish(struct vt_import *im, struct vt_error *err)
-{
-	int rc;
-
-	if (!im->sum.records && !im->sum.functions)
-		return vt_error_set(err, VT_ERR_IMPORT,
-				    "'%s' holds no trace events%s", im->name,
-				    im->sum.bad_lines ?
-				    " (not an ftrace or trace-cmd recording)" : "");
-	if (!im->sum.alloc_vmap_area && !im->sum.free_vmap_area)
-		warnf(im, "no vmalloc:alloc_vmap_area or free_vmap_area_noflush events: nothing to reconstruct (see docs/recording.md)");
-	rc = finish(im, err);
-	if (rc < 0)
-		return rc;
-	build_warnings(im);
-	if (build_meta(im) || im->oom)
-		return vt_error_set(err, -ENOMEM, "out of memory");
-	return (int)(im->sum.out_events > INT32_MAX ? INT32_MAX :
-		     im->sum.out_events);
-}
-
-size_t vt_import_nr_events(const struct vt_import *im)
-{
-	return (size_t)im->sum.out_events;
-}
-
-/* One event of the spool file (its runs in @runs, grown as needed). */
-static int spool_read(FILE *f, struct vt_event *ev, struct vt_page_run **runs,
-		      size_t *cap)
-{
-	if (fread(ev, sizeof(*ev), 1, f) != 1)
-		return -EIO;
-	ev->runs = NULL;
-	if (!ev->nr_runs)
-		return 0;
-	if (!vt_im_grow((void **)runs, cap, ev->nr_runs, sizeof(**runs)))
-		return -ENOMEM;
-	if (fread(*runs, sizeof(**runs), ev->nr_runs, f) != ev->nr_runs)
-		return -EIO;
-	ev->runs = *runs;
-	return 0;
-}
-
-/*
- * Events a text import wrote to its spool file, read back into memory for
- * vt_import_event() (tests and the library's users; the command line
- * writes them from the file with vt_import_write()).
- */
-static bool load_spool(struct vt_import *im)
-{
-	size_t n = (size_t)im->sum.out_events, i;
-
-	if (im->spooled_loaded)
-		return im->out != NULL || !n;
-	im->spooled_loaded = true;
-	if (!n || fseek(im->ev_spool, 0, SEEK_SET))
-		return !n;
-	im->out = calloc(n, sizeof(*im->out));
-	if (!im->out)
-		return false;
-	im->out_cap = n;
-	for (i = 0; i < n; i++) {
-		struct vt_page_run *runs = NULL;
-		size_t cap = 0;
-
-		if (spool_read(im->ev_spool, &im->out[i], &runs, &cap)) {
-			free(runs);
-			for (size_t j = 0; j < i; j++)
-				free(im->out[j].runs);
-			free(im->out);
-			im->out = NULL;
-			return false;
-		}
-	}
-	return true;
-}
-
-const struct vt_event *vt_import_event(const struct vt_import *im, size_t i)
-{
-	if (i >= im->sum.out_events)
-		return NULL;
-	/* a cache filled on first use: the events stay those written */
-	if (im->ev_spool && !load_spool((struct vt_import *)im))
-		return NULL;
-	return im->out ? &im->out[i] : NULL;
-}
-
-int vt_import_write(const struct vt_import *im, struct vt_trace_writer *w,
-		    struct vt_error *err)
-{
-	struct vt_page_run *runs = NULL;
-	size_t cap = 0;
-	uint64_t j;
-	int rc = 0;
-
-	if (!im->ev_spool || im->spooled_loaded) {
-		for (j = 0; j < im->sum.out_events && im->out; j++) {
-			rc = vt_trace_writer_event(w, &im->out[j], err);
-			if (rc < 0)
-				return rc;
-		}
-		return 0;
-	}
-	/* the events pass 2 wrote, in order, one at a time */
-	if (fseek(im->ev_spool, 0, SEEK_SET))
-		return vt_error_set(err, -EIO, "cannot read the temporary file of the events: %s",
-				    strerror(errno));
-	for (j = 0; j < im->sum.out_events; j++) {
-		struct vt_event ev;
-
-		rc = spool_read(im->ev_spool, &ev, &runs, &cap);
-		if (rc) {
-			rc = vt_error_set(err, rc, "cannot read the temporary file of the events");
-			break;
-		}
-		rc = vt_trace_writer_event(w, &ev, err);
-		if (rc < 0)
-			break;
-	}
-	free(runs);
-	return rc < 0 ? rc : 0;
-}
-
-const struct vt_import_summary *vt_import_summary(const struct vt_import *im)
-{
-	return &im->sum;
-}
-
-const struct vt_trace_config *vt_import_config(const struct vt_import *im)
-{
-	return &im->cfg;
-}
-
-const char *vt_import_meta_json(const struct vt_import *im)
-{
-	return im->meta ? im->meta : "{}";
-}
-
-const char *vt_import_warnings(const struct vt_import *im)
-{
-	return im->warnings ? im->warnings : "";
-}

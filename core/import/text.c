@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <lzma.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,10 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <trace-cmd/trace-cmd.h>
-#include <traceevent/event-parse.h>
-
-#include "core/import/internal.h"
+#include "core/alloc.h"
+#include "core/import/source.h"
 
 
 /* ---- text front end ------------------------------------------------ */
@@ -37,13 +34,13 @@ static ssize_t raw_read(struct vt_import *im, void *buf, size_t len)
 {
 	ssize_t n;
 
-	if (im->raw_spool && im->pass == 2) {
-		n = (ssize_t)fread(buf, 1, len, im->raw_spool);
-		return ferror(im->raw_spool) ? -EIO : n;
+	if (im->src->raw_spool && im->pass == 2) {
+		n = (ssize_t)fread(buf, 1, len, im->src->raw_spool);
+		return ferror(im->src->raw_spool) ? -EIO : n;
 	}
 	n = raw_read1(im, buf, len);
-	if (n > 0 && im->raw_spool &&
-	    fwrite(buf, 1, (size_t)n, im->raw_spool) != (size_t)n)
+	if (n > 0 && im->src->raw_spool &&
+	    fwrite(buf, 1, (size_t)n, im->src->raw_spool) != (size_t)n)
 		return errno ? -errno : -EIO;
 	return n;
 }
@@ -57,34 +54,34 @@ int vt_im_xz_start(struct vt_import *im, struct vt_error *err)
 {
 	lzma_stream init = LZMA_STREAM_INIT;
 
-	im->lz = init;
-	if (lzma_stream_decoder(&im->lz, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+	im->src->lz = init;
+	if (lzma_stream_decoder(&im->src->lz, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
 		return vt_error_set(err, -ENOMEM, "cannot start the xz decoder");
-	im->lz_init = true;
+	im->src->lz_init = true;
 	return 0;
 }
 
 int vt_im_text_rewind(struct vt_import *im, struct vt_error *err)
 {
-	if (im->mem) {
-		im->mem_pos = 0;
-	} else if (im->raw_spool) {
-		if (fflush(im->raw_spool) || fseek(im->raw_spool, 0, SEEK_SET))
+	if (im->src->mem) {
+		im->src->mem_pos = 0;
+	} else if (im->src->raw_spool) {
+		if (fflush(im->src->raw_spool) || fseek(im->src->raw_spool, 0, SEEK_SET))
 			goto sys;
-		im->head_pos = im->head_len;
+		im->src->head_pos = im->src->head_len;
 	} else {
-		if (fseek(im->f, 0, SEEK_SET))
+		if (fseek(im->src->f, 0, SEEK_SET))
 			goto sys;
-		im->head_pos = im->head_len;
+		im->src->head_pos = im->src->head_len;
 	}
-	im->lbuf_len = im->lbuf_pos = im->scan_pos = 0;
-	im->out_eof = false;
-	im->in_len = im->in_pos = 0;
-	im->in_eof = false;
-	im->text_total = 0;
-	if (im->xz) {
-		lzma_end(&im->lz);
-		im->lz_init = false;
+	im->src->lbuf_len = im->src->lbuf_pos = im->src->scan_pos = 0;
+	im->src->out_eof = false;
+	im->src->in_len = im->src->in_pos = 0;
+	im->src->in_eof = false;
+	im->src->text_total = 0;
+	if (im->src->xz) {
+		lzma_end(&im->src->lz);
+		im->src->lz_init = false;
 		return vt_im_xz_start(im, err);
 	}
 	return 0;
@@ -97,31 +94,31 @@ sys:
 /* Raw bytes from the file or the memory buffer. */
 static ssize_t raw_read1(struct vt_import *im, void *buf, size_t len)
 {
-	if (im->mem) {
-		size_t n = im->mem_len - im->mem_pos;
+	if (im->src->mem) {
+		size_t n = im->src->mem_len - im->src->mem_pos;
 
 		if (n > len)
 			n = len;
-		memcpy(buf, im->mem + im->mem_pos, n);
-		im->mem_pos += n;
+		memcpy(buf, im->src->mem + im->src->mem_pos, n);
+		im->src->mem_pos += n;
 		return (ssize_t)n;
 	}
 	/* the bytes open.c sniffed the format from come first */
-	if (im->head_pos < im->head_len) {
-		size_t n = im->head_len - im->head_pos;
+	if (im->src->head_pos < im->src->head_len) {
+		size_t n = im->src->head_len - im->src->head_pos;
 
 		if (n > len)
 			n = len;
-		memcpy(buf, im->head + im->head_pos, n);
-		im->head_pos += n;
+		memcpy(buf, im->src->head + im->src->head_pos, n);
+		im->src->head_pos += n;
 		return (ssize_t)n;
 	}
-	if (!im->f)
+	if (!im->src->f)
 		return 0;
 	{
-		size_t n = fread(buf, 1, len, im->f);
+		size_t n = fread(buf, 1, len, im->src->f);
 
-		if (ferror(im->f))
+		if (ferror(im->src->f))
 			return errno ? -errno : -EIO;
 		return (ssize_t)n;
 	}
@@ -129,7 +126,7 @@ static ssize_t raw_read1(struct vt_import *im, void *buf, size_t len)
 
 static int read_error(struct vt_import *im, ssize_t n, struct vt_error *err)
 {
-	if (vt_input_limit_hit(im->in, err))
+	if (vt_input_limit_hit(im->src->in, err))
 		return err->code;
 	return vt_error_set(err, (int)n, "cannot read recording '%s': %s",
 			    im->name, strerror((int)-n));
@@ -140,13 +137,13 @@ static int text_limit(struct vt_import *im, size_t n, struct vt_error *err)
 {
 	char b[64];
 
-	im->text_total += n;
-	if (im->text_total <= im->max_input)
+	im->src->text_total += n;
+	if (im->src->text_total <= im->max_input)
 		return 0;
 	snprintf(err->file, sizeof(err->file), "%s", im->name);
 	return vt_error_set(err, VT_ERR_INPUT_LIMIT,
 			    "%s is larger than the --max-input limit of %s",
-			    im->xz ? "the decompressed recording" : "input",
+			    im->src->xz ? "the decompressed recording" : "input",
 			    vt_input_size_text(im->max_input, b, sizeof(b)));
 }
 
@@ -156,65 +153,65 @@ static int text_fill(struct vt_import *im, struct vt_error *err)
 	size_t want = 65536;
 	ssize_t n;
 
-	if (im->out_eof)
+	if (im->src->out_eof)
 		return 0;
-	if (im->lbuf_pos) {
-		memmove(im->lbuf, im->lbuf + im->lbuf_pos,
-			im->lbuf_len - im->lbuf_pos);
-		im->lbuf_len -= im->lbuf_pos;
-		im->scan_pos -= im->lbuf_pos;
-		im->lbuf_pos = 0;
+	if (im->src->lbuf_pos) {
+		memmove(im->src->lbuf, im->src->lbuf + im->src->lbuf_pos,
+			im->src->lbuf_len - im->src->lbuf_pos);
+		im->src->lbuf_len -= im->src->lbuf_pos;
+		im->src->scan_pos -= im->src->lbuf_pos;
+		im->src->lbuf_pos = 0;
 	}
-	if (!vt_im_grow((void **)&im->lbuf, &im->lbuf_cap,
-		  im->lbuf_len + want + 1, 1))
-		return vt_error_set(err, -ENOMEM, "out of memory");
-	if (!im->xz) {
-		n = raw_read(im, im->lbuf + im->lbuf_len, want);
+	if (VT_ALLOC_GROW(im->src->lbuf, im->src->lbuf_len + want + 1,
+			  im->src->lbuf_cap))
+		return vt_err_oom(err);
+	if (!im->src->xz) {
+		n = raw_read(im, im->src->lbuf + im->src->lbuf_len, want);
 		if (n < 0)
 			return read_error(im, n, err);
 		if (!n)
-			im->out_eof = true;
-		im->lbuf_len += n;
+			im->src->out_eof = true;
+		im->src->lbuf_len += n;
 		if (text_limit(im, n, err))
 			return err->code;
 		return (int)(n > 0);
 	}
-	im->lz.next_out = (uint8_t *)im->lbuf + im->lbuf_len;
-	im->lz.avail_out = want;
-	while (im->lz.avail_out == want) {
+	im->src->lz.next_out = (uint8_t *)im->src->lbuf + im->src->lbuf_len;
+	im->src->lz.avail_out = want;
+	while (im->src->lz.avail_out == want) {
 		lzma_ret r;
 
-		if (im->in_pos == im->in_len && !im->in_eof) {
-			n = raw_read(im, im->inbuf, sizeof(im->inbuf));
+		if (im->src->in_pos == im->src->in_len && !im->src->in_eof) {
+			n = raw_read(im, im->src->inbuf, sizeof(im->src->inbuf));
 			if (n < 0)
 				return read_error(im, n, err);
-			im->in_len = n;
-			im->in_pos = 0;
+			im->src->in_len = n;
+			im->src->in_pos = 0;
 			if (!n)
-				im->in_eof = true;
+				im->src->in_eof = true;
 		}
-		im->lz.next_in = im->inbuf + im->in_pos;
-		im->lz.avail_in = im->in_len - im->in_pos;
-		r = lzma_code(&im->lz, im->in_eof ? LZMA_FINISH : LZMA_RUN);
-		im->in_pos = im->in_len - im->lz.avail_in;
+		im->src->lz.next_in = im->src->inbuf + im->src->in_pos;
+		im->src->lz.avail_in = im->src->in_len - im->src->in_pos;
+		r = lzma_code(&im->src->lz, im->src->in_eof ? LZMA_FINISH : LZMA_RUN);
+		im->src->in_pos = im->src->in_len - im->src->lz.avail_in;
 		if (r == LZMA_STREAM_END) {
-			im->out_eof = true;
+			im->src->out_eof = true;
 			break;
 		}
 		if (r == LZMA_MEM_ERROR)
-			return vt_error_set(err, -ENOMEM, "out of memory");
+			return vt_err_oom(err);
 		if (r != LZMA_OK)
 			return vt_error_set(err, VT_ERR_IMPORT,
 					    "corrupt xz data in '%s' (lzma error %d)",
 					    im->name, (int)r);
-		if (im->in_eof && !im->lz.avail_in &&
-		    im->lz.avail_out == want)
+		if (im->src->in_eof && !im->src->lz.avail_in &&
+		    im->src->lz.avail_out == want)
 			return vt_error_set(err, VT_ERR_IMPORT,
 					    "truncated xz data in '%s'",
 					    im->name);
 	}
-	im->lbuf_len += want - im->lz.avail_out;
-	if (text_limit(im, want - im->lz.avail_out, err))
+	im->src->lbuf_len += want - im->src->lz.avail_out;
+	if (text_limit(im, want - im->src->lz.avail_out, err))
 		return err->code;
 	return 1;
 }
@@ -224,29 +221,29 @@ static char *text_line(struct vt_import *im, int *rc, struct vt_error *err)
 {
 	for (;;) {
 		/* lbuf is NULL until the first fill: no pointer arithmetic on it */
-		char *start = im->lbuf ? im->lbuf + im->lbuf_pos : NULL;
+		char *start = im->src->lbuf ? im->src->lbuf + im->src->lbuf_pos : NULL;
 		char *nl;
 
 		/*
 		 * Search only the bytes not searched yet: a long line read in
 		 * 64 KiB pieces is scanned once, not once per piece.
 		 */
-		if (im->scan_pos < im->lbuf_pos)
-			im->scan_pos = im->lbuf_pos;
-		nl = im->lbuf_len > im->scan_pos ?
-			memchr(im->lbuf + im->scan_pos, '\n',
-			       im->lbuf_len - im->scan_pos) : NULL;
+		if (im->src->scan_pos < im->src->lbuf_pos)
+			im->src->scan_pos = im->src->lbuf_pos;
+		nl = im->src->lbuf_len > im->src->scan_pos ?
+			memchr(im->src->lbuf + im->src->scan_pos, '\n',
+			       im->src->lbuf_len - im->src->scan_pos) : NULL;
 		if (nl) {
 			*nl = '\0';
-			im->lbuf_pos = nl - im->lbuf + 1;
-			im->scan_pos = im->lbuf_pos;
+			im->src->lbuf_pos = nl - im->src->lbuf + 1;
+			im->src->scan_pos = im->src->lbuf_pos;
 			return start;
 		}
-		im->scan_pos = im->lbuf_len;
-		if (im->out_eof) {
-			if (im->lbuf_pos < im->lbuf_len) {
-				im->lbuf[im->lbuf_len] = '\0';
-				im->lbuf_pos = im->lbuf_len;
+		im->src->scan_pos = im->src->lbuf_len;
+		if (im->src->out_eof) {
+			if (im->src->lbuf_pos < im->src->lbuf_len) {
+				im->src->lbuf[im->src->lbuf_len] = '\0';
+				im->src->lbuf_pos = im->src->lbuf_len;
 				return start;
 			}
 			return NULL;
@@ -578,7 +575,7 @@ int vt_im_text_run(struct vt_import *im, struct vt_error *err)
 		}
 		vt_im_handle(im, &k);
 		if (im->oom)
-			return vt_error_set(err, -ENOMEM, "out of memory");
+			return vt_err_oom(err);
 		if (im->pass) {
 			int r2 = vt_im_advance(im);
 
@@ -586,7 +583,7 @@ int vt_im_text_run(struct vt_import *im, struct vt_error *err)
 				return vt_error_set(err, -EIO, "cannot write the temporary file of the events: %s",
 						    strerror(errno));
 			if (r2 < 0 || im->oom)
-				return vt_error_set(err, -ENOMEM, "out of memory");
+				return vt_err_oom(err);
 		}
 	}
 	return rc < 0 ? rc : 0;

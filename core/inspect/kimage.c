@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/alloc.h"
 #include "core/input.h"
 #include "core/inspect/kimage.h"
 
@@ -119,8 +120,6 @@ static int gunzip(const struct vt_kimage *k, const uint8_t *src, size_t slen,
 		size_t used = (size_t)((const uint8_t *)z.next_in - src);
 
 		if (n == cap) {
-			uint8_t *nb;
-
 			if (cap >= max) {
 				inflateEnd(&z);
 				free(b);
@@ -132,13 +131,11 @@ static int gunzip(const struct vt_kimage *k, const uint8_t *src, size_t slen,
 				return VT_ERR_INPUT_LIMIT;
 			}
 			cap = cap * 2 > max ? (size_t)max : cap * 2;
-			nb = realloc(b, cap);
-			if (!nb) {
+			if (VT_REALLOC_ARRAY(b, cap)) {
 				inflateEnd(&z);
 				free(b);
 				return vt_error_set(err, -ENOMEM, "out of memory inflating %s", what);
 			}
-			b = nb;
 		}
 		z.next_out = b + n;
 		z.avail_out = (uInt)(cap - n > UINT32_MAX ? UINT32_MAX : cap - n);
@@ -447,16 +444,9 @@ static int open_elf(struct vt_kimage *k, uint8_t *p, size_t len, struct vt_error
 			nm = elf_strptr(k->elf, sh.sh_link, s.st_name);
 			if (!nm || !*nm)
 				continue;
-			if (k->nr_syms == cap) {
-				size_t nc = cap ? cap * 2 : 1024;
-				struct ksym *ns = realloc(k->syms, nc * sizeof(*ns));
-
-				if (!ns)
-					return vt_error_set(err, -ENOMEM, "out of memory "
-							    "reading the symbol table");
-				k->syms = ns;
-				cap = nc;
-			}
+			if (VT_ALLOC_GROW(k->syms, k->nr_syms + 1, cap))
+				return vt_error_set(err, -ENOMEM, "out of memory "
+						    "reading the symbol table");
 			k->syms[k->nr_syms++] = (struct ksym){ s.st_value, s.st_size, nm };
 		}
 	}

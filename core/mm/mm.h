@@ -2,12 +2,12 @@
 /*
  * Internal interface of core/mm/: the engine and its API flows
  * (vmalloc.c), VA areas and the lazy purge (vmap_area.c), vmap blocks and
- * vm_map_ram (vmap_block.c).  Strategies use core/engine.h alone.
+ * vm_map_ram (vmap_block.c).  Strategies use core/mm/engine.h alone.
  */
 #ifndef VT_MM_MM_H
 #define VT_MM_MM_H
 
-#include "core/engine.h"
+#include "core/mm/engine.h"
 
 #define EST(e, x) ((e)->w.st->m[VT_M_##x])
 

@@ -7,33 +7,28 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/alloc.h"
 #include "core/mm/mm.h"
 
 /*
  * Make room for @n page runs.  The arithmetic is checked (issue 12): a run
- * count whose byte size overflows size_t, or a doubling that would wrap,
- * is refused before realloc() sees it.
+ * count beyond VT_RUNS_MAX + 1 or whose byte size overflows size_t is
+ * refused before realloc() sees it.
  */
 static int runs_reserve(struct vt_pages *p, uint64_t n)
 {
-	uint64_t c = p->cap ? p->cap : 64;
-	struct vt_page_run *nr;
-	uint64_t *st;
+	size_t c;
 
 	if (n <= p->cap)
 		return 0;
-	if (n > (uint64_t)VT_RUNS_MAX + 1 || n > SIZE_MAX / sizeof(*nr))
+	if (n > (uint64_t)VT_RUNS_MAX + 1)
 		return -ENOMEM;
-	while (c < n)
-		c = c > UINT32_MAX / 2 ? n : c * 2;
-	nr = realloc(p->runs, c * sizeof(*nr));
-	if (!nr)
+	c = vt_alloc_nr(p->cap, n);
+	if (c > UINT32_MAX)
+		c = n;
+	/* the two arrays in step, each size checked (core/alloc.h) */
+	if (VT_REALLOC_ARRAY(p->runs, c) || VT_REALLOC_ARRAY(p->start, c))
 		return -ENOMEM;
-	p->runs = nr;
-	st = realloc(p->start, c * sizeof(*st));
-	if (!st)
-		return -ENOMEM;
-	p->start = st;
 	p->cap = c;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/mm/va_free.h"
 
 #define N(f, i) ((f)->n[i])
@@ -91,15 +92,14 @@ static int insert(struct vt_va_free *f, uint64_t start, uint64_t end)
 		f->spare = N(f, t).l;
 	} else {
 		if (f->used + 1 >= f->cap) {
-			uint32_t c = f->cap ? f->cap * 2 : 64;
-			struct vt_va_node *n;
+			size_t c = vt_alloc_nr(f->cap, (size_t)f->used + 2);
 
+			if (c > UINT32_MAX)
+				c = UINT32_MAX;
 			if (c <= f->cap)	/* 2^32 nodes */
 				return -ENOMEM;
-			n = realloc(f->n, (size_t)c * sizeof(*n));
-			if (!n)
+			if (VT_REALLOC_ARRAY(f->n, c))
 				return -ENOMEM;
-			f->n = n;
 			f->cap = c;
 		}
 		t = ++f->used;

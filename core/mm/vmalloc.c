@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/mm/mm.h"
 #include "core/siphash.h"
 
@@ -109,18 +110,8 @@ static int runs_append(struct vt_page_run **runs, uint64_t *n, uint64_t *cap,
 	}
 	if (*n >= VT_RUNS_MAX)
 		return -ENOMEM;
-	if (*n == *cap) {
-		uint64_t c = *cap ? *cap * 2 : 8;
-		struct vt_page_run *nr;
-
-		if (c > VT_RUNS_MAX)
-			c = VT_RUNS_MAX;
-		nr = realloc(*runs, c * sizeof(*nr));
-		if (!nr)
-			return -ENOMEM;
-		*runs = nr;
-		*cap = c;
-	}
+	if (VT_ALLOC_GROW(*runs, *n + 1, *cap))
+		return -ENOMEM;
 	(*runs)[(*n)++] = (struct vt_page_run){ pfn, count, 0 };
 	return 0;
 }
@@ -1035,7 +1026,8 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 			return vt_error_set(err, VT_ERR_ID_LIVE,
 					    "%s with id %s that is live",
 					    vt_op_names[ev->op], idb);
-		if (ev->op != VT_OP_VMALLOC && ev->op != VT_OP_IOREMAP &&
+		/* the op's rules: core/trace/ops.def */
+		if ((vt_ops[ev->op].rules & VT_OPR_PAGES) &&
 		    (!ev->has_pages || !ev->nr_pages))
 			return vt_error_set(err, VT_ERR_EMPTY_PAGES,
 					    "%s without pages", vt_op_names[ev->op]);

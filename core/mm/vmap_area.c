@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/mm/mm.h"
 
 /* ---- the vmap-area allocator (alloc_vmap_area(), free_vmap_area()) ------- */
@@ -16,15 +17,8 @@
 static int vrange_push(struct vt_vrange **v, uint64_t *nr, uint64_t *cap,
 		       uint64_t at, struct vt_vrange r)
 {
-	if (*nr == *cap) {
-		uint64_t c = *cap ? *cap * 2 : 16;
-		struct vt_vrange *n = realloc(*v, c * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		*v = n;
-		*cap = c;
-	}
+	if (VT_ALLOC_GROW(*v, *nr + 1, *cap))
+		return -ENOMEM;
 	memmove(&(*v)[at + 1], &(*v)[at], (*nr - at) * sizeof(**v));
 	(*v)[at] = r;
 	(*nr)++;

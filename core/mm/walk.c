@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/mm/walk.h"
 
 #define WST(w, x) ((w)->st->m[VT_M_##x])
@@ -55,16 +56,9 @@ void vt_walk_note(struct vt_walk *w, uint64_t start, uint64_t end)
 			wr->v[wr->nr - 1].end = end;
 		return;
 	}
-	if (wr->nr == wr->cap) {
-		uint64_t cap = wr->cap ? wr->cap * 2 : 16;
-		void *v = realloc(wr->v, cap * sizeof(*wr->v));
-
-		if (!v) {
-			wr->err = -ENOMEM;
-			return;
-		}
-		wr->v = v;
-		wr->cap = cap;
+	if (VT_ALLOC_GROW(wr->v, wr->nr + 1, wr->cap)) {
+		wr->err = -ENOMEM;
+		return;
 	}
 	wr->v[wr->nr].start = start;
 	wr->v[wr->nr].end = end;

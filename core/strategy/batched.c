@@ -7,7 +7,7 @@
  * arm64_vmap_pte_range_map_size()); patch 3 is the shift argument of
  * vt_vmap_small_pages_range_noflush(); this file holds patches 4-8.
  */
-#include "core/engine.h"
+#include "core/mm/engine.h"
 
 static inline bool vt_patch(const struct vt_engine *e, int n)
 {

@@ -20,7 +20,7 @@
  * model both walkers of core/mm/walk.c already make exactly that choice, so
  * the helper changes no count.
  */
-#include "core/engine.h"
+#include "core/mm/engine.h"
 
 /* vm_shift(): arch_vmap_pmd_supported() is true on arm64 (asm/vmalloc.h) */
 static unsigned int vt_vm_shift(const struct vt_engine *e, uint64_t size)

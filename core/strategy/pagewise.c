@@ -5,7 +5,7 @@
  * VM_ALLOW_HUGE_VMAP included, is mapped by one
  * vmap_small_pages_range_noflush() walk at PAGE_SHIFT.  ioremap unchanged.
  */
-#include "core/engine.h"
+#include "core/mm/engine.h"
 
 const struct vt_strategy vt_strategy_pagewise = {
 	.name = "pagewise",

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "core/engine.h"
+#include "core/mm/engine.h"
 #include "core/strategy/registry.h"
 
 /* A test build adds one entry with -DVT_STRATEGY_EXTRA=name (the toy

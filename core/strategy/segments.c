@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "core/engine.h"
+#include "core/mm/engine.h"
 
 /* vm_shift() */
 static unsigned int vt_vm_shift(struct vt_engine *e, uint64_t size)

@@ -5,7 +5,7 @@
  * a huge vmalloc makes one complete vmap_range_noflush() walk per
  * 2^page_shift chunk.
  */
-#include "core/engine.h"
+#include "core/mm/engine.h"
 
 static const struct vt_strategy_alias aliases[] = {
 	{ "mainline", "mm/vmalloc.c (mainline)" },

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/trace/gen.h"
 
 /* The largest MAX_PAGE_ORDER of any granule (64K pages: 13). */
@@ -64,15 +65,8 @@ static int fl_add(struct buddy *b, uint32_t off, unsigned int order)
 {
 	typeof(b->fl[0]) *l = &b->fl[order];
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		uint32_t *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (VT_ALLOC_GROW(l->v, l->n + 1, l->cap))
+		return -ENOMEM;
 	b->pos[off] = l->n;
 	l->v[l->n++] = off;
 	b->head[off] = order + 1;
@@ -325,11 +319,11 @@ static int buddy_from_counts(struct buddy *b, uint64_t base,
 		return vt_error_set(err, ret, "out of memory");
 	used = calloc(nr, 1);
 	if (!used)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	for (int o = max_order; o >= 0; o--) {
 		ret = place_order(b, used, nr, o, max_order, counts[o], rng);
 		if (ret == -ENOMEM)
-			ret = vt_error_set(err, ret, "out of memory");
+			ret = vt_err_oom(err);
 		else if (ret)
 			ret = vt_error_set(err, ret,
 					   "cannot place the buddyinfo blocks of order %d",
@@ -365,15 +359,8 @@ static int runs_add(struct runs *r, uint64_t pfn, unsigned int order)
 			return 0;
 		}
 	}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct vt_page_run *v = realloc(r->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
+	if (VT_ALLOC_GROW(r->v, r->n + 1, r->cap))
+		return -ENOMEM;
 	r->v[r->n++] = (struct vt_page_run){ .pfn = pfn, .order = order,
 					     .count = 1 };
 	return 0;
@@ -416,17 +403,10 @@ struct live {
 	size_t n, cap;
 };
 
-static int live_add(struct live *l, struct lbuf b)
+static int sh_live_add(struct live *l, struct lbuf b)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct lbuf *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (VT_ALLOC_GROW(l->v, l->n + 1, l->cap))
+		return -ENOMEM;
 	l->v[l->n++] = b;
 	return 0;
 }
@@ -460,7 +440,7 @@ static int sh_release(const struct vt_gen_out *out, struct buddy *b,
 
 	for (size_t i = 0; !ret && i < lb->nr; i++)
 		if (buddy_free(b, lb->blocks[i].pfn, lb->blocks[i].order))
-			ret = vt_error_set(err, -ENOMEM, "out of memory");
+			ret = vt_err_oom(err);
 	free(lb->blocks);
 	lb->blocks = NULL;
 	return ret;
@@ -503,8 +483,7 @@ static int sh_alloc(const struct vt_gen_systemheap *o, struct buddy *b,
 				continue;
 			pfn = buddy_alloc(b, ord);
 			if (pfn == -2)
-				return vt_error_set(err, -ENOMEM,
-						    "out of memory");
+				return vt_err_oom(err);
 			if (pfn >= 0) {
 				got = ord;
 				break;
@@ -513,16 +492,8 @@ static int sh_alloc(const struct vt_gen_systemheap *o, struct buddy *b,
 		if (pfn < 0)
 			return vt_error_set(err, VT_ERR_BAD_REQUEST,
 					    "the model's physical memory is exhausted (raise --mem or lower --live)");
-		if (lb->nr == cap) {
-			struct block *v;
-
-			cap = cap ? cap * 2 : 64;
-			v = realloc(lb->blocks, cap * sizeof(*v));
-			if (!v)
-				return vt_error_set(err, -ENOMEM,
-						    "out of memory");
-			lb->blocks = v;
-		}
+		if (VT_ALLOC_GROW(lb->blocks, lb->nr + 1, cap))
+			return vt_err_oom(err);
 		lb->blocks[lb->nr++] = (struct block){ pfn, got };
 		remaining -= 1ull << got;
 		max_order = got;
@@ -624,7 +595,7 @@ int vt_gen_systemheap(const struct vt_gen_systemheap *o,
 		for (size_t i = 0; i < lb.nr; i++)
 			if (runs_add(&runs, lb.blocks[i].pfn, lb.blocks[i].order)) {
 				free(lb.blocks);
-				ret = vt_error_set(err, -ENOMEM, "out of memory");
+				ret = vt_err_oom(err);
 				goto out;
 			}
 
@@ -647,8 +618,8 @@ int vt_gen_systemheap(const struct vt_gen_systemheap *o,
 		if (!ret && !o->no_page_array)
 			ret = emit_simple(out, VT_OP_VFREE, array_id, 0, 0, 0,
 					  sh_caller, err);
-		if (!ret && live_add(&live, lb))
-			ret = vt_error_set(err, -ENOMEM, "out of memory");
+		if (!ret && sh_live_add(&live, lb))
+			ret = vt_err_oom(err);
 		if (ret) {
 			free(lb.blocks);
 			goto out;
@@ -711,7 +682,7 @@ static int tv_alloc_array(struct tv *t, uint64_t **ids, unsigned long n)
 {
 	*ids = malloc((n ? n : 1) * sizeof(**ids));
 	if (!*ids)
-		return vt_error_set(t->err, -ENOMEM, "out of memory");
+		return vt_err_oom(t->err);
 	return 0;
 }
 
@@ -732,174 +703,244 @@ static uint64_t thread_align2(unsigned int page_shift)
 }
 
 /*
- * Models the test cases of lib/test_vmalloc.c (linux-mm, read 2026-04),
- * one call per test_func() iteration, sequential_test_order.  Deviations:
- * get_random_*() is our seeded generator; kvfree_rcu() frees at once (the
- * grace period is not modelled); pcpu_alloc_test emits only its vmalloc'ed
- * pointer array (the percpu allocator's own areas are not API calls the
- * trace format has).
+ * The test cases of lib/test_vmalloc.c (linux-mm, read 2026-04), one
+ * function each, one call per test_func() iteration, sequential_test_order.
+ * Deviations: get_random_*() is our seeded generator; kvfree_rcu() frees at
+ * once (the grace period is not modelled); pcpu_alloc_test emits only its
+ * vmalloc'ed pointer array (the percpu allocator's own areas are not API
+ * calls the trace format has).
  */
-static int tv_run(struct tv *t, enum vt_tv_test test)
+static unsigned long tv_nr_pages(const struct tv *t)
+{
+	return t->o->nr_pages ? t->o->nr_pages : 1;
+}
+
+static int tv_fix_size_alloc_test(struct tv *t)
+{
+	uint64_t a;
+	int ret = 0;
+
+	for (unsigned long i = 0; !ret && i < t->o->loops; i++) {
+		ret = tv_vmalloc(t, tv_nr_pages(t) * t->page_size, 0,
+				 t->o->use_huge ? VT_FLAG(VM_ALLOW_HUGE_VMAP) : 0,
+				 &a);
+		if (!ret)
+			ret = tv_vfree(t, a);
+	}
+	return ret;
+}
+
+static int tv_full_fit_alloc_test(struct tv *t)
 {
 	const struct vt_gen_test_vmalloc *o = t->o;
 	uint64_t ps = t->page_size, a, c, *p = NULL, *q = NULL;
-	unsigned long nr_pages = o->nr_pages ? o->nr_pages : 1, i, n;
-	int ret = 0;
+	unsigned long i, n;
+	int ret;
 
-	t->caller = vt_tv_test_names[test];
-	switch (test) {
-	case VT_TV_fix_size_alloc_test:
-		for (i = 0; !ret && i < o->loops; i++) {
-			ret = tv_vmalloc(t, nr_pages * ps, 0, o->use_huge ?
-					 VT_FLAG(VM_ALLOW_HUGE_VMAP) : 0, &a);
-			if (!ret)
-				ret = tv_vfree(t, a);
-		}
-		break;
-	case VT_TV_full_fit_alloc_test:
-		n = o->junk ? o->junk :
-		    fls_u(o->cpus ? o->cpus : 1) * ((32ull << 20) / ps);
-		ret = tv_vmalloc(t, 8 * n, 0, 0, &a);
+	n = o->junk ? o->junk : fls_u(o->cpus ? o->cpus : 1) * ((32ull << 20) / ps);
+	ret = tv_vmalloc(t, 8 * n, 0, 0, &a);
+	if (!ret)
+		ret = tv_vmalloc(t, 8 * n, 0, 0, &c);
+	if (!ret)
+		ret = tv_alloc_array(t, &p, n);
+	if (!ret)
+		ret = tv_alloc_array(t, &q, n);
+	for (i = 0; !ret && i < n; i++) {
+		ret = tv_vmalloc(t, ps, 0, 0, &p[i]);
 		if (!ret)
-			ret = tv_vmalloc(t, 8 * n, 0, 0, &c);
-		if (!ret)
-			ret = tv_alloc_array(t, &p, n);
-		if (!ret)
-			ret = tv_alloc_array(t, &q, n);
-		for (i = 0; !ret && i < n; i++) {
-			ret = tv_vmalloc(t, ps, 0, 0, &p[i]);
-			if (!ret)
-				ret = tv_vmalloc(t, ps, 0, 0, &q[i]);
-		}
-		for (i = 0; !ret && i < n; i++)
-			ret = tv_vfree(t, q[i]);
-		for (i = 0; !ret && i < o->loops; i++) {
-			uint64_t tmp;
-
-			ret = tv_vmalloc(t, ps, 0, 0, &tmp);
-			if (!ret)
-				ret = tv_vfree(t, tmp);
-		}
-		for (i = 0; !ret && i < n; i++)
-			ret = tv_vfree(t, p[i]);
-		if (!ret)
-			ret = tv_vfree(t, a);
-		if (!ret)
-			ret = tv_vfree(t, c);
-		break;
-	case VT_TV_long_busy_list_alloc_test:
-		n = o->busy ? o->busy : 15000;
-		ret = tv_vmalloc(t, 8 * n, 0, 0, &a);
-		if (!ret)
-			ret = tv_alloc_array(t, &p, n);
-		for (i = 0; !ret && i < n; i++)
-			ret = tv_vmalloc(t, ps, 0, 0, &p[i]);
-		for (i = 0; !ret && i < o->loops; i++) {
-			uint64_t p1, p2;
-
-			ret = tv_vmalloc(t, 100 * ps, 0, 0, &p1);
-			if (!ret)
-				ret = tv_vmalloc(t, ps, 0, 0, &p2);
-			if (!ret)
-				ret = tv_vfree(t, p1);
-			if (!ret)
-				ret = tv_vfree(t, p2);
-		}
-		for (i = 0; !ret && i < n; i++)
-			ret = tv_vfree(t, p[i]);
-		if (!ret)
-			ret = tv_vfree(t, a);
-		break;
-	case VT_TV_random_size_alloc_test:
-		for (i = 0; !ret && i < o->loops; i++) {
-			/* get_random_u32_inclusive(1, 100) */
-			uint64_t pages = 1 + vt_rng_below(&t->rng, 100);
-
-			ret = tv_vmalloc(t, pages * ps, 0, 0, &a);
-			if (!ret)
-				ret = tv_vfree(t, a);
-		}
-		break;
-	case VT_TV_fix_align_alloc_test:
-		for (i = 0; !ret && i < o->loops; i++) {
-			ret = tv_vmalloc(t, 5 * ps, thread_align2(t->out->page_shift),
-					 0, &a);
-			if (!ret)
-				ret = tv_vfree(t, a);
-		}
-		break;
-	case VT_TV_random_size_align_alloc_test:
-		for (i = 0; !ret && i < o->loops; i++) {
-			unsigned int rnd = vt_rng_next(&t->rng) & 0xff;
-
-			ret = tv_vmalloc(t, ((rnd % 10) + 1) * ps,
-					 1ull << (rnd % 23), 0, &a);
-			if (!ret)
-				ret = tv_vfree(t, a);
-		}
-		break;
-	case VT_TV_pcpu_alloc_test:
-		ret = tv_vmalloc(t, 8 * (o->pcpu_objects ? o->pcpu_objects :
-					 35000), 0, 0, &a);
-		if (!ret)
-			ret = tv_vfree(t, a);
-		break;
-	case VT_TV_kvfree_rcu_1_arg_vmalloc_test:
-	case VT_TV_kvfree_rcu_2_arg_vmalloc_test:
-		for (i = 0; !ret && i < o->loops; i++) {
-			ret = tv_vmalloc(t, ps, 0, 0, &a);
-			if (!ret)
-				ret = tv_vfree(t, a);
-		}
-		break;
-	case VT_TV_vm_map_ram_test: {
-		/* alloc_pages_bulk() of nr_pages order-0 pages, mapped and
-		 * unmapped test_loop_count times. */
-		struct vt_rng brng = t->rng;
-		struct runs runs = { 0 };
-		struct buddy b;
-		struct vt_event ev;
-
-		ret = buddy_init(&b, 0x80000000ull >> t->out->page_shift,
-				 1ull << 20, max_order_of(t->out->page_shift),
-				 &brng);
-		if (!ret)
-			ret = buddy_fill(&b);
-		for (i = 0; !ret && i < nr_pages; i++) {
-			int64_t pfn = buddy_alloc(&b, 0);
-
-			if (pfn < 0 || runs_add(&runs, pfn, 0))
-				ret = -ENOMEM;
-		}
-		buddy_release(&b);
-		if (ret) {
-			free(runs.v);
-			ret = vt_error_set(t->err, -ENOMEM,
-					   "cannot model %lu pages", nr_pages);
-			break;
-		}
-		t->rng = brng;
-		for (i = 0; !ret && i < o->loops; i++) {
-			a = t->id++;
-			ev_init(&ev, VT_OP_VM_MAP_RAM, a, t->caller);
-			ev.runs = runs.v;
-			ev.nr_runs = runs.n;
-			ev.has_pages = true;
-			ev.nr_pages = nr_pages;
-			ret = t->out->emit(t->out->ctx, &ev, t->err);
-			if (!ret)
-				ret = emit_simple(t->out, VT_OP_VM_UNMAP_RAM, a,
-						  0, 0, 0, t->caller, t->err);
-		}
-		free(runs.v);
-		break;
+			ret = tv_vmalloc(t, ps, 0, 0, &q[i]);
 	}
-	case VT_TV__NR:
-		break;
+	for (i = 0; !ret && i < n; i++)
+		ret = tv_vfree(t, q[i]);
+	for (i = 0; !ret && i < o->loops; i++) {
+		uint64_t tmp;
+
+		ret = tv_vmalloc(t, ps, 0, 0, &tmp);
+		if (!ret)
+			ret = tv_vfree(t, tmp);
 	}
+	for (i = 0; !ret && i < n; i++)
+		ret = tv_vfree(t, p[i]);
+	if (!ret)
+		ret = tv_vfree(t, a);
+	if (!ret)
+		ret = tv_vfree(t, c);
 	free(p);
 	free(q);
 	return ret;
+}
+
+static int tv_long_busy_list_alloc_test(struct tv *t)
+{
+	uint64_t ps = t->page_size, a, *p = NULL;
+	unsigned long i, n = t->o->busy ? t->o->busy : 15000;
+	int ret;
+
+	ret = tv_vmalloc(t, 8 * n, 0, 0, &a);
+	if (!ret)
+		ret = tv_alloc_array(t, &p, n);
+	for (i = 0; !ret && i < n; i++)
+		ret = tv_vmalloc(t, ps, 0, 0, &p[i]);
+	for (i = 0; !ret && i < t->o->loops; i++) {
+		uint64_t p1, p2;
+
+		ret = tv_vmalloc(t, 100 * ps, 0, 0, &p1);
+		if (!ret)
+			ret = tv_vmalloc(t, ps, 0, 0, &p2);
+		if (!ret)
+			ret = tv_vfree(t, p1);
+		if (!ret)
+			ret = tv_vfree(t, p2);
+	}
+	for (i = 0; !ret && i < n; i++)
+		ret = tv_vfree(t, p[i]);
+	if (!ret)
+		ret = tv_vfree(t, a);
+	free(p);
+	return ret;
+}
+
+static int tv_random_size_alloc_test(struct tv *t)
+{
+	uint64_t a;
+	int ret = 0;
+
+	for (unsigned long i = 0; !ret && i < t->o->loops; i++) {
+		/* get_random_u32_inclusive(1, 100) */
+		uint64_t pages = 1 + vt_rng_below(&t->rng, 100);
+
+		ret = tv_vmalloc(t, pages * t->page_size, 0, 0, &a);
+		if (!ret)
+			ret = tv_vfree(t, a);
+	}
+	return ret;
+}
+
+static int tv_fix_align_alloc_test(struct tv *t)
+{
+	uint64_t a;
+	int ret = 0;
+
+	for (unsigned long i = 0; !ret && i < t->o->loops; i++) {
+		ret = tv_vmalloc(t, 5 * t->page_size,
+				 thread_align2(t->out->page_shift), 0, &a);
+		if (!ret)
+			ret = tv_vfree(t, a);
+	}
+	return ret;
+}
+
+static int tv_random_size_align_alloc_test(struct tv *t)
+{
+	uint64_t a;
+	int ret = 0;
+
+	for (unsigned long i = 0; !ret && i < t->o->loops; i++) {
+		unsigned int rnd = vt_rng_next(&t->rng) & 0xff;
+
+		ret = tv_vmalloc(t, ((rnd % 10) + 1) * t->page_size,
+				 1ull << (rnd % 23), 0, &a);
+		if (!ret)
+			ret = tv_vfree(t, a);
+	}
+	return ret;
+}
+
+static int tv_pcpu_alloc_test(struct tv *t)
+{
+	uint64_t a;
+	int ret;
+
+	ret = tv_vmalloc(t, 8 * (t->o->pcpu_objects ? t->o->pcpu_objects : 35000),
+			 0, 0, &a);
+	if (!ret)
+		ret = tv_vfree(t, a);
+	return ret;
+}
+
+static int tv_kvfree_rcu_1_arg_vmalloc_test(struct tv *t)
+{
+	uint64_t a;
+	int ret = 0;
+
+	for (unsigned long i = 0; !ret && i < t->o->loops; i++) {
+		ret = tv_vmalloc(t, t->page_size, 0, 0, &a);
+		if (!ret)
+			ret = tv_vfree(t, a);
+	}
+	return ret;
+}
+
+/* kvfree_rcu(p, rcu) frees as kvfree_rcu(p) does, here at once. */
+static int tv_kvfree_rcu_2_arg_vmalloc_test(struct tv *t)
+{
+	return tv_kvfree_rcu_1_arg_vmalloc_test(t);
+}
+
+/* alloc_pages_bulk() of nr_pages order-0 pages, mapped and unmapped
+ * test_loop_count times. */
+static int tv_vm_map_ram_test(struct tv *t)
+{
+	unsigned long nr_pages = tv_nr_pages(t), i;
+	struct vt_rng brng = t->rng;
+	struct runs runs = { 0 };
+	struct buddy b;
+	struct vt_event ev;
+	uint64_t a;
+	int ret;
+
+	ret = buddy_init(&b, 0x80000000ull >> t->out->page_shift, 1ull << 20,
+			 max_order_of(t->out->page_shift), &brng);
+	if (!ret)
+		ret = buddy_fill(&b);
+	for (i = 0; !ret && i < nr_pages; i++) {
+		int64_t pfn = buddy_alloc(&b, 0);
+
+		if (pfn < 0 || runs_add(&runs, pfn, 0))
+			ret = -ENOMEM;
+	}
+	buddy_release(&b);
+	if (ret) {
+		free(runs.v);
+		return vt_error_set(t->err, -ENOMEM, "cannot model %lu pages",
+				    nr_pages);
+	}
+	t->rng = brng;
+	for (i = 0; !ret && i < t->o->loops; i++) {
+		a = t->id++;
+		ev_init(&ev, VT_OP_VM_MAP_RAM, a, t->caller);
+		ev.runs = runs.v;
+		ev.nr_runs = runs.n;
+		ev.has_pages = true;
+		ev.nr_pages = nr_pages;
+		ret = t->out->emit(t->out->ctx, &ev, t->err);
+		if (!ret)
+			ret = emit_simple(t->out, VT_OP_VM_UNMAP_RAM, a, 0, 0, 0,
+					  t->caller, t->err);
+	}
+	free(runs.v);
+	return ret;
+}
+
+/*
+ * As lib/test_vmalloc.c's test_case_array[] (struct test_case_desc: a name
+ * and a test_func), indexed by enum vt_tv_test.  The kernel's
+ * align_shift_alloc_test is not in it: its requests fail by design and
+ * leave no trace.
+ */
+static const struct tv_test_case_desc {
+	const char *test_name;
+	int (*test_func)(struct tv *t);
+} tv_test_case_array[VT_TV__NR] = {
+#define VT_TV_CASE(name) [VT_TV_##name] = { #name, tv_##name },
+	VT_TV_TESTS(VT_TV_CASE)
+#undef VT_TV_CASE
+};
+
+static int tv_run(struct tv *t, enum vt_tv_test test)
+{
+	t->caller = tv_test_case_array[test].test_name;
+	return tv_test_case_array[test].test_func(t);
 }
 
 int vt_gen_test_vmalloc(const struct vt_gen_test_vmalloc *o,
@@ -960,7 +1001,7 @@ int vt_gen_ioremap(const struct vt_gen_ioremap *o, const struct vt_gen_out *out,
 					    (unsigned long long)o->sizes[i]);
 	live = malloc(o->live * sizeof(*live));
 	if (!live)
-		return vt_error_set(err, -ENOMEM, "out of memory");
+		return vt_err_oom(err);
 	vt_rng_init(&rng, out->seed);
 	for (unsigned long n = 0; !ret && n < o->count; n++) {
 		uint64_t size = o->sizes[n % o->nr_sizes];

@@ -3,8 +3,8 @@
  * The JSON Lines fast path: one pass over an event line, straight into a
  * struct vt_event, with no tree and no allocation.
  *
- * It accepts a strict subset of what the jansson path (parse_event() in
- * trace-json.c, on a json_loadb(JSON_REJECT_DUPLICATES) tree) accepts, and
+ * It accepts a strict subset of what the jansson path (vt_trace_parse_event() in
+ * trace-schema.c, on a json_loadb(JSON_REJECT_DUPLICATES) tree) accepts, and
  * yields the same event for it:
  *   - one object of the known event keys, each at most once, any order,
  *     JSON whitespace anywhere between tokens;
@@ -14,7 +14,7 @@
  *     or exponent (always inside json_int_t), or "0x..." strings;
  *   - "pages": a non-empty array of {"pfn","order","count"} objects;
  *     "flags": an array of known flag names;
- *   - and every check of parse_event() and parse_pages() passes.
+ *   - and every check of vt_trace_parse_event() and parse_pages() passes.
  * Anything else (an unknown key, an escape, a non-ASCII byte, a float, a
  * negative number, an unknown op or flag, a check that fails) returns 0
  * and the line goes to jansson, so that errors, warnings and the handling
@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/trace/trace-fast.h"
 
 enum fast_key {
@@ -38,7 +39,7 @@ struct cursor {
 	const char *p, *e;
 };
 
-static inline void skip_ws(struct cursor *c)
+static inline void cursor_skip_ws(struct cursor *c)
 {
 	while (c->p < c->e &&
 	       (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n'))
@@ -46,9 +47,9 @@ static inline void skip_ws(struct cursor *c)
 }
 
 /* Expect @ch after optional whitespace. */
-static inline bool expect(struct cursor *c, char ch)
+static inline bool cursor_expect(struct cursor *c, char ch)
 {
-	skip_ws(c);
+	cursor_skip_ws(c);
 	if (c->p < c->e && *c->p == ch) {
 		c->p++;
 		return true;
@@ -60,12 +61,12 @@ static inline bool expect(struct cursor *c, char ch)
  * A string of printable ASCII without escapes, the cursor on its opening
  * quote (after whitespace).  Sets @s and @len; false for anything else.
  */
-static inline bool get_plain_string(struct cursor *c, const char **s,
-				    size_t *len)
+static inline bool cursor_plain_string(struct cursor *c, const char **s,
+				       size_t *len)
 {
 	const char *p;
 
-	if (!expect(c, '"'))
+	if (!cursor_expect(c, '"'))
 		return false;
 	for (p = c->p; p < c->e; p++) {
 		unsigned char ch = *p;
@@ -83,7 +84,7 @@ static inline bool get_plain_string(struct cursor *c, const char **s,
 }
 
 /* A JSON integer the jansson path takes as json_int_t >= 0 (18 digits). */
-static inline bool get_plain_int(struct cursor *c, uint64_t *out)
+static inline bool cursor_plain_int(struct cursor *c, uint64_t *out)
 {
 	const char *p = c->p;
 	uint64_t x = 0;
@@ -104,19 +105,19 @@ static inline bool get_plain_int(struct cursor *c, uint64_t *out)
 	return true;
 }
 
-/* get_u64() of trace-json.c: an integer >= 0 or a "0x..." string. */
-static inline bool get_u64(struct cursor *c, uint64_t *out)
+/* value_u64() of trace-schema.c: an integer >= 0 or a "0x..." string. */
+static inline bool cursor_u64(struct cursor *c, uint64_t *out)
 {
 	const char *s;
 	size_t len;
 	uint64_t x = 0;
 
-	skip_ws(c);
+	cursor_skip_ws(c);
 	if (c->p >= c->e)
 		return false;
 	if (*c->p != '"')
-		return get_plain_int(c, out);
-	if (!get_plain_string(c, &s, &len) || len < 3 || s[0] != '0' ||
+		return cursor_plain_int(c, out);
+	if (!cursor_plain_string(c, &s, &len) || len < 3 || s[0] != '0' ||
 	    s[1] != 'x')
 		return false;
 	for (size_t i = 2; i < len; i++) {
@@ -177,20 +178,8 @@ static int key_of(const char *k, size_t len)
 	return -1;
 }
 
-static int grow_runs(struct vt_trace_fast *fp)
-{
-	size_t cap = fp->runs_cap ? fp->runs_cap * 2 : 64;
-	struct vt_page_run *nr = realloc(fp->runs, cap * sizeof(*nr));
-
-	if (!nr)
-		return -ENOMEM;
-	fp->runs = nr;
-	fp->runs_cap = cap;
-	return 0;
-}
-
 /*
- * "pages": the checks of parse_pages() in trace-json.c, each failure a
+ * "pages": the checks of parse_pages() in trace-schema.c, each failure a
  * fallback.  Returns 1, 0 (fallback) or -ENOMEM.
  */
 static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
@@ -199,7 +188,7 @@ static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
 	uint64_t pfn_end = (uint64_t)1 << (fp->pa_bits - fp->page_shift);
 	size_t n = 0;
 
-	if (!expect(c, '['))
+	if (!cursor_expect(c, '['))
 		return 0;
 	ev->nr_pages = 0;
 	do {
@@ -208,13 +197,13 @@ static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
 		const char *k;
 		size_t klen;
 
-		if (!expect(c, '{'))
+		if (!cursor_expect(c, '{'))
 			return 0;
 		do {
 			unsigned int bit;
 
-			if (!get_plain_string(c, &k, &klen) || !expect(c, ':') ||
-			    !get_u64(c, &v))
+			if (!cursor_plain_string(c, &k, &klen) || !cursor_expect(c, ':') ||
+			    !cursor_u64(c, &v))
 				return 0;
 			if (klen == 3 && !memcmp(k, "pfn", 3)) {
 				bit = 1;
@@ -231,8 +220,8 @@ static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
 			if (seen & bit)
 				return 0;
 			seen |= bit;
-		} while (expect(c, ','));
-		if (!expect(c, '}') || !(seen & 1))
+		} while (cursor_expect(c, ','));
+		if (!cursor_expect(c, '}') || !(seen & 1))
 			return 0;
 		if (order > fp->max_order || !count ||
 		    count > (UINT64_MAX >> order))
@@ -244,15 +233,15 @@ static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
 			return 0;
 		if (ev->nr_pages > UINT64_MAX - pages_in_run)
 			return 0;
-		if (n == fp->runs_cap && grow_runs(fp))
+		if (VT_ALLOC_GROW(fp->runs, n + 1, fp->runs_cap))
 			return -ENOMEM;
 		fp->runs[n].pfn = pfn;
 		fp->runs[n].order = order;
 		fp->runs[n].count = count;
 		n++;
 		ev->nr_pages += pages_in_run;
-	} while (expect(c, ','));
-	if (!expect(c, ']') || n > UINT32_MAX)
+	} while (cursor_expect(c, ','));
+	if (!cursor_expect(c, ']') || n > UINT32_MAX)
 		return 0;
 	ev->runs = fp->runs;
 	ev->nr_runs = n;
@@ -266,21 +255,46 @@ static bool get_flags(struct cursor *c, struct vt_event *ev)
 	const char *s;
 	size_t len;
 
-	if (!expect(c, '['))
+	if (!cursor_expect(c, '['))
 		return false;
-	if (expect(c, ']'))
+	if (cursor_expect(c, ']'))
 		return true;
 	do {
 		int b;
 
-		if (!get_plain_string(c, &s, &len))
+		if (!cursor_plain_string(c, &s, &len))
 			return false;
 		b = find_name(s, len, vt_flag_names, VT_FB__NR);
 		if (b < 0)
 			return false;
 		ev->flags |= 1u << b;
-	} while (expect(c, ','));
-	return expect(c, ']');
+	} while (cursor_expect(c, ','));
+	return cursor_expect(c, ']');
+}
+
+/*
+ * The op's own rules (core/trace/ops.def), as check_op_rules() of
+ * trace-schema.c checks them; @seen: the F_* keys given.
+ */
+static bool fast_op_rules_hold(const struct vt_trace_fast *fp,
+			       const struct vt_event *ev, unsigned int seen)
+{
+	unsigned int rules = vt_ops[ev->op].rules;
+
+	if ((rules & VT_OPR_PAGES) && !ev->has_pages)
+		return false;
+	if ((rules & VT_OPR_SIZE) && (!(seen & (1u << F_SIZE)) || !ev->size))
+		return false;
+	if ((rules & VT_OPR_PHYS) &&
+	    (!(seen & (1u << F_PHYS)) || ev->size > UINT64_MAX - ev->phys ||
+	     (fp->pa_bits < 64 && ev->phys + ev->size > (1ull << fp->pa_bits))))
+		return false;
+	if ((rules & VT_OPR_COVER) && ev->has_pages &&
+	    ev->nr_pages < (ev->size + (1ull << fp->page_shift) - 1) >> fp->page_shift)
+		return false;
+	if ((rules & VT_OPR_ID) && !ev->id.present)
+		return false;
+	return true;
 }
 
 int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
@@ -295,12 +309,12 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 
 	memset(ev, 0, sizeof(*ev));
 	ev->cpu = -1;
-	if (!expect(&c, '{'))
+	if (!cursor_expect(&c, '{'))
 		return 0;
 	do {
 		int k;
 
-		if (!get_plain_string(&c, &s, &len) || !expect(&c, ':'))
+		if (!cursor_plain_string(&c, &s, &len) || !cursor_expect(&c, ':'))
 			return 0;
 		k = key_of(s, len);
 		if (k < 0 || (seen & (1u << k)))
@@ -308,19 +322,19 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 		seen |= 1u << k;
 		switch (k) {
 		case F_OP:
-			if (!get_plain_string(&c, &s, &len))
+			if (!cursor_plain_string(&c, &s, &len))
 				return 0;
 			op = find_name(s, len, vt_op_names, VT_OP__NR);
 			if (op < 0)
 				return 0;
 			break;
 		case F_ID:
-			skip_ws(&c);
+			cursor_skip_ws(&c);
 			if (c.p < c.e && *c.p == '"') {
-				if (!get_plain_string(&c, &id_s, &id_len) ||
+				if (!cursor_plain_string(&c, &id_s, &id_len) ||
 				    id_len > VT_TRACE_MAX_STRING)
 					return 0;
-			} else if (!get_plain_int(&c, &ev->id.num)) {
+			} else if (!cursor_plain_int(&c, &ev->id.num)) {
 				return 0;
 			}
 			ev->id.present = true;
@@ -331,15 +345,15 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 				return ret;
 			break;
 		case F_SIZE:
-			if (!get_u64(&c, &ev->size))
+			if (!cursor_u64(&c, &ev->size))
 				return 0;
 			break;
 		case F_PHYS:
-			if (!get_u64(&c, &ev->phys))
+			if (!cursor_u64(&c, &ev->phys))
 				return 0;
 			break;
 		case F_ALIGN:
-			if (!get_u64(&c, &ev->align) || !ev->align ||
+			if (!cursor_u64(&c, &ev->align) || !ev->align ||
 			    (ev->align & (ev->align - 1)))
 				return 0;
 			break;
@@ -348,7 +362,7 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 				return 0;
 			break;
 		case F_PROT:
-			if (!get_plain_string(&c, &s, &len))
+			if (!cursor_plain_string(&c, &s, &len))
 				return 0;
 			ret = find_name(s, len, vt_prot_names, VT_PROT__NR);
 			if (ret < 0)
@@ -356,68 +370,38 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			ev->prot = ret;
 			break;
 		case F_VA:
-			if (!get_u64(&c, &ev->va))
+			if (!cursor_u64(&c, &ev->va))
 				return 0;
 			ev->has_va = true;
 			break;
 		case F_T:
-			if (!get_u64(&c, &ev->t))
+			if (!cursor_u64(&c, &ev->t))
 				return 0;
 			ev->has_t = true;
 			break;
 		case F_CPU:
-			if (!get_u64(&c, &v) || v > INT32_MAX)
+			if (!cursor_u64(&c, &v) || v > INT32_MAX)
 				return 0;
 			ev->cpu = v;
 			break;
 		case F_CALLER:
-			if (!get_plain_string(&c, &caller_s, &caller_len) ||
+			if (!cursor_plain_string(&c, &caller_s, &caller_len) ||
 			    caller_len > VT_TRACE_MAX_STRING)
 				return 0;
 			break;
 		}
-	} while (expect(&c, ','));
-	if (!expect(&c, '}'))
+	} while (cursor_expect(&c, ','));
+	if (!cursor_expect(&c, '}'))
 		return 0;
-	skip_ws(&c);
+	cursor_skip_ws(&c);
 	if (c.p != c.e || op < 0)
 		return 0;
 
 	ev->op = op;
 	if (!(seen & (1u << F_PROT)))
-		ev->prot = op == VT_OP_IOREMAP ? VT_PROT_DEVICE : VT_PROT_KERNEL;
-	/* the op's own requirements, as parse_event() checks them */
-	switch (ev->op) {
-	case VT_OP_VMAP:
-	case VT_OP_VM_MAP_RAM:
-		if (!ev->has_pages)
-			return 0;
-		break;
-	case VT_OP_VMALLOC:
-		if (!(seen & (1u << F_SIZE)) || !ev->size)
-			return 0;
-		if (ev->has_pages &&
-		    ev->nr_pages < (ev->size + (1ull << fp->page_shift) - 1) >> fp->page_shift)
-			return 0;
-		break;
-	case VT_OP_IOREMAP:
-	case VT_OP_LINEAR_MAP:
-		if (!(seen & (1u << F_SIZE)) || !ev->size ||
-		    !(seen & (1u << F_PHYS)) || ev->size > UINT64_MAX - ev->phys ||
-		    (fp->pa_bits < 64 && ev->phys + ev->size > (1ull << fp->pa_bits)))
-			return 0;
-		break;
-	case VT_OP_VUNMAP:
-	case VT_OP_VFREE:
-	case VT_OP_VM_UNMAP_RAM:
-	case VT_OP_IOUNMAP:
-		if (!ev->id.present)
-			return 0;
-		break;
-	case VT_OP_PURGE:
-	case VT_OP__NR:
-		break;
-	}
+		ev->prot = vt_ops[op].prot;
+	if (!fast_op_rules_hold(fp, ev, seen))
+		return 0;
 	if (id_s) {
 		memcpy(fp->id, id_s, id_len);
 		fp->id[id_len] = '\0';

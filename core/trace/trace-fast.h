@@ -2,7 +2,7 @@
 /*
  * The JSON Lines fast path (core/trace/trace-fast.c): a reader of its own
  * for the event lines vmaptool writes and the common hand-written shapes.
- * Private to the trace reader (core/trace/trace-json.c).
+ * Private to the trace reader (core/trace/trace-read.c, trace-reader.h).
  */
 #ifndef VT_TRACE_FAST_H
 #define VT_TRACE_FAST_H
@@ -15,7 +15,7 @@
 #define VT_TRACE_MAX_STRING 4096
 
 struct vt_trace_fast {
-	/* the reader's limits, as parse_event() applies them */
+	/* the reader's limits, as vt_trace_parse_event() applies them */
 	unsigned int page_shift;
 	unsigned int max_order;
 	unsigned int pa_bits;

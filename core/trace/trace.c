@@ -4,17 +4,17 @@
 
 #include "core/trace/trace.h"
 
+const struct vt_op_desc vt_ops[VT_OP__NR] = {
+#define VT_OP(e, n, r, u, p) [VT_OP_##e] = { .name = n, .rules = r, .undoes = u, .prot = p },
+#include "core/trace/ops.def"
+#undef VT_OP
+};
+
+/* The names alone, for the readers' name lookups. */
 const char *const vt_op_names[VT_OP__NR] = {
-	[VT_OP_VMAP] = "vmap",
-	[VT_OP_VUNMAP] = "vunmap",
-	[VT_OP_VMALLOC] = "vmalloc",
-	[VT_OP_VFREE] = "vfree",
-	[VT_OP_VM_MAP_RAM] = "vm_map_ram",
-	[VT_OP_VM_UNMAP_RAM] = "vm_unmap_ram",
-	[VT_OP_IOREMAP] = "ioremap",
-	[VT_OP_IOUNMAP] = "iounmap",
-	[VT_OP_PURGE] = "purge",
-	[VT_OP_LINEAR_MAP] = "linear_map",
+#define VT_OP(e, n, r, u, p) [VT_OP_##e] = n,
+#include "core/trace/ops.def"
+#undef VT_OP
 };
 
 int vt_op_find(const char *name)
@@ -27,31 +27,12 @@ int vt_op_find(const char *name)
 
 bool vt_op_is_map(enum vt_op op)
 {
-	return op == VT_OP_VMAP || op == VT_OP_VMALLOC ||
-	       op == VT_OP_VM_MAP_RAM || op == VT_OP_IOREMAP;
+	return op < VT_OP__NR && (vt_ops[op].rules & VT_OPR_MAP);
 }
 
 int vt_op_map_of(enum vt_op op)
 {
-	switch (op) {
-	case VT_OP_VUNMAP:
-		return VT_OP_VMAP;
-	case VT_OP_VFREE:
-		return VT_OP_VMALLOC;
-	case VT_OP_VM_UNMAP_RAM:
-		return VT_OP_VM_MAP_RAM;
-	case VT_OP_IOUNMAP:
-		return VT_OP_IOREMAP;
-	case VT_OP_VMAP:
-	case VT_OP_VMALLOC:
-	case VT_OP_VM_MAP_RAM:
-	case VT_OP_IOREMAP:
-	case VT_OP_PURGE:
-	case VT_OP_LINEAR_MAP:
-	case VT_OP__NR:
-		break;
-	}
-	return -1;
+	return op < VT_OP__NR ? vt_ops[op].undoes : -1;
 }
 
 #define VT_FLAG_NAME(name) #name,

@@ -19,20 +19,34 @@
 #define VT_TRACE_FORMAT "vmaptool-trace"
 #define VT_TRACE_VERSION 1
 
+/* The ops and their rules: core/trace/ops.def. */
 enum vt_op {
-	VT_OP_VMAP,
-	VT_OP_VUNMAP,
-	VT_OP_VMALLOC,
-	VT_OP_VFREE,
-	VT_OP_VM_MAP_RAM,
-	VT_OP_VM_UNMAP_RAM,
-	VT_OP_IOREMAP,
-	VT_OP_IOUNMAP,
-	VT_OP_PURGE,
-	VT_OP_LINEAR_MAP,
+#define VT_OP(e, name, rules, undoes, prot) VT_OP_##e,
+#include "core/trace/ops.def"
+#undef VT_OP
 	VT_OP__NR
 };
 
+/* The rules of an op (core/trace/ops.def). */
+enum {
+	VT_OPR_MAP = 1u << 0,
+	VT_OPR_PAGES = 1u << 1,
+	VT_OPR_SIZE = 1u << 2,
+	VT_OPR_PHYS = 1u << 3,
+	VT_OPR_COVER = 1u << 4,
+	VT_OPR_RANGE = 1u << 5,
+	VT_OPR_ID = 1u << 6,
+};
+
+struct vt_op_desc {
+	const char *name;
+	unsigned int rules;	/* VT_OPR_* */
+	int undoes;		/* enum vt_op, or -1 */
+	unsigned int prot;	/* enum vt_prot: the default protection */
+};
+
+/* Indexed by enum vt_op. */
+extern const struct vt_op_desc vt_ops[VT_OP__NR];
 extern const char *const vt_op_names[VT_OP__NR];
 /* Returns the op for @name, or -1. */
 int vt_op_find(const char *name);
@@ -184,7 +198,7 @@ int vt_trace_writer_open(const char *path, bool jsonl,
 			 const struct vt_trace_config *cfg,
 			 const char *meta_json, struct vt_trace_writer **out,
 			 struct vt_error *err);
-/* Write to an open stream (stdout); committed by vt_trace_writer_commit(). */
+/* Write to a stream the caller opened; committed by vt_trace_writer_commit(). */
 int vt_trace_writer_open_file(FILE *f, bool jsonl,
 			      const struct vt_trace_config *cfg,
 			      const char *meta_json,

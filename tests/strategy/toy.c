@@ -12,7 +12,7 @@
  */
 #include <stdlib.h>
 
-#include "core/engine.h"
+#include "core/mm/engine.h"
 
 static int toy_vmap(struct vt_engine *e, struct vt_area *a)
 {

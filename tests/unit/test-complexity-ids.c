@@ -15,7 +15,7 @@
  */
 #include <string.h>
 
-#include "core/engine.h"
+#include "core/mm/engine.h"
 #include "test.h"
 
 #define K 0x9e3779b97f4a7c15ull
