@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The command line's output, byte for byte: every bundled trace (and every
-# trace of ../shared/spec/scenarios when it is there) under the default
+# worked-example trace of tests/data/scenarios) under the default
 # strategies as table, -j --per-op, CSV, --per-event and compare, a few
 # what-if options, 'strategies' (-v, -j, CSV), every --help, ptdump, gen,
 # import, the gate on baselines made from these reports, and usage errors
@@ -18,12 +18,11 @@
 #                                              rewrite the manifest after an
 #                                              intended change of output
 #
-# Cases under the name shared-* need ../shared; without it they are
-# skipped.  Needs VT_BIN (the vmaptool binary) and VT_SRC (the tree).
+# Cases under the name shared-* are the scenario traces (the name is
+# older than their place in the tree).  Needs VT_BIN (the vmaptool binary) and VT_SRC (the tree).
 set -u
 
 VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
 VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
 [ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
 MANIFEST=$VT_SRC/tests/cli/data/cli-reference.sha256
@@ -46,15 +45,7 @@ mkdir -p "$out" "$TMP/w"
 W=$TMP/w
 ln -s "$VT_SRC/traces" "$W/traces"
 ln -s "$VT_SRC/tests/data" "$W/data"
-have_shared=0
-if [ -d "$VT_SHARED/spec/scenarios" ]; then
-	ln -s "$VT_SHARED/spec/scenarios" "$W/scen"
-	have_shared=1
-elif [ "${CI:-}" = true ]; then
-	# CI always has ../shared: there its absence is a failure
-	echo "FAIL: no $VT_SHARED/spec/scenarios (CI=true)"
-	exit 1
-fi
+ln -s "$VT_SRC/tests/data/scenarios" "$W/scen"
 cd "$W" || exit 2
 
 # run NAME ARGS...: stdout, stderr and the exit status of one case
@@ -79,10 +70,8 @@ run() {
 # ---- every trace ------------------------------------------------------
 
 traces=$(cd "$W" && find -L traces -type f \( -name '*.json' -o -name '*.jsonl' \) ! -name baseline.json | LC_ALL=C sort)
-if [ "$have_shared" = 1 ]; then
-	traces="$traces
+traces="$traces
 $(cd "$W" && find -L scen -type f -name '*.trace.json' | LC_ALL=C sort)"
-fi
 
 for t in $traces; do
 	# the linear maps of 64-512 GiB take 2 MiB of tables per GiB per
@@ -220,7 +209,6 @@ run ok-skip-unknown replay -j --skip-unknown data/bad/unknown-op.json
 
 (cd "$out" && LC_ALL=C sha256sum -- * | LC_ALL=C sort -k2) >"$TMP/actual"
 if [ "${VT_UPDATE_REFERENCE:-0}" = 1 ]; then
-	[ "$have_shared" = 1 ] || { echo "VT_UPDATE_REFERENCE needs ../shared"; exit 2; }
 	cp "$TMP/actual" "$MANIFEST"
 	echo "rewrote $MANIFEST ($(wc -l <"$MANIFEST") cases)"
 	exit 0
@@ -229,7 +217,6 @@ fi
 fails=0
 checked=0
 while read -r sum name; do
-	case $name in shared-*) [ "$have_shared" = 1 ] || continue ;; esac
 	checked=$((checked + 1))
 	if [ ! -f "$out/$name" ]; then
 		echo "FAIL: case $name was not run"

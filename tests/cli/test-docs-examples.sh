@@ -3,20 +3,20 @@
 # The examples of README.md and docs/*.md run: every line of a code block
 # that is a complete `vmaptool ...` command (no placeholder such as TRACE
 # or FILE, no [optional] part, no pipe) runs in a scratch folder holding
-# the bundled traces (traces/), ../shared (when present) and the stand-in
+# the bundled traces (traces/), the test data (tests/data/) and the stand-in
 # trace.json / t.json (copies of traces/default.json); it must exit 0, or
-# 1 for a gate.  A command naming a bundled trace (traces/...) that does
+# 1 for a gate.  A command naming a bundled trace (traces/...) or test data (tests/data/...) that does
 # not exist fails the test; one naming the user's own file (imported.json,
 # trace.dat) is skipped by name.
 set -uo pipefail
 : "${VT_SRC:?}" "${VT_BIN:?}"
-VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 W=$TMP/w
 mkdir -p "$W"
 cp -r "$VT_SRC/traces" "$W/traces"
-[ -d "$VT_SHARED" ] && ln -s "$VT_SHARED" "$TMP/shared"
+mkdir -p "$W/tests"
+ln -s "$VT_SRC/tests/data" "$W/tests/data"
 cp "$VT_SRC/traces/default.json" "$W/trace.json"
 cp "$VT_SRC/traces/default.json" "$W/t.json"
 mkdir -p "$TMP/bin"
@@ -42,11 +42,8 @@ while IFS=$'\t' read -r doc cmd; do
 		esac
 	done
 	if [ -n "$missing" ]; then
-		if [[ $missing == *../shared/* && ! -d $VT_SHARED ]]; then
-			skipped=$((skipped + 1)); continue
-		fi
-		if [[ " $missing" == *" traces/"* ]]; then
-			echo "FAIL ($doc): '$cmd' names a bundled trace that does not exist:$missing"
+		if [[ " $missing" == *" traces/"* || " $missing" == *" tests/data/"* ]]; then
+			echo "FAIL ($doc): '$cmd' names a file of the tree that does not exist:$missing"
 			failed=$((failed + 1)); continue
 		fi
 		echo "SKIP ($doc): '$cmd': no$missing (the user's own file)"

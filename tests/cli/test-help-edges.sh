@@ -8,7 +8,6 @@
 # or ftrace text (plain or xz) given to replay pointing at `vmaptool import`.
 set -uo pipefail
 : "${VT_SRC:?}" "${VT_BIN:?}"
-VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

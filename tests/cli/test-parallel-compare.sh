@@ -8,7 +8,6 @@
 set -u
 : "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${VT_BIN:=$VT_SRC/build/ci/vmaptool}"
-: "${VT_SHARED:=$VT_SRC/../shared}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -34,7 +33,7 @@ check() {	# label, args...
 		fail=$((fail + 1))
 	fi
 }
-for t in "$VT_SRC"/traces/*.json* "$VT_SRC"/traces/*/*.json* "$VT_SHARED"/spec/scenarios/*.json "$tmp/bad.jsonl"; do
+for t in "$VT_SRC"/traces/*.json* "$VT_SRC"/traces/*/*.json* "$VT_SRC"/tests/data/scenarios/*.json "$tmp/bad.jsonl"; do
 	[ -f "$t" ] || continue
 	verify=--verify
 	[ "$(stat -c %s "$t")" -gt 200000 ] && verify=

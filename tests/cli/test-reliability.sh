@@ -213,7 +213,7 @@ run import-tasks-200k 0 '' "$VT_BIN" import "$TMP/pids.txt" -o "$TMP/pids.json"
 
 ## import: pipes and FIFOs without losing a byte; trace.dat checked
 ## before libtracecmd; import never writes what replay refuses
-R=${VT_SHARED:-$VT_SRC/../shared}/recordings
+R=$VT_SRC/tests/data/recordings
 D=$VT_SRC/tests/data/import
 # same_trace A B: the same trace but for the meta "source"
 same_trace()
@@ -229,6 +229,7 @@ cat "$TMP/i.txt.xz" >"$TMP/i.fifo" &
 run import-fifo-xz 0 '' "$VT_BIN" import "$TMP/i.fifo" -o "$TMP/i-fifo.json"
 wait
 same_trace "$TMP/i-file.json" "$TMP/i-fifo.json" || { echo "FAIL import of xz from a FIFO differs"; fail=1; }
+[ -f "$R/fix256_x10.trace.dat" ] || { echo "FAIL no $R/fix256_x10.trace.dat"; fail=1; }
 if [ -f "$R/fix256_x10.trace.dat" ]; then
 	DAT=$R/fix256_x10.trace.dat
 	"$VT_BIN" import "$DAT" -o "$TMP/d-file.json" 2>/dev/null
