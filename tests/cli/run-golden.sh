@@ -19,14 +19,9 @@ set -u
 
 case_dir=${1:?usage: run-golden.sh tests/golden/<case>}
 case_dir=$(cd "$case_dir" && pwd) || exit 2
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-[ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
+. "$(dirname "$0")/lib.sh"
 [ -f "$case_dir/args" ] || { echo "$case_dir: no args file"; exit 2; }
-export VT_SRC
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmp=$TMP
 
 args=$(head -n 1 "$case_dir/args")
 args=${args//\$\{VT_SRC\}/$VT_SRC}

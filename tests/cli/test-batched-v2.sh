@@ -4,9 +4,8 @@
 # the cases and the argument for every expected value).  Needs VT_BIN,
 # VT_SRC; ctest sets both.
 set -u
+. "$(dirname "$0")/lib.sh"
 
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-export VT_SRC VT_BIN
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-exec python3 "$VT_SRC/tests/cli/batched_v2.py" "$@"
+test_require python3
+python3 "$VT_SRC/tests/cli/batched_v2.py" "$@"
+test_done $?

@@ -9,15 +9,9 @@
 # figure unchanged, and 'profiles' lists what 'calibrate' fitted.
 # An engine change that moves a count enough to break the fit fails here.
 set -u
+. "$(dirname "$0")/lib.sh"
 
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-[ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+test_require python3
 
 "$VT_BIN" calibrate -j >"$TMP/fit.json" 2>"$TMP/err" || fail "calibrate: $(head -3 "$TMP/err")"
 "$VT_BIN" calibrate -j --check="$VT_SRC/calibration/figures.json" >"$TMP/check.json" \
@@ -35,7 +29,7 @@ grep -q "^ratios (" "$TMP/fit.txt" || fail "the table has no ratio summary"
 #  twice this row's; no price of a counted event fits both, and left out this
 #  row follows fix_align (docs/cost-model.md, "Where the bounds are not met").
 python3 - "$TMP/fit.json" "$TMP/check.json" "$VT_SRC/calibration/figures.json" \
-	"$VT_SRC/tests/data/calibration/published.sha256" <<'PY' || fails=$((fails + 1))
+	"$VT_SRC/tests/data/calibration/published.sha256" <<'PY' || fail "the python checks above"
 import json, sys
 fit = json.load(open(sys.argv[1]))
 check = json.load(open(sys.argv[2]))
@@ -98,7 +92,7 @@ grep -q "prof-bad/m2-vm.json" "$TMP/err" || fail "--write onto a folder: $(head 
 
 # profiles lists every profile with its sources
 "$VT_BIN" profiles -v -j >"$TMP/prof.json" || fail "profiles -v -j"
-python3 - "$TMP/prof.json" <<'PY' || fails=$((fails + 1))
+python3 - "$TMP/prof.json" <<'PY' || fail "the python checks above"
 import json, sys
 d = json.load(open(sys.argv[1]))
 names = {p["name"] for p in d["profiles"]}
@@ -144,5 +138,4 @@ echo '[{"id": "x", "unit": "x", "after": 2}]' >"$TMP/bad.json"
 "$VT_BIN" calibrate "$TMP/bad.json" >/dev/null 2>"$TMP/err"; [ $? = 3 ] || fail "a figure without experiment: not exit 3"
 grep -q "neither" "$TMP/err" || fail "no reason for the bad figure: $(cat "$TMP/err")"
 
-[ $fails = 0 ] && echo "test-calibrate: all passed"
-exit $((fails > 0))
+test_done

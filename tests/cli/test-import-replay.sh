@@ -7,20 +7,16 @@
 # what the recording itself shows (tests/cli/import_replay.py).
 # Exit 77 when python3 is absent; the recordings are part of the tree.
 set -u
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_DATA=${VT_DATA:-$VT_SRC/tests/data}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
+. "$(dirname "$0")/lib.sh"
 rec=$VT_DATA/recordings
-[ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+test_require python3
 
-status=0
 check() {	# RECORDING TEXT-OF-THE-SAME-RUN
 	echo "== $(basename "$1")"
-	python3 "$VT_SRC/tests/cli/import_replay.py" "$VT_BIN" "$1" "$2" || status=1
+	python3 "$VT_SRC/tests/cli/import_replay.py" "$VT_BIN" "$1" "$2" || fail "$(basename "$1") against $(basename "$2")"
 }
 # the trace.dat against the trace-cmd report of the same run
 check "$rec/fix256_x10.trace.dat" "$rec/fix256_x10.trace-cmd-report.txt.xz"
 check "$rec/fix256_x10.trace-cmd-report.txt.xz" "$rec/fix256_x10.trace-cmd-report.txt.xz"
 check "$rec/fix1.trace.txt.xz" "$rec/fix1.trace.txt.xz"
-exit $status
+test_done

@@ -5,9 +5,8 @@
 # (tests/cli/worked_examples.py does the work).  Needs VT_BIN (the vmaptool
 # binary) and VT_SRC (the source tree); ctest sets both.
 set -u
+. "$(dirname "$0")/lib.sh"
 
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-export VT_SRC VT_BIN
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-exec python3 "$VT_SRC/tests/cli/worked_examples.py" "$@"
+test_require python3
+python3 "$VT_SRC/tests/cli/worked_examples.py" "$@"
+test_done $?
