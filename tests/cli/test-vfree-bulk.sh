@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Seed 002's test_vmalloc table (spec/strategies.md 7.3), one check per
+# Seed 002's test_vmalloc table (traces/README.md), one check per
 # row: the bundled traces/test_vmalloc/ traces replayed under
 # zigzag+vfree-perpage and zigzag+vfree-bulk.  free_calls falls from one
 # per page to one per naturally aligned block of each contiguous run, as
