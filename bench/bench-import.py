@@ -14,7 +14,7 @@ the tables of docs/performance.md, "Import".  The old and the new trace must
 be byte-identical (else exit 1).  Instructions (valgrind --tool=callgrind,
 one run each, load-independent) for the real trace.dat.
 
-The recordings: ../shared/recordings/fix256_x10.trace.dat (trace-cmd 3.1.6,
+The recordings: tests/data/recordings/fix256_x10.trace.dat (trace-cmd 3.1.6,
 version 7, zstd), the same converted by trace-cmd to version 7 without
 compression and to version 6 (when trace-cmd is installed), fix1.trace.txt.xz
 (ftrace text, xz) and that text's events repeated 50 times with shifted
@@ -59,8 +59,8 @@ def repeat_text(src_xz, dst, times):
     os.rename(dst + ".tmp", dst)
 
 
-def recordings(shared, work, quick):
-    rec = os.path.join(shared, "recordings")
+def recordings(data, work, quick):
+    rec = os.path.join(data, "recordings")
     dat = os.path.join(rec, "fix256_x10.trace.dat")
     out = [("fix256_x10.trace.dat (v7, zstd)", dat, True)]
     if shutil.which("trace-cmd"):
@@ -87,13 +87,13 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--old-label", default="old")
     ap.add_argument("--new-label", default="new")
-    ap.add_argument("--shared", default=os.path.join(HERE, "..", "..", "shared"))
+    ap.add_argument("--data", default=os.path.join(HERE, "..", "tests", "data"))
     a = ap.parse_args()
     work = os.path.join(os.environ.get("TMPDIR", "/tmp"), "vt-bench-import")
     os.makedirs(work, exist_ok=True)
     report = shutil.which("trace-cmd")
     rows, lines, differ = [], [], False
-    for label, path, dat in recordings(a.shared, work, a.quick):
+    for label, path, dat in recordings(a.data, work, a.quick):
         outs = {k: os.path.join(work, "out-%s.jsonl" % k) for k in ("old", "new")}
         cmds = {k: [b, "import", "-q", "-o", outs[k], path]
                 for k, b in (("old", a.old), ("new", a.new))}
@@ -128,7 +128,7 @@ def main():
                           if same is None else ("identical" if same else "DIFFERENT")}))
         rows.append((label, size, res, same))
     ir = {}
-    dat = os.path.join(a.shared, "recordings", "fix256_x10.trace.dat")
+    dat = os.path.join(a.data, "recordings", "fix256_x10.trace.dat")
     if shutil.which("valgrind"):
         for k, b in (("old", a.old), ("new", a.new)):
             ir[k] = pr.callgrind_ir([b, "import", "-q", "-o", os.path.join(work, "cg.jsonl"), dat])

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Byte-identity check for restructurings (issue 8): replay every bundled
-# trace (traces/**) and every ../shared/spec/scenarios trace under every
+# trace (traces/**) and every tests/data/scenarios trace under every
 # strategy (batched@digits sets, segments:force, batched-v2, the vfree and
 # linear-map axes included) and a few
 # what-if options, with -j --per-op, --per-event and --verify, and save the
@@ -15,7 +15,6 @@ set -uo pipefail
 bin=$(realpath "${1:?usage: refcheck.sh VMAPTOOL OUTDIR}")
 out=${2:?usage: refcheck.sh VMAPTOOL OUTDIR}
 src=$(cd "$(dirname "$0")/.." && pwd)
-shared=${VT_SHARED:-$src/../shared}
 export bin out src
 mkdir -p "$out"
 one() {
@@ -35,5 +34,5 @@ one() {
 }
 export -f one
 { find "$src/traces" -type f \( -name '*.json' -o -name '*.jsonl' \) ! -name baseline.json
-  find "$shared/spec/scenarios" -type f -name '*.json'; } | sort |
+  find "$src/tests/data/scenarios" -type f -name '*.json'; } | sort |
 	xargs -P2 -I{} bash -c 'one "$@"' _ {}

@@ -7,6 +7,7 @@ pkgs=(build-essential cmake pkg-config libjansson-dev python3-yaml python3-jsons
       xz-utils python3
       time	# /usr/bin/time: tests/cli/test-import-flat-memory.sh, bench/
       librsvg2-bin	# rsvg-convert: tests/cli/test-human-report.sh renders --svg
+      qemu-system-arm	# qemu-system-aarch64 --version: tests/cli/test-realkernel-tools.sh
       clang libclang-rt-14-dev)	# the 'fuzz' preset: libFuzzer harnesses
 missing=()
 for p in "${pkgs[@]}"; do

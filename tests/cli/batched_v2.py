@@ -9,7 +9,7 @@ code in the comment above its case; the runner is worked_examples.py's
 Then every trace (scenarios and ours) is replayed under batched-v2 with
 --verify: mismapped_pages must be what the OVERRUN table says.
 
-Environment and options as worked_examples.py (VT_BIN, VT_SRC, VT_SHARED;
+Environment and options as worked_examples.py (VT_BIN, VT_SRC;
 -v, -k SUBSTR).
 """
 

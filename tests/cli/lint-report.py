@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Lint a vmaptool JSON report (spec/interfaces.md section 3), in the spirit
+"""Lint a vmaptool JSON report (docs/report-format.md, docs/report.schema.json), in the spirit
 of perf's tests/shell/lib/perf_json_output_lint.py: every key must be known
 and every value must have the right type; every counter is an integer.
 

@@ -2,16 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Golden CLI test (STYLE.md 7): run-golden.sh tests/golden/<case>
 #
-# <case>/args           one line: vmaptool's arguments; $VT_SRC and
-#                       $VT_SHARED are expanded, shell quoting applies;
+# <case>/args           one line: vmaptool's arguments; $VT_SRC is
+#                       expanded, shell quoting applies;
 #                       the command runs in <case>/, so paths are relative
 #                       to it (use $VT_SRC/... for files of the repository)
 # <case>/expected.stdout
 # <case>/expected.stderr optional; compared only if present
 # <case>/expected.rc     the exit status
 #
-# Occurrences of $VT_SRC and $VT_SHARED in the output are replaced by
-# those names, so goldens do not depend on where the tree is checked out.
+# Occurrences of $VT_SRC in the output are replaced by
+# that name, so goldens do not depend on where the tree is checked out.
 # VT_UPDATE_GOLDEN=1 rewrites the expected files from the actual output
 # (expected.stderr only when it exists or stderr is not empty); review the
 # diff like code.
@@ -19,21 +19,13 @@ set -u
 
 case_dir=${1:?usage: run-golden.sh tests/golden/<case>}
 case_dir=$(cd "$case_dir" && pwd) || exit 2
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-[ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
+. "$(dirname "$0")/lib.sh"
 [ -f "$case_dir/args" ] || { echo "$case_dir: no args file"; exit 2; }
-export VT_SRC VT_SHARED
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmp=$TMP
 
 args=$(head -n 1 "$case_dir/args")
 args=${args//\$\{VT_SRC\}/$VT_SRC}
 args=${args//\$VT_SRC/$VT_SRC}
-args=${args//\$\{VT_SHARED\}/$VT_SHARED}
-args=${args//\$VT_SHARED/$VT_SHARED}
 eval "set -- $args"
 
 # No colour, no locale-dependent messages, a stable program name.
@@ -42,7 +34,7 @@ eval "set -- $args"
 echo $? >"$tmp/rc"
 
 normalise() {
-	sed -e "s|$VT_SRC|\$VT_SRC|g" -e "s|$VT_SHARED|\$VT_SHARED|g" "$1"
+	sed -e "s|$VT_SRC|\$VT_SRC|g" "$1"
 }
 normalise "$tmp/stdout" >"$tmp/stdout.n"
 normalise "$tmp/stderr" >"$tmp/stderr.n"

@@ -5,10 +5,9 @@
 # run too; their findings (if any) must be reported, never an error.  The map_mem traces
 # (linear maps of 16-512 GiB) run once, under linear-new.
 set -u
-: "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${VT_BIN:=$VT_SRC/build/ci/vmaptool}"
-command -v python3 >/dev/null || exit 77
-pass=0 fail=0
+. "$(dirname "$0")/lib.sh"
+test_require python3
+pass=0
 for t in "$VT_SRC"/traces/*.json "$VT_SRC"/traces/*.jsonl "$VT_SRC"/traces/*/*.json "$VT_SRC"/traces/*/*.jsonl; do
 	[ -f "$t" ] || continue
 	[ "$(basename "$t")" = baseline.json ] && continue	# the gate's report
@@ -21,7 +20,7 @@ for t in "$VT_SRC"/traces/*.json "$VT_SRC"/traces/*.jsonl "$VT_SRC"/traces/*/*.j
 		out=$("$VT_BIN" replay -j --verify --strategy=$strat "$t" 2>/dev/null)
 		rc=$?
 		if [ $rc -ne 0 ]; then
-			echo "FAIL $t ($strat): exit $rc"; fail=$((fail + 1)); continue
+			fail "$t ($strat): exit $rc"; continue
 		fi
 		if [ "$strat" = pagewise,zigzag ] || [ "$strat" = linear-new ]; then
 			bad=$(printf '%s' "$out" | python3 -c '
@@ -29,11 +28,12 @@ import json, sys
 r = json.load(sys.stdin)
 print(sum(s["metrics"]["mismapped_pages"] for t in r["traces"] for s in t["strategies"]))')
 			if [ "$bad" != 0 ]; then
-				echo "FAIL $t ($strat): $bad mismapped pages"; fail=$((fail + 1)); continue
+				fail "$t ($strat): $bad mismapped pages"; continue
 			fi
 		fi
 		echo "ok   $(basename "$t") ($strat)"; pass=$((pass + 1))
 	done
 done
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ] && [ $pass -gt 0 ]
+echo "$pass passed, $(test_failures) failed"
+[ $pass -gt 0 ] || fail "no trace verified"
+test_done

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The command line's output, byte for byte: every bundled trace (and every
-# trace of ../shared/spec/scenarios when it is there) under the default
+# worked-example trace of tests/data/scenarios) under the default
 # strategies as table, -j --per-op, CSV, --per-event and compare, a few
 # what-if options, 'strategies' (-v, -j, CSV), every --help, ptdump, gen,
 # import, the gate on baselines made from these reports, and usage errors
@@ -9,24 +9,26 @@
 #
 # It was written for restructurings that must change no output byte
 # (issue 8): the expected SHA-256 of every case is committed in
-# tests/cli/data/cli-reference.sha256.
+# tests/cli/data/cli-reference.sha256, the outputs themselves in
+# tests/cli/data/cli-reference.tar.xz: a case that differs prints the
+# unified diff of its reference output and its output now (DIFF_LINES
+# lines at most, default 40).
 #
 #   test-byte-identical-cli.sh                 compare with the manifest
 #   test-byte-identical-cli.sh record DIR      write every case's output to
 #                                              DIR (diff -r two such DIRs)
 #   VT_UPDATE_REFERENCE=1 test-byte-identical-cli.sh
-#                                              rewrite the manifest after an
+#                                              rewrite the manifest and the
+#                                              reference outputs after an
 #                                              intended change of output
 #
-# Cases under the name shared-* need ../shared; without it they are
-# skipped.  Needs VT_BIN (the vmaptool binary) and VT_SRC (the tree).
+# Cases under the name shared-* are the scenario traces (the name is
+# older than their place in the tree).  Needs VT_BIN (the vmaptool binary) and VT_SRC (the tree).
 set -u
+. "$(dirname "$0")/lib.sh"
 
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-[ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
 MANIFEST=$VT_SRC/tests/cli/data/cli-reference.sha256
+REFERENCE=$VT_SRC/tests/cli/data/cli-reference.tar.xz
 
 mode=check
 out=
@@ -36,8 +38,6 @@ if [ "${1:-}" = record ]; then
 	mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
 fi
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 [ -n "$out" ] || out=$TMP/out
 mkdir -p "$out" "$TMP/w"
 
@@ -46,15 +46,7 @@ mkdir -p "$out" "$TMP/w"
 W=$TMP/w
 ln -s "$VT_SRC/traces" "$W/traces"
 ln -s "$VT_SRC/tests/data" "$W/data"
-have_shared=0
-if [ -d "$VT_SHARED/spec/scenarios" ]; then
-	ln -s "$VT_SHARED/spec/scenarios" "$W/scen"
-	have_shared=1
-elif [ "${CI:-}" = true ]; then
-	# CI always has ../shared: there its absence is a failure
-	echo "FAIL: no $VT_SHARED/spec/scenarios (CI=true)"
-	exit 1
-fi
+ln -s "$VT_SRC/tests/data/scenarios" "$W/scen"
 cd "$W" || exit 2
 
 # run NAME ARGS...: stdout, stderr and the exit status of one case
@@ -79,10 +71,8 @@ run() {
 # ---- every trace ------------------------------------------------------
 
 traces=$(cd "$W" && find -L traces -type f \( -name '*.json' -o -name '*.jsonl' \) ! -name baseline.json | LC_ALL=C sort)
-if [ "$have_shared" = 1 ]; then
-	traces="$traces
+traces="$traces
 $(cd "$W" && find -L scen -type f -name '*.trace.json' | LC_ALL=C sort)"
-fi
 
 for t in $traces; do
 	# the linear maps of 64-512 GiB take 2 MiB of tables per GiB per
@@ -220,28 +210,52 @@ run ok-skip-unknown replay -j --skip-unknown data/bad/unknown-op.json
 
 (cd "$out" && LC_ALL=C sha256sum -- * | LC_ALL=C sort -k2) >"$TMP/actual"
 if [ "${VT_UPDATE_REFERENCE:-0}" = 1 ]; then
-	[ "$have_shared" = 1 ] || { echo "VT_UPDATE_REFERENCE needs ../shared"; exit 2; }
 	cp "$TMP/actual" "$MANIFEST"
-	echo "rewrote $MANIFEST ($(wc -l <"$MANIFEST") cases)"
+	# the outputs themselves, for the diff of a changed case (deterministic:
+	# no owner, no time, sorted names)
+	(cd "$out" && LC_ALL=C tar --sort=name --mtime=@0 --owner=0 --group=0 \
+		--numeric-owner -cf - -- *) | xz -9e >"$REFERENCE"
+	echo "rewrote $MANIFEST ($(wc -l <"$MANIFEST") cases) and $REFERENCE"
 	exit 0
 fi
-[ -f "$MANIFEST" ] || { echo "FAIL: no manifest $MANIFEST"; exit 1; }
-fails=0
+[ -f "$MANIFEST" ] || die "no manifest $MANIFEST"
+[ -f "$REFERENCE" ] || die "no reference outputs $REFERENCE"
+
+# show_diff NAME SUM: the unified diff of the case's reference output (from
+# $REFERENCE) and its output now, at most DIFF_LINES lines; the reference
+# is trusted only when its own hash is the manifest's
+DIFF_LINES=${DIFF_LINES:-40}
+show_diff()
+{
+	local ref=$TMP/ref/$1
+	mkdir -p "$TMP/ref"
+	xz -dc "$REFERENCE" | tar -xf - -C "$TMP/ref" -- "$1" 2>/dev/null
+	if [ ! -f "$ref" ]; then
+		echo "    (no reference output of $1 in $REFERENCE; its output now:)"
+		head -c 2000 "$out/$1" | sed 's/^/    /'
+	elif [ "$(sha256sum <"$ref" | cut -d' ' -f1)" != "$2" ]; then
+		echo "    ($REFERENCE is not the manifest's for $1; its output now:)"
+		head -c 2000 "$out/$1" | sed 's/^/    /'
+	else
+		diff -u --label "$1 (reference)" --label "$1 (now)" "$ref" "$out/$1" |
+			head -n "$DIFF_LINES" | cut -c1-240 | sed 's/^/    /'
+		[ "$(diff "$ref" "$out/$1" | grep -c '^[<>]')" -le "$DIFF_LINES" ] ||
+			echo "    (diff cut at $DIFF_LINES lines: DIFF_LINES=N for more)"
+	fi
+}
+
 checked=0
 while read -r sum name; do
-	case $name in shared-*) [ "$have_shared" = 1 ] || continue ;; esac
 	checked=$((checked + 1))
 	if [ ! -f "$out/$name" ]; then
-		echo "FAIL: case $name was not run"
-		fails=$((fails + 1))
+		fail "case $name was not run"
 	elif [ "$(sha256sum <"$out/$name" | cut -d' ' -f1)" != "$sum" ]; then
-		echo "FAIL: case $name differs; its output now:"
-		head -c 2000 "$out/$name" | sed 's/^/    /'
-		fails=$((fails + 1))
+		fail "case $name differs:"
+		show_diff "$name" "$sum"
 	fi
 done <"$MANIFEST"
 while read -r sum name; do
-	grep -q " $name\$" "$MANIFEST" || { echo "FAIL: case $name is not in the manifest"; fails=$((fails + 1)); }
+	grep -q " $name\$" "$MANIFEST" || fail "case $name is not in the manifest"
 done <"$TMP/actual"
-echo "$checked cases compared, $fails failed"
-[ "$fails" = 0 ]
+echo "$checked cases compared, $(test_failures) failed"
+test_done

@@ -5,21 +5,15 @@
 # whole or not at all, write errors (exit 4), gate, ptdump.
 # Needs VT_BIN (the vmaptool binary) and VT_SRC (the source tree).
 set -u
+. "$(dirname "$0")/lib.sh"
 
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-[ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+test_require python3
 
 LINT="python3 $VT_SRC/tests/cli/lint-report.py --src $VT_SRC"
 TRACE=$VT_SRC/tests/cli/data/small.trace.json
 BAD=$VT_SRC/tests/cli/data/bad-order.trace.json
 ANY=$VT_SRC/tests/cli/data/vmap-only.trace.json
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
 
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # expect RC CMD...: run vmaptool, stdout to $TMP/out, stderr to $TMP/err
 expect() {
@@ -238,5 +232,4 @@ for s in pagewise zigzag batched segments; do
 done
 expect 0 strategies -j && python3 -m json.tool "$TMP/out" >/dev/null || fail "strategies -j"
 
-[ $fails = 0 ] && echo "test-cli: all passed"
-exit $((fails > 0))
+test_done

@@ -7,17 +7,11 @@
 # as the --tlbi-range default (an explicit option wins), compare's
 # "N x faster" line, and gate's threshold on the estimates.
 set -u
+. "$(dirname "$0")/lib.sh"
 
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-[ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+test_require python3
 LINT="python3 $VT_SRC/tests/cli/lint-report.py --src $VT_SRC"
 TRACE=$VT_SRC/tests/cli/data/small.trace.json
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 V() { "$VT_BIN" "$@"; }
 get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
@@ -86,5 +80,4 @@ V gate --baseline="$TMP/base.json" --profile="$TMP/errata.json" "$TRACE" >"$TMP/
 [ $? = 2 ] && grep -q -- "--profile=test-errata (baseline kunpeng920)" "$TMP/g.txt" ||
 	fail "gate with another profile: $(head -3 "$TMP/g.txt")"
 
-[ $fails = 0 ] && echo "test-cost-report: all passed"
-exit $((fails > 0))
+test_done

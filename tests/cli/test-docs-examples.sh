@@ -3,27 +3,25 @@
 # The examples of README.md and docs/*.md run: every line of a code block
 # that is a complete `vmaptool ...` command (no placeholder such as TRACE
 # or FILE, no [optional] part, no pipe) runs in a scratch folder holding
-# the bundled traces (traces/), ../shared (when present) and the stand-in
+# the bundled traces (traces/), the test data (tests/data/) and the stand-in
 # trace.json / t.json (copies of traces/default.json); it must exit 0, or
-# 1 for a gate.  A command naming a bundled trace (traces/...) that does
+# 1 for a gate.  A command naming a bundled trace (traces/...) or test data (tests/data/...) that does
 # not exist fails the test; one naming the user's own file (imported.json,
 # trace.dat) is skipped by name.
 set -uo pipefail
-: "${VT_SRC:?}" "${VT_BIN:?}"
-VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib.sh"
 W=$TMP/w
 mkdir -p "$W"
 cp -r "$VT_SRC/traces" "$W/traces"
-[ -d "$VT_SHARED" ] && ln -s "$VT_SHARED" "$TMP/shared"
+mkdir -p "$W/tests"
+ln -s "$VT_SRC/tests/data" "$W/tests/data"
 cp "$VT_SRC/traces/default.json" "$W/trace.json"
 cp "$VT_SRC/traces/default.json" "$W/t.json"
 mkdir -p "$TMP/bin"
 ln -s "$VT_BIN" "$TMP/bin/vmaptool"
 export PATH=$TMP/bin:$PATH
 cd "$W" || exit 1
-ran=0 failed=0 skipped=0
+ran=0 skipped=0
 while IFS=$'\t' read -r doc cmd; do
 	# placeholders, optional parts, alternatives, pipes: a synopsis, not an example
 	if [[ $cmd =~ [A-Z]{3,} || $cmd == *'['* || $cmd == *'|'* || $cmd == *'...'* ||
@@ -42,12 +40,9 @@ while IFS=$'\t' read -r doc cmd; do
 		esac
 	done
 	if [ -n "$missing" ]; then
-		if [[ $missing == *../shared/* && ! -d $VT_SHARED ]]; then
-			skipped=$((skipped + 1)); continue
-		fi
-		if [[ " $missing" == *" traces/"* ]]; then
-			echo "FAIL ($doc): '$cmd' names a bundled trace that does not exist:$missing"
-			failed=$((failed + 1)); continue
+		if [[ " $missing" == *" traces/"* || " $missing" == *" tests/data/"* ]]; then
+			fail "($doc): '$cmd' names a file of the tree that does not exist:$missing"
+			continue
 		fi
 		echo "SKIP ($doc): '$cmd': no$missing (the user's own file)"
 		skipped=$((skipped + 1))
@@ -60,8 +55,7 @@ while IFS=$'\t' read -r doc cmd; do
 		echo "SKIP ($doc): '$cmd': $(head -1 "$TMP/err")"
 		skipped=$((skipped + 1))
 	elif [ $rc != 0 ] && ! [[ $rc == 1 && $cmd == "vmaptool gate"* ]]; then
-		echo "FAIL ($doc): '$cmd' exited $rc: $(head -3 "$TMP/err")"
-		failed=$((failed + 1))
+		fail "($doc): '$cmd' exited $rc: $(head -3 "$TMP/err")"
 	fi
 done < <(cd "$VT_SRC" && awk '
 	FNR == 1 { inblock = 0 }
@@ -69,6 +63,6 @@ done < <(cd "$VT_SRC" && awk '
 	(inblock && /^vmaptool /) || /^    vmaptool / {
 		line = $0; sub(/^ +/, "", line); print FILENAME "\t" line
 	}' README.md docs/*.md)
-echo "$ran examples ran, $failed failed, $skipped skipped"
-[ "$ran" -ge 12 ] || { echo "FAIL: only $ran examples ran"; exit 1; }
-[ "$failed" = 0 ]
+echo "$ran examples ran, $(test_failures) failed, $skipped skipped"
+[ "$ran" -ge 12 ] || fail "only $ran examples ran"
+test_done

@@ -5,11 +5,8 @@
 # docs/vmaptool-<cmd>.md, every such page names its command, and every
 # strategy that 'vmaptool strategies' lists appears in docs/strategies.md.
 set -u
+. "$(dirname "$0")/lib.sh"
 
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 cmds=$(sed -n '/^static const struct vt_cmd cmds\[\]/,/^};/p' "$VT_SRC/cli/main.c" |
        sed -n 's/^[[:space:]]*{ "\([a-z0-9-]*\)",.*/\1/p')
@@ -45,5 +42,4 @@ else
 	echo "note: no vmaptool binary; strategy names not checked"
 fi
 
-[ $fails = 0 ] && echo "test-docs-sync: all passed"
-exit $((fails > 0))
+test_done

@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # Engine options that the worked examples do not reach: --use-trace-va.
 set -u
-: "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${VT_BIN:=$VT_SRC/build/ci/vmaptool}"
-command -v python3 >/dev/null || exit 77
+. "$(dirname "$0")/lib.sh"
+test_require python3
+pass=0
 D=$VT_SRC/tests/data/engine
-pass=0 fail=0
 check() {	# name, condition-exit-status
 	if [ "$2" -eq 0 ]; then echo "ok   $1"; pass=$((pass + 1));
-	else echo "FAIL $1"; fail=$((fail + 1)); fi
+	else fail "$1"; fi
 }
 
 # every area lands at the recorded va, under every strategy
@@ -90,5 +89,5 @@ check "mainline with TLBIRANGE: one range op" $?
 [ $? -eq 3 ]
 check "vmap with VM_FLUSH_RESET_PERMS exits 3" $?
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+echo "$pass passed, $(test_failures) failed"
+test_done

@@ -12,14 +12,13 @@
 # mainline defaults, 8 CPUs; R = VMALLOC_START = 0xffff800080000000, which
 # is 4 MiB aligned; "region k" is the 2 MiB at R + k * 2 MiB.
 set -u
-: "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${VT_BIN:=$VT_SRC/build/ci/vmaptool}"
-command -v python3 >/dev/null || exit 77
+. "$(dirname "$0")/lib.sh"
+test_require python3
+pass=0
 D=$VT_SRC/tests/data/fidelity
-pass=0 fail=0
 check() {	# name, condition-exit-status
 	if [ "$2" -eq 0 ]; then echo "ok   $1"; pass=$((pass + 1));
-	else echo "FAIL $1"; fail=$((fail + 1)); fi
+	else fail "$1"; fi
 }
 # per_event TRACE STRATEGY PYTHON: the per-event lines as ev[index] = [lines]
 per_event() {
@@ -305,5 +304,5 @@ assert a["tlbi_by_kind"]["vaae1is"] == 1 and a["dsb_by_kind"]["ish"] == 1, a
 '
 check "booted: a 1 GiB ioremap on a PUD entry left none at boot is pud_set_huge() alone" $?
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+echo "$pass passed, $(test_failures) failed"
+test_done

@@ -5,9 +5,7 @@
 # the baseline with `scripts/gate.sh --update-baseline`.  Run from another
 # working directory, as CI jobs do.
 set -euo pipefail
-: "${VT_SRC:?}" "${VT_BIN:?}"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib.sh"
 cd "$TMP"
 if ! VT_BIN=$VT_BIN "$VT_SRC/scripts/gate.sh" --markdown=gate.md >out 2>err; then
 	cat out err >&2
@@ -18,4 +16,4 @@ fi
 grep -q '^gate: ok: 0 regressions, 0 improvements in [1-9][0-9]* counts compared$' out ||
 	{ echo "FAIL: $(cat out)" >&2; exit 1; }
 # the grep above also fails on improvements: any moved count needs a re-bless
-echo ok
+test_done

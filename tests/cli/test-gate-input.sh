@@ -14,19 +14,16 @@
 #   - unknown, repeated or over-long strategy names, a repeated trace, a
 #     config.profile that is a path or names no profile.
 set -euo pipefail
-: "${VT_SRC:?}" "${VT_BIN:?}"
+. "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "FAIL: python3 missing" >&2; exit 1; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 cd "$TMP"
 cp "$VT_SRC/traces/default.json" "$VT_SRC/traces/vmap-order8.json" .
 V=$VT_BIN
 
 "$V" gate --update-baseline --baseline=b.json --strategy=pagewise,zigzag \
-	default.json 2>err || fail "--update-baseline: $(cat err)"
-"$V" gate --baseline=b.json default.json >out 2>err || fail "clean gate: $(cat err)"
+	default.json 2>err || die "--update-baseline: $(cat err)"
+"$V" gate --baseline=b.json default.json >out 2>err || die "clean gate: $(cat err)"
 
 # mutate FILE PYTHON: a copy of b.json with d changed by PYTHON
 mutate() {
@@ -44,8 +41,8 @@ expect() {
 	local want=$1 pat=$2 rc=0
 	shift 2
 	"$@" >out 2>err || rc=$?
-	[ "$rc" = "$want" ] || fail "$*: exit $rc, expected $want; stderr: $(cat err)"
-	[ -z "$pat" ] || grep -Eqh -- "$pat" err out || fail "$*: stderr lacks /$pat/: $(cat err)"
+	[ "$rc" = "$want" ] || die "$*: exit $rc, expected $want; stderr: $(cat err)"
+	[ -z "$pat" ] || grep -Eqh -- "$pat" err out || die "$*: stderr lacks /$pat/: $(cat err)"
 }
 
 # ---- defect 3: counts -----------------------------------------------------
@@ -114,7 +111,7 @@ done
 cp cpus.json cpus-before.json
 expect 3 "^cpus.json: error: config.options.cpus" \
 	"$V" gate --baseline=cpus.json --update-baseline default.json
-cmp -s cpus.json cpus-before.json || fail "--update-baseline rewrote a bad baseline"
+cmp -s cpus.json cpus-before.json || die "--update-baseline rewrote a bad baseline"
 mutate va.json "d['config']['va_bits'] = 2**32 + 48"
 expect 3 "^va.json: error: config.va_bits: 4294967344 is not a VA size" \
 	"$V" gate --baseline=va.json default.json
@@ -172,4 +169,5 @@ mutate prof2.json "d['config']['profile'] = 'nosuch-profile'"
 expect 3 "^prof2.json: error: config.profile: no cost profile 'nosuch-profile'" \
 	"$V" gate --baseline=prof2.json default.json
 
-echo "PASS: gate refuses bad baselines, reports and inputs with exit 3"
+echo "gate refuses bad baselines, reports and inputs with exit 3"
+test_done

@@ -12,19 +12,11 @@
 # Environment (set by ctest): VT_BIN, VT_SRC.
 
 set -u
-: "${VT_SRC:?}" "${VT_BIN:?}"
-if [ ! -x "$VT_BIN" ]; then
-	echo "skip: $VT_BIN not built"
-	exit 77
-fi
+. "$(dirname "$0")/lib.sh"
 
-TMP=$(mktemp -d /tmp/vt-test-gen.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
 passed=0
-failed=0
 
 ok() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
 # gen_ok NAME OUT ARGS...: gen exits 0, OUT exists and replay --verify accepts it
 gen_ok()
@@ -281,5 +273,5 @@ for f in $(cd "$VT_SRC/traces" && find . \( -name '*.json' -o -name '*.jsonl' \)
 		fail "traces/$f: no command in traces/README.md"; fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+echo "$passed passed, $(test_failures) failed"
+test_done

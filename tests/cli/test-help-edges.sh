@@ -7,11 +7,7 @@
 # ptdump --at beyond the trace (exit 2), and a trace-cmd recording given
 # or ftrace text (plain or xz) given to replay pointing at `vmaptool import`.
 set -uo pipefail
-: "${VT_SRC:?}" "${VT_BIN:?}"
-VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
-fail() { echo "FAIL: $*" >&2; exit 1; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib.sh"
 V=$VT_BIN
 T=$VT_SRC/traces/default.json
 run() {	# EXPECTED-EXIT ARGS...
@@ -19,29 +15,29 @@ run() {	# EXPECTED-EXIT ARGS...
 	shift
 	"$V" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
 	local rc=$?
-	[ "$rc" = "$want" ] || fail "vmaptool $* exited $rc, expected $want: $(head -3 "$TMP/err")"
+	[ "$rc" = "$want" ] || die "vmaptool $* exited $rc, expected $want: $(head -3 "$TMP/err")"
 }
-run 0 -h; grep -q '^Commands:' "$TMP/out" || fail "-h"
-run 0 help; cmp -s "$TMP/out" <("$V" --help) || fail "'help' is not --help"
-run 0 help gate; grep -q -- '--update-baseline' "$TMP/out" || fail "help gate"
-run 0 gate -h; grep -q -- '--update-baseline' "$TMP/out" || fail "gate -h"
+run 0 -h; grep -q '^Commands:' "$TMP/out" || die "-h"
+run 0 help; cmp -s "$TMP/out" <("$V" --help) || die "'help' is not --help"
+run 0 help gate; grep -q -- '--update-baseline' "$TMP/out" || die "help gate"
+run 0 gate -h; grep -q -- '--update-baseline' "$TMP/out" || die "gate -h"
 run 2 help frobnicate
-run 2 replya "$T"; grep -q "did you mean 'replay'" "$TMP/err" || fail "no suggestion for replya"
-run 2 help gte; grep -q "did you mean 'gate'" "$TMP/err" || fail "no suggestion for help gte"
-run 2 replay --strategy=zigzg "$T"; grep -q "did you mean 'zigzag'" "$TMP/err" || fail "no suggestion for zigzg"
-run 2 replay --strategy=batched@2 "$T"; grep -q "did you mean" "$TMP/err" && fail "a suggestion for a right name"
-run 2 frobnicate; grep -q "did you mean" "$TMP/err" && fail "a suggestion for a word far from every command"
+run 2 replya "$T"; grep -q "did you mean 'replay'" "$TMP/err" || die "no suggestion for replya"
+run 2 help gte; grep -q "did you mean 'gate'" "$TMP/err" || die "no suggestion for help gte"
+run 2 replay --strategy=zigzg "$T"; grep -q "did you mean 'zigzag'" "$TMP/err" || die "no suggestion for zigzg"
+run 2 replay --strategy=batched@2 "$T"; grep -q "did you mean" "$TMP/err" && die "a suggestion for a right name"
+run 2 frobnicate; grep -q "did you mean" "$TMP/err" && die "a suggestion for a word far from every command"
 
 # each command's help: its own options; the others are usage errors
 run 0 strategies --help
-grep -qE -- '--verify|--strategy|--granule|--per-op|--kernel' "$TMP/out" && fail "strategies --help lists replay options"
-grep -q "vmaptool help" "$TMP/out" || fail "strategies --help has no pointer to the common options"
+grep -qE -- '--verify|--strategy|--granule|--per-op|--kernel' "$TMP/out" && die "strategies --help lists replay options"
+grep -q "vmaptool help" "$TMP/out" || die "strategies --help has no pointer to the common options"
 run 0 gen --help
-grep -q -- '--cpus' "$TMP/out" && grep -q -- '--granule' "$TMP/out" || fail "gen --help lacks --cpus/--granule"
-grep -qE -- '--verify|--strategy|--barriers' "$TMP/out" && fail "gen --help lists options it does not take"
-run 2 gen systemheap --verify; grep -q -- "--verify does not apply to 'gen'" "$TMP/err" || fail "gen --verify"
-run 2 --verify gen systemheap; grep -q -- "--verify does not apply to 'gen'" "$TMP/err" || fail "--verify gen"
-run 2 import --strategy=foo x.txt; grep -q -- "--strategy does not apply to 'import'" "$TMP/err" || fail "import --strategy"
+grep -q -- '--cpus' "$TMP/out" && grep -q -- '--granule' "$TMP/out" || die "gen --help lacks --cpus/--granule"
+grep -qE -- '--verify|--strategy|--barriers' "$TMP/out" && die "gen --help lists options it does not take"
+run 2 gen systemheap --verify; grep -q -- "--verify does not apply to 'gen'" "$TMP/err" || die "gen --verify"
+run 2 --verify gen systemheap; grep -q -- "--verify does not apply to 'gen'" "$TMP/err" || die "--verify gen"
+run 2 import --strategy=foo x.txt; grep -q -- "--strategy does not apply to 'import'" "$TMP/err" || die "import --strategy"
 run 2 strategies --per-op
 run 0 gen systemheap --cpus=2 --buffers=1 --size=64K
 run 0 replay --verify --per-op "$T"
@@ -50,22 +46,22 @@ for c in replay compare gate gen import ptdump strategies; do
 	for o in $("$V" $c --help | grep -oE -- '^ +(-[a-zA-Z], )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+'); do
 		case $o in --help|--usage|--version) continue ;; esac
 		"$V" $c $o --help >/dev/null 2>"$TMP/err"
-		grep -q "does not apply\|unrecognized option" "$TMP/err" && fail "$c lists $o but refuses it"
+		grep -q "does not apply\|unrecognized option" "$TMP/err" && die "$c lists $o but refuses it"
 	done
 done
 
 # ptdump --at
 n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["events"]))' "$T")
 run 0 ptdump --at=$((n - 1)) "$T"
-run 2 ptdump --at=$n "$T"; grep -q "beyond the trace: .* has $n events (0..$((n - 1)))" "$TMP/err" || fail "ptdump --at=$n message"
+run 2 ptdump --at=$n "$T"; grep -q "beyond the trace: .* has $n events (0..$((n - 1)))" "$TMP/err" || die "ptdump --at=$n message"
 run 2 ptdump --at=999 "$T"
 
 # a trace-cmd recording given to replay
 printf '\027\010\104tracing6\0\0\0\0' >"$TMP/x.trace.dat"
 run 3 replay "$TMP/x.trace.dat"
-grep -q "this is a trace-cmd recording, not a trace: run 'vmaptool import" "$TMP/err" || fail "trace.dat to replay: $(cat "$TMP/err")"
+grep -q "this is a trace-cmd recording, not a trace: run 'vmaptool import" "$TMP/err" || die "trace.dat to replay: $(cat "$TMP/err")"
 run 3 ptdump "$TMP/x.trace.dat"
-grep -q "run 'vmaptool import" "$TMP/err" || fail "trace.dat to ptdump"
+grep -q "run 'vmaptool import" "$TMP/err" || die "trace.dat to ptdump"
 # ftrace text, plain and xz, by its "# tracer:" header or by its event lines alone
 cat >"$TMP/t.txt" <<'TXT'
 # tracer: function
@@ -77,13 +73,13 @@ xz -k "$TMP/t.txt"
 for f in t.txt events.txt t.txt.xz; do
 	run 3 replay "$TMP/$f"
 	grep -q "this is an ftrace text recording.*, not a trace: run 'vmaptool import $TMP/$f -o trace.json'" "$TMP/err" ||
-		fail "ftrace text $f to replay: $(cat "$TMP/err")"
+		die "ftrace text $f to replay: $(cat "$TMP/err")"
 done
-grep -q "(xz-compressed)" "$TMP/err" || fail "xz not named: $(cat "$TMP/err")"
+grep -q "(xz-compressed)" "$TMP/err" || die "xz not named: $(cat "$TMP/err")"
 run 3 ptdump "$TMP/t.txt.xz"
-grep -q "run 'vmaptool import" "$TMP/err" || fail "ftrace xz to ptdump"
+grep -q "run 'vmaptool import" "$TMP/err" || die "ftrace xz to ptdump"
 # a malformed JSON trace keeps its JSON message
 printf '{"format": 1\n' >"$TMP/bad.json"
 run 3 replay "$TMP/bad.json"
-grep -q "invalid JSON" "$TMP/err" || fail "bad JSON: $(cat "$TMP/err")"
-echo ok
+grep -q "invalid JSON" "$TMP/err" || die "bad JSON: $(cat "$TMP/err")"
+test_done

@@ -11,15 +11,12 @@
 # man pages every option has its text, "-j, --json" is one term and each
 # section header is whole.
 set -euo pipefail
-: "${VT_SRC:?}" "${VT_BIN:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib.sh"
 V=$VT_BIN
 export ASAN_OPTIONS=detect_leaks=0 COLUMNS=80
 top=$("$V" --help)
 cmds=$(awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1} on && !/^  / {on=0}' <<<"$top")
-[ "$(wc -w <<<"$cmds")" -ge 8 ] || fail "commands: $cmds"
+[ "$(wc -w <<<"$cmds")" -ge 8 ] || die "commands: $cmds"
 check() {	# NAME TEXT
 	python3 - "$1" "$2" <<'PY' || exit 1
 import re, sys
@@ -54,20 +51,20 @@ PY
 check "vmaptool --help" "$top"
 for c in $cmds; do
 	[ "$c" = help ] && continue
-	out=$("$V" "$c" --help) || fail "$c --help exited $?"
+	out=$("$V" "$c" --help) || die "$c --help exited $?"
 	check "$c --help" "$out"
 	out2=$("$V" help "$c")
-	[ "$out" = "$out2" ] || fail "'help $c' differs from '$c --help'"
+	[ "$out" = "$out2" ] || die "'help $c' differs from '$c --help'"
 done
 cmp_help=$("$V" compare --help)
 sets=$(tr '\n' ' ' <<<"$cmp_help")
 grep -q 'batched = batched@1, batched@12, batched@123, .* batched@12345678\.' <<<"$sets" ||
-	fail "compare --help does not list the ablation sets: $cmp_help"
+	die "compare --help does not list the ablation sets: $cmp_help"
 
 # ---- the man pages -------------------------------------------------------------
 command -v man >/dev/null || { echo "skip: no man"; exit 0; }
 python3 "$VT_SRC/scripts/gen-man.py" "$V" "$TMP/man"
-[ -f "$TMP/man/vmaptool-help.1" ] || fail "no vmaptool-help.1 (docs/vmaptool-help.md documents 'vmaptool help')"
+[ -f "$TMP/man/vmaptool-help.1" ] || die "no vmaptool-help.1 (docs/vmaptool-help.md documents 'vmaptool help')"
 for f in "$TMP"/man/*.1; do
 	python3 - "$f" <<'PY' || exit 1
 import re, sys
@@ -82,9 +79,9 @@ for i, l in enumerate(src):
     if l.startswith(".SS ") and not l.endswith(":") and l != ".SS Commands":
         sys.exit(f"FAIL: {sys.argv[1]}: section header cut: {l!r}")
 PY
-	MANWIDTH=80 man -l "$f" >"$TMP/page" 2>"$TMP/err" || fail "man -l $f: $(cat "$TMP/err")"
+	MANWIDTH=80 man -l "$f" >"$TMP/page" 2>"$TMP/err" || die "man -l $f: $(cat "$TMP/err")"
 done
 page=$(MANWIDTH=80 man -l "$TMP/man/vmaptool.1" 2>/dev/null)
 grep -A1 -- '--color\[=auto|always|never\]' <<<"$page" | grep -q "colour the table" ||
-	fail "vmaptool.1: --color without its text"
-echo ok
+	die "vmaptool.1: --color without its text"
+test_done

@@ -8,15 +8,9 @@
 # the lazily pending pages and the hint, and --svg writes an SVG that
 # parses and that rsvg-convert renders to a non-trivial PNG.
 set -u
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-[ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 2
 cp "$VT_SRC/traces/default.json" t.json
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 vt() { NO_COLOR= LC_ALL=C "$VT_BIN" "$@"; }
 
 # check_width FILE: no line wider than 72 columns (characters, not bytes)
@@ -224,5 +218,4 @@ out=$("$V" replay --profile="$TMP/none.json" "$TMP/one-ev.json" 2>&1)
 grep -q "cannot open profile '$TMP/none.json': No such file or directory" <<<"$out" ||
 	fail "--profile=missing file: no reason: $out"
 
-echo "$fails failed"
-[ "$fails" = 0 ]
+test_done

@@ -6,25 +6,18 @@
 # file and from a pipe; the peak RSS of the 20x import (/usr/bin/time
 # -f %M) must stay within 1.5x that of the 2x one (before: 3.8x),
 # and the two reads of the 20x text must give the same events.  No time
-# is measured.  Exit 77 when the recording, python3 or /usr/bin/time is
-# absent.
+# is measured.  Exit 77 when python3 or /usr/bin/time is absent (the
+# recording is part of the tree).
 set -u
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-rec=$VT_SHARED/recordings/fix1.trace.txt.xz
-[ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-[ -x /usr/bin/time ] || { echo "SKIP: no /usr/bin/time (package time)"; exit 77; }
-if [ ! -f "$rec" ]; then
-	[ "${CI:-}" = true ] && { echo "FAIL: no $rec (CI=true)"; exit 1; }
-	echo "SKIP: no $rec"; exit 77
-fi
+. "$(dirname "$0")/lib.sh"
+rec=$VT_DATA/recordings/fix1.trace.txt.xz
+test_require python3
+[ -x /usr/bin/time ] || test_skip "no /usr/bin/time (package time)"
+[ -f "$rec" ] || die "no $rec"
 # under ASan (the asan preset) freed memory waits in a quarantine that
 # grows with every free: let it be reused, as without ASan
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/vt-flat.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+tmp=$TMP
 python3 - "$VT_SRC" "$VT_BIN" "$rec" "$tmp" <<'PY'
 import importlib.util, os, subprocess, sys
 src, vt, rec, tmp = sys.argv[1:5]
@@ -67,3 +60,4 @@ if events(os.path.join(tmp, "f20.json")) != events(os.path.join(tmp, "p20.json")
     ok = False
 sys.exit(0 if ok else 1)
 PY
+test_done $?

@@ -18,10 +18,8 @@
 # 16 GiB:  T = 8209,   N = 4194304;  old pairs 270866,  2T 16418
 # 256 GiB: T = 131329, N = 67108864; old pairs 4333826, 2T 262658
 set -u
-: "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${VT_BIN:=$VT_SRC/build/ci/vmaptool}"
-command -v python3 >/dev/null || exit 77
-export VT_SRC VT_BIN
+. "$(dirname "$0")/lib.sh"
+test_require python3
 python3 - <<'PY'
 import json, os, subprocess, sys, tempfile
 
@@ -115,3 +113,4 @@ with tempfile.TemporaryDirectory() as d:
 print("%d passed, %d failed" % (passes, fails))
 sys.exit(1 if fails or not passes else 0)
 PY
+test_done $?

@@ -4,7 +4,7 @@
 # as vt_f() or under arch/ as arm64_f() (or, for an arch hook core calls by
 # its kernel name, as f() in arch/arch.h).
 set -euo pipefail
-: "${VT_SRC:?}"
+. "$(dirname "$0")/lib.sh"
 cd "$VT_SRC"
 missing=0 n=0
 funcs=$(grep '^| ' docs/model.md | awk -F'|' 'NR > 1 { print $2 }' |
@@ -24,5 +24,6 @@ for f in pmd_set_huge __purge_vmap_area_lazy purge_vmap_node vmap \
 	 __vmalloc_node_range_noprof vmap_pmd_range; do
 	grep -qx -- "$f" <<<"$funcs" || { echo "docs/model.md does not list $f()" >&2; missing=$((missing + 1)); }
 done
-[ "$missing" -eq 0 ] || exit 1
-echo "ok: $n kernel functions found under their names"
+[ "$missing" -eq 0 ] || fail "$missing kernel functions not found under their names"
+echo "$n kernel functions checked"
+test_done

@@ -9,16 +9,10 @@
 # pass).  Every --kernel generation of the table is accepted, listed in
 # --help and in 'strategies -v'.
 set -u
+. "$(dirname "$0")/lib.sh"
 
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-[ -x "$VT_BIN" ] || { echo "SKIP: no vmaptool binary at $VT_BIN"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+test_require python3
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 cd "$TMP" || exit 2
 ln -s "$VT_SRC/traces" traces
 T=traces/default.json
@@ -104,5 +98,4 @@ for g in $gens; do
 	[ "$km" = "$g" ] || fail "--kernel=$g: kernel_model is '$km'"
 done
 
-[ $fails = 0 ] && echo "test-option-table: all passed"
-exit $((fails > 0))
+test_done

@@ -6,12 +6,9 @@
 # order), for replay and compare, and for a trace that fails mid-way (the
 # error a serial run meets first).
 set -u
-: "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${VT_BIN:=$VT_SRC/build/ci/vmaptool}"
-: "${VT_SHARED:=$VT_SRC/../shared}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
+. "$(dirname "$0")/lib.sh"
+tmp=$TMP
+pass=0
 strats=pagewise,zigzag,batched,batched@1,batched@12345678,segments,segments:force
 # a trace that breaks in its third event: an id that is not live
 cat >"$tmp/bad.jsonl" <<'T'
@@ -34,7 +31,7 @@ check() {	# label, args...
 		fail=$((fail + 1))
 	fi
 }
-for t in "$VT_SRC"/traces/*.json* "$VT_SRC"/traces/*/*.json* "$VT_SHARED"/spec/scenarios/*.json "$tmp/bad.jsonl"; do
+for t in "$VT_SRC"/traces/*.json* "$VT_SRC"/traces/*/*.json* "$VT_SRC"/tests/data/scenarios/*.json "$tmp/bad.jsonl"; do
 	[ -f "$t" ] || continue
 	verify=--verify
 	[ "$(stat -c %s "$t")" -gt 200000 ] && verify=
@@ -43,6 +40,7 @@ for t in "$VT_SRC"/traces/*.json* "$VT_SRC"/traces/*/*.json* "$VT_SHARED"/spec/s
 done
 # the failing trace really fails, so the error path was compared
 "$VT_BIN" replay -q --jobs=4 --strategy=$strats "$tmp/bad.jsonl" >/dev/null 2>&1
-[ $? -ne 0 ] || { echo "FAIL bad.jsonl replays without an error"; fail=$((fail + 1)); }
-echo "$pass identical, $fail failed"
-[ $fail -eq 0 ] && [ $pass -gt 10 ]
+[ $? -ne 0 ] || { fail "bad.jsonl replays without an error"; }
+echo "$pass identical, $(test_failures) failed"
+[ $pass -gt 10 ] || fail "only $pass comparisons"
+test_done

@@ -8,15 +8,8 @@
 # Environment (set by ctest): VT_BIN, VT_SRC.
 
 set -u
-: "${VT_SRC:?}" "${VT_BIN:?}"
-if [ ! -x "$VT_BIN" ]; then
-	echo "skip: $VT_BIN not built"
-	exit 77
-fi
+. "$(dirname "$0")/lib.sh"
 
-TMP=$(mktemp -d /tmp/vt-reliability.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fail=0
 # Under ASan the address-space limit cannot hold (its shadow alone is
 # larger); a failed malloc must still return NULL there.
 if ldd "$VT_BIN" 2>/dev/null | grep -q libasan; then
@@ -29,12 +22,11 @@ fi
 SLOW=$(( ASAN ? 6 : 1 ))
 H='{"format":"vmaptool-trace","version":1,"config":{"granule":"4k","va_bits":48}}'
 
-# run NAME WANT_RC REGEX CMD... (tests/cli/run-check.sh): in a child with
+# run NAME WANT_RC REGEX CMD... (tests/cli/lib.sh): in a child with
 # a 4 GB address-space limit (not under ASan, whose shadow memory needs
 # more), 60 s a command (times SLOW)
 RUN_TIMEOUT=$(( 60 * SLOW ))
 if [ $ASAN = 0 ]; then RUN_VMEM_KB=4000000; fi
-. "$VT_SRC/tests/cli/run-check.sh"
 
 # trace FILE EVENT...: a JSON Lines trace
 trace()
@@ -87,7 +79,7 @@ REC=$VT_SRC/tests/data/import/vmap.txt
 mkdir -p "$TMP/o"
 run import-o-dash 0 '' "$VT_BIN" import "$REC" -o -
 if [ -e ./- ] || ! grep -q '"format":"vmaptool-trace"' "$TMP/stdout"; then
-	echo "FAIL import -o -: not written to stdout"; fail=1
+	fail "import -o -: not written to stdout"
 fi
 mkfifo "$TMP/o/fifo"
 cat "$TMP/o/fifo" >"$TMP/o/fifo.out" &
@@ -95,18 +87,18 @@ catpid=$!
 run import-o-fifo 0 '' "$VT_BIN" import "$REC" -o "$TMP/o/fifo"
 wait $catpid
 if [ ! -p "$TMP/o/fifo" ] || ! grep -q '"op":"vfree"' "$TMP/o/fifo.out"; then
-	echo "FAIL import -o FIFO: the FIFO was replaced or not written"; fail=1
+	fail "import -o FIFO: the FIFO was replaced or not written"
 fi
 run import-o-devnull 0 '' "$VT_BIN" import "$REC" -o /dev/null
-[ -c /dev/null ] || { echo "FAIL import -o /dev/null replaced it"; fail=1; }
+[ -c /dev/null ] || { fail "import -o /dev/null replaced it"; }
 run import-o-file 0 '' "$VT_BIN" import "$REC" -o "$TMP/o/t.json"
 if [ "$(ls -A "$TMP/o")" != "$(printf 'fifo\nfifo.out\nt.json')" ]; then
-	echo "FAIL import -o FILE: $(ls -A "$TMP/o" | tr '\n' ' ')"; fail=1
+	fail "import -o FILE: $(ls -A "$TMP/o" | tr '\n' ' ')"
 fi
 # a failing import leaves neither the target nor a temporary
 run import-fails-no-output 3 'error' "$VT_BIN" import "$VT_SRC/tests/data/import/garbage.txt" -o "$TMP/o/bad.json"
 if ls -A "$TMP/o" | grep -q bad; then
-	echo "FAIL failed import left $(ls -A "$TMP/o" | grep bad)"; fail=1
+	fail "failed import left $(ls -A "$TMP/o" | grep bad)"
 fi
 # a signal while the output is open: the temporary is removed and the
 # process dies by that signal (a FIFO held open keeps replay waiting)
@@ -130,7 +122,7 @@ for sig in INT TERM HUP; do
 	kill $holder 2>/dev/null; wait $holder 2>/dev/null
 	left=$(ls -A "$TMP/s$sig" | grep -v '^in$')
 	if [ -n "$left" ] || [ $rc -ne $((128 + $(kill -l $sig))) ]; then
-		echo "FAIL SIG$sig during output: exit $rc, left: $left"; fail=1
+		fail "SIG$sig during output: exit $rc, left: $left"
 	fi
 done
 
@@ -144,17 +136,17 @@ same_report()
 }
 "$VT_BIN" replay -j "$SH" >"$TMP/want.json" 2>/dev/null
 run replay-stdin-jsonl 0 '' sh -c '"$0" replay -j - <"$1"' "$VT_BIN" "$SH"
-same_report "$TMP/stdout" "$TMP/want.json" || { echo "FAIL replay - (JSON Lines): report differs"; fail=1; }
+same_report "$TMP/stdout" "$TMP/want.json" || { fail "replay - (JSON Lines): report differs"; }
 run replay-pipe-jsonl 0 '' sh -c 'cat "$1" | "$0" replay -j -' "$VT_BIN" "$SH"
-same_report "$TMP/stdout" "$TMP/want.json" || { echo "FAIL replay from a pipe: report differs"; fail=1; }
+same_report "$TMP/stdout" "$TMP/want.json" || { fail "replay from a pipe: report differs"; }
 "$VT_BIN" replay -j "$SE" >"$TMP/want2.json" 2>/dev/null
 run replay-pipe-document 0 '' sh -c 'cat "$1" | "$0" replay -j -' "$VT_BIN" "$SE"
-same_report "$TMP/stdout" "$TMP/want2.json" || { echo "FAIL replay of a JSON document from a pipe: report differs"; fail=1; }
+same_report "$TMP/stdout" "$TMP/want2.json" || { fail "replay of a JSON document from a pipe: report differs"; }
 mkfifo "$TMP/in.fifo"
 cat "$SH" >"$TMP/in.fifo" &
 run replay-fifo 0 '' "$VT_BIN" replay -j "$TMP/in.fifo"
 wait
-same_report "$TMP/stdout" "$TMP/want.json" || { echo "FAIL replay FIFO: report differs"; fail=1; }
+same_report "$TMP/stdout" "$TMP/want.json" || { fail "replay FIFO: report differs"; }
 # /dev/zero: no "empty file", no endless read; the limit is named
 run replay-dev-zero 3 '/dev/zero: error: input is larger than the --max-input limit of 1 MiB' \
 	"$VT_BIN" replay --max-input=1M /dev/zero
@@ -178,7 +170,7 @@ run replay-big-document 3 'input of 2000053 bytes is larger than the --max-input
 # refused before it is read; from a pipe it is read whole, the same limit
 se_size=$(stat -c %s "$SE")
 run replay-document-at-limit 0 '' "$VT_BIN" replay -j --max-input="$se_size" "$SE"
-same_report "$TMP/stdout" "$TMP/want2.json" || { echo "FAIL streamed document at the limit: report differs"; fail=1; }
+same_report "$TMP/stdout" "$TMP/want2.json" || { fail "streamed document at the limit: report differs"; }
 run replay-document-over-limit 3 "is larger than the --max-input limit of $((se_size - 1)) bytes" \
 	"$VT_BIN" replay -j --max-input="$((se_size - 1))" "$SE"
 run replay-pipe-document-over-limit 3 '^-: error: input is larger than the --max-input limit' \
@@ -190,7 +182,7 @@ run max-input-bad 2 "invalid value '0' for --max-input" "$VT_BIN" replay --max-i
 { echo "$H"; awk 'BEGIN { for (i = 0; i < 100000; i++) printf "{\"op\":\"purge\",\"flags\":[\"VM_X%d\"]}\n", i }'; } >"$TMP/flags.jsonl"
 start=$(date +%s)
 run unknown-flags-100k 0 'more than 1000 distinct unknown names' "$VT_BIN" replay "$TMP/flags.jsonl"
-[ $(( $(date +%s) - start )) -le $(( 15 * SLOW )) ] || { echo "FAIL unknown-flags-100k: slower than $(( 15 * SLOW )) s"; fail=1; }
+[ $(( $(date +%s) - start )) -le $(( 15 * SLOW )) ] || { fail "unknown-flags-100k: slower than $(( 15 * SLOW )) s"; }
 
 ## No quadratic path in import: 200,000 tasks, each seen once (tasks were
 ## searched linearly: about a minute before, under a second after)
@@ -209,11 +201,11 @@ with open(sys.argv[1], "w") as f:
 PY
 start=$(date +%s)
 run import-tasks-200k 0 '' "$VT_BIN" import "$TMP/pids.txt" -o "$TMP/pids.json"
-[ $(( $(date +%s) - start )) -le $(( 15 * SLOW )) ] || { echo "FAIL import-tasks-200k: slower than $(( 15 * SLOW )) s"; fail=1; }
+[ $(( $(date +%s) - start )) -le $(( 15 * SLOW )) ] || { fail "import-tasks-200k: slower than $(( 15 * SLOW )) s"; }
 
 ## import: pipes and FIFOs without losing a byte; trace.dat checked
 ## before libtracecmd; import never writes what replay refuses
-R=${VT_SHARED:-$VT_SRC/../shared}/recordings
+R=$VT_SRC/tests/data/recordings
 D=$VT_SRC/tests/data/import
 # same_trace A B: the same trace but for the meta "source"
 same_trace()
@@ -222,18 +214,19 @@ same_trace()
 }
 "$VT_BIN" import "$D/vmalloc-huge-nested.txt" -o "$TMP/i-file.json" 2>/dev/null
 run import-pipe-text 0 '' sh -c 'cat "$1" | "$0" import - -o "$2"' "$VT_BIN" "$D/vmalloc-huge-nested.txt" "$TMP/i-pipe.json"
-same_trace "$TMP/i-file.json" "$TMP/i-pipe.json" || { echo "FAIL import of text from a pipe differs"; fail=1; }
+same_trace "$TMP/i-file.json" "$TMP/i-pipe.json" || { fail "import of text from a pipe differs"; }
 xz -c "$D/vmalloc-huge-nested.txt" >"$TMP/i.txt.xz"
 mkfifo "$TMP/i.fifo"
 cat "$TMP/i.txt.xz" >"$TMP/i.fifo" &
 run import-fifo-xz 0 '' "$VT_BIN" import "$TMP/i.fifo" -o "$TMP/i-fifo.json"
 wait
-same_trace "$TMP/i-file.json" "$TMP/i-fifo.json" || { echo "FAIL import of xz from a FIFO differs"; fail=1; }
+same_trace "$TMP/i-file.json" "$TMP/i-fifo.json" || { fail "import of xz from a FIFO differs"; }
+[ -f "$R/fix256_x10.trace.dat" ] || { fail "no $R/fix256_x10.trace.dat"; }
 if [ -f "$R/fix256_x10.trace.dat" ]; then
 	DAT=$R/fix256_x10.trace.dat
 	"$VT_BIN" import "$DAT" -o "$TMP/d-file.json" 2>/dev/null
 	run import-pipe-dat 0 '' sh -c 'cat "$1" | "$0" import - -o "$2"' "$VT_BIN" "$DAT" "$TMP/d-pipe.json"
-	same_trace "$TMP/d-file.json" "$TMP/d-pipe.json" || { echo "FAIL import of trace.dat from a pipe differs"; fail=1; }
+	same_trace "$TMP/d-file.json" "$TMP/d-pipe.json" || { fail "import of trace.dat from a pipe differs"; }
 	# truncated at 29..36 bytes double-freed inside libtracecmd (134)
 	for n in 29 30 33 36 37 4096; do
 		head -c $n "$DAT" >"$TMP/t.dat"
@@ -259,7 +252,7 @@ run import-dev-zero 3 'larger than the --max-input limit of 1 MiB' \
 { head -c 134217728 /dev/zero | tr '\0' x; echo; cat "$D/ioremap.txt"; } >"$TMP/longline.txt"
 start=$(date +%s)
 run import-long-line 0 '' "$VT_BIN" import "$TMP/longline.txt" -o /dev/null
-[ $(( $(date +%s) - start )) -le $(( 10 * SLOW )) ] || { echo "FAIL import-long-line: slower than $(( 10 * SLOW )) s"; fail=1; }
+[ $(( $(date +%s) - start )) -le $(( 10 * SLOW )) ] || { fail "import-long-line: slower than $(( 10 * SLOW )) s"; }
 rm -f "$TMP/longline.txt" "$TMP/bomb.xz"
 # times of 2^63 ns or more are written as "0x..." and replay
 sed 's/   100\.0000/   9300000000.0000/' "$D/ioremap.txt" >"$TMP/ts63.txt"
@@ -286,7 +279,7 @@ run replay-imported-pa 0 '' "$VT_BIN" replay "$TMP/pa.json"
 # it was emitted as a vmap of 2.8 million synthesised pages
 run import-map-beyond-area 0 '1 mapping record\(s\) larger than their area ignored' \
 	"$VT_BIN" import "$VT_SRC/tests/fuzz/corpus/ftrace-text/regress-map-beyond-area.txt" -o "$TMP/mba.json"
-[ "$(wc -c <"$TMP/mba.json")" -lt 4096 ] || { echo "FAIL import-map-beyond-area: $(wc -c <"$TMP/mba.json") bytes written"; fail=1; }
+[ "$(wc -c <"$TMP/mba.json")" -lt 4096 ] || fail "import-map-beyond-area: $(wc -c <"$TMP/mba.json") bytes written"
 # a vmap of 1 TiB whose pages are not recorded: 2^28 synthesised runs
 # (6 GiB) were allocated (fuzz-dat-records, out of memory); a page list
 # longer than --max-input lets replay read is not made
@@ -301,7 +294,7 @@ awk '/alloc_vmap_area/ && /size=20480/ { sub(/size=20480/, "size=67112960") }
      /vmap_(pages|small)/ { sub(/end=0xffff800083104000/, "end=0xffff800087100000") } { print }' \
 	"$D/vmap.txt" >"$TMP/vmap64m.txt"
 run import-vmap-64m 0 '' "$VT_BIN" import "$TMP/vmap64m.txt" -o "$TMP/vmap64m.json"
-grep -q '"op":"vmap"' "$TMP/vmap64m.json" || { echo "FAIL import-vmap-64m: the vmap was dropped"; fail=1; }
+grep -q '"op":"vmap"' "$TMP/vmap64m.json" || { fail "import-vmap-64m: the vmap was dropped"; }
 run replay-vmap-64m-limit 3 'larger than the --max-input limit of 64 KiB' "$VT_BIN" --max-input=64K replay "$TMP/vmap64m.json"
 run import-vmap-64m-limit 0 'synthesised page lists .* longer than the --max-input limit' \
 	"$VT_BIN" --max-input=64K import "$TMP/vmap64m.txt" -o "$TMP/vmap64m-l.json"
@@ -316,8 +309,8 @@ run replay-pa50-va48 0 '' "$VT_BIN" replay "$TMP/pa50-48.json"
 # ... and with 48-bit pointers, --va-bits=52 keeps it (it was dropped)
 sed 's/pmdp=0xfff0/pmdp=0xffff/' "$TMP/pa50.txt" >"$TMP/pa50b.txt"
 run import-pa50-va52 0 '' "$VT_BIN" import --va-bits=52 "$TMP/pa50b.txt" -o "$TMP/pa50-52.json"
-grep -q '"op":"ioremap"' "$TMP/pa50-52.json" || { echo "FAIL import-pa50-va52: the ioremap was dropped"; fail=1; }
-grep -q 'beyond' "$TMP/stderr" && { echo "FAIL import-pa50-va52: warned of a range beyond the PA size"; fail=1; }
+grep -q '"op":"ioremap"' "$TMP/pa50-52.json" || { fail "import-pa50-va52: the ioremap was dropped"; }
+grep -q 'beyond' "$TMP/stderr" && { fail "import-pa50-va52: warned of a range beyond the PA size"; }
 run replay-pa50-va52 0 '' "$VT_BIN" replay "$TMP/pa50-52.json"
 # recorded pfns beyond the PA size (in pages of the written granule) were
 # emitted and replay refused them
@@ -326,7 +319,7 @@ run import-pfn-beyond-pa 0 'recorded page list\(s\) with pfns beyond the 48-bit 
 	"$VT_BIN" import "$TMP/pfn.txt" -o "$TMP/pfn.json"
 run replay-pfn-beyond-pa 0 '' "$VT_BIN" replay "$TMP/pfn.json"
 run import-pfn-va52 0 '' "$VT_BIN" import --va-bits=52 "$TMP/pfn.txt" -o "$TMP/pfn52.json"
-grep -q '"pfn":"0x1000000000"' "$TMP/pfn52.json" || { echo "FAIL import-pfn-va52: the pages were not kept"; fail=1; }
+grep -q '"pfn":"0x1000000000"' "$TMP/pfn52.json" || { fail "import-pfn-va52: the pages were not kept"; }
 run replay-pfn-va52 0 '' "$VT_BIN" replay "$TMP/pfn52.json"
 sed 's/pfn=0x48259/pfn=0x100000000/' "$D/garbage-line.txt" >"$TMP/pfn64k.txt"
 run import-pfn-64k 0 'pfns beyond the 48-bit' "$VT_BIN" import --granule=64k "$TMP/pfn64k.txt" -o "$TMP/pfn64k.json"
@@ -337,16 +330,16 @@ T=$VT_SRC/tests/cli/data/small.trace.json
 "$VT_BIN" -j replay "$T" >"$TMP/rep.json" 2>/dev/null
 run gate-baseline-stdin-file 0 '' sh -c '"$0" gate --baseline=- "$1" <"$2"' "$VT_BIN" "$TMP/rep.json" "$TMP/rep.json"
 run gate-baseline-stdin-pipe 0 '' sh -c 'cat "$2" | "$0" gate --baseline=- "$1"' "$VT_BIN" "$T" "$TMP/rep.json"
-grep -q '^gate: ok' "$TMP/stdout" || { echo "FAIL gate-baseline-stdin-pipe: no 'gate: ok'"; fail=1; }
+grep -q '^gate: ok' "$TMP/stdout" || { fail "gate-baseline-stdin-pipe: no 'gate: ok'"; }
 # it said "cannot open report '-'" (exit 4)
 run gate-baseline-stdin-bad 3 '^-:1:1: error: report is not valid JSON' sh -c 'echo x | "$0" gate --baseline=- "$1"' "$VT_BIN" "$T"
 run gate-baseline-stdin-limit 3 'larger than the --max-input limit of 1 KiB' \
 	sh -c 'cat "$2" | "$0" --max-input=1K gate --baseline=- "$1"' "$VT_BIN" "$T" "$TMP/rep.json"
 # a lone "-" is a report, or else a trace, from a pipe as from a file
 run gate-report-stdin-pipe 0 '' sh -c 'cat "$1" | "$0" gate --baseline="$1" -' "$VT_BIN" "$TMP/rep.json"
-grep -q '^gate: ok' "$TMP/stdout" || { echo "FAIL gate-report-stdin-pipe: no 'gate: ok'"; fail=1; }
+grep -q '^gate: ok' "$TMP/stdout" || { fail "gate-report-stdin-pipe: no 'gate: ok'"; }
 run gate-trace-stdin-pipe 1 '' sh -c 'cat "$1" | "$0" gate --baseline="$2" -' "$VT_BIN" "$T" "$TMP/rep.json"
-grep -q '^-: not in the baseline' "$TMP/stdout" || { echo "FAIL gate-trace-stdin-pipe: the trace was not read"; fail=1; }
+grep -q '^-: not in the baseline' "$TMP/stdout" || { fail "gate-trace-stdin-pipe: the trace was not read"; }
 run gate-stdin-twice 2 "standard input \('-'\) is given twice" sh -c '"$0" gate --baseline=- - <"$1"' "$VT_BIN" "$TMP/rep.json"
 
 ## Cost profiles and calibration figures: through core/input.c like every
@@ -381,7 +374,7 @@ run profile-too-big 3 "larger than a profile's limit of 1 MiB" \
 # figures from standard input, a pipe, and too many of them (4.5 KiB each
 # in memory: a million one-line figures asked for gigabytes)
 run figures-stdin 0 '' sh -c '"$0" calibrate --check=- <"$1"' "$VT_BIN" "$TMP/one-figure.json"
-grep -q '^seed000-ioremap-1M ' "$TMP/stdout" || { echo "FAIL figures-stdin: the figure was not read"; fail=1; }
+grep -q '^seed000-ioremap-1M ' "$TMP/stdout" || { fail "figures-stdin: the figure was not read"; }
 run figures-pipe 0 '' sh -c 'cat "$1" | "$0" calibrate --check=-' "$VT_BIN" "$TMP/one-figure.json"
 run figures-too-many 3 'many-figures.json: error: 100001 figures: a figures file holds at most 100000' \
 	"$VT_BIN" calibrate --check="$TMP/many-figures.json"
@@ -413,4 +406,4 @@ run compare-stdin-twice 2 "standard input \('-'\) may be given once per command"
 
 #@@MORE@@
 
-exit $fail
+test_done

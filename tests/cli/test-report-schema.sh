@@ -7,11 +7,8 @@
 # traces/baseline.json; a broken report does not.  The CSV output loads
 # with Python's csv module into the same numbers as the JSON.
 set -euo pipefail
-: "${VT_SRC:?}" "${VT_BIN:?}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-python3 -c 'import jsonschema' 2>/dev/null || fail "python3-jsonschema missing (scripts/setup.sh)"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib.sh"
+python3 -c 'import jsonschema' 2>/dev/null || die "python3-jsonschema missing (scripts/setup.sh)"
 cd "$VT_SRC"
 T=traces/default.json
 V=$VT_BIN
@@ -22,7 +19,7 @@ $V replay -j --granule=16k --va-bits=47 --kernel=v6.12 --purge-at-end $T >"$TMP/
 $V replay -j traces/test_vmalloc/vm_map_ram_test-p1-h0.json traces/systemheap-frag.jsonl >"$TMP/r5.json"
 $V gate --update-baseline --baseline="$TMP/r6.json" $T traces/vmalloc-huge-1m.json 2>/dev/null
 cp traces/baseline.json "$TMP/r7.json"
-python3 - "$VT_SRC/docs/report.schema.json" "$TMP"/r[1-7].json <<'EOF' || fail "schema validation"
+python3 - "$VT_SRC/docs/report.schema.json" "$TMP"/r[1-7].json <<'EOF' || die "schema validation"
 import copy, json, sys
 import jsonschema
 schema = json.load(open(sys.argv[1]))
@@ -45,7 +42,7 @@ EOF
 # CSV: the same numbers as the JSON, through Python's csv module
 $V compare --format=csv --per-op traces/default.json traces/vmap-order8.json >"$TMP/c.csv"
 $V compare -j --per-op traces/default.json traces/vmap-order8.json >"$TMP/c.json"
-python3 - "$TMP/c.csv" "$TMP/c.json" <<'EOF' || fail "CSV"
+python3 - "$TMP/c.csv" "$TMP/c.json" <<'EOF' || die "CSV"
 import csv, json, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 head, body = rows[0], rows[1:]
@@ -81,4 +78,4 @@ for r in body:
     seen += 1
 assert seen >= 20, "only %d CSV values matched the JSON" % seen
 EOF
-echo ok
+test_done

@@ -8,10 +8,8 @@
 # tables small (one PMD block per 512 pages; the page-pointer arrays are
 # mapped with PTEs).
 set -u
-: "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${VT_BIN:=$VT_SRC/build/ci/vmaptool}"
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-export VT_SRC VT_BIN
+. "$(dirname "$0")/lib.sh"
+test_require python3
 python3 - <<'PY'
 import json, os, subprocess, sys, tempfile
 
@@ -84,3 +82,4 @@ for s in json.loads(p.stdout)["traces"][0]["strategies"]:
 print("%d failures" % fails)
 sys.exit(1 if fails else 0)
 PY
+test_done $?

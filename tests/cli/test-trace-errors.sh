@@ -10,16 +10,9 @@
 # Environment (set by ctest): VT_BIN, VT_SRC.
 
 set -u
-: "${VT_SRC:?}" "${VT_BIN:?}"
-if [ ! -x "$VT_BIN" ]; then
-	echo "skip: $VT_BIN not built"
-	exit 77
-fi
+. "$(dirname "$0")/lib.sh"
 
 BAD=$VT_SRC/tests/data/bad
-TMP=$(mktemp -d /tmp/vt-trace-errors.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fail=0
 
 # expect_error FIXTURE REGEX [OPTION...]: exit 3, REGEX on stderr, no output.
 expect_error()
@@ -30,16 +23,13 @@ expect_error()
 	"$VT_BIN" replay "$@" "$file" -o "$out" >"$TMP/stdout" 2>"$TMP/stderr"
 	rc=$?
 	if [ "$rc" != 3 ]; then
-		echo "FAIL $(basename "$file"): exit $rc, want 3"
+		fail "$(basename "$file"): exit $rc, want 3"
 		sed 's/^/  stderr: /' "$TMP/stderr" | head -5
-		fail=1
 	elif ! grep -Eq -- "$re" "$TMP/stderr"; then
-		echo "FAIL $(basename "$file"): stderr does not match /$re/"
+		fail "$(basename "$file"): stderr does not match /$re/"
 		sed 's/^/  stderr: /' "$TMP/stderr" | head -5
-		fail=1
 	elif [ -e "$out" ] || ls -A "$TMP" | grep -q '^\.out\.json\.'; then
-		echo "FAIL $(basename "$file"): an output file was left behind"
-		fail=1
+		fail "$(basename "$file"): an output file was left behind"
 	else
 		echo "ok   $(basename "$file")"
 	fi
@@ -98,9 +88,8 @@ if "$VT_BIN" replay --skip-unknown "$BAD/unknown-op.json" -o "$TMP/skip.json" \
 	>/dev/null 2>"$TMP/stderr" && [ -s "$TMP/skip.json" ]; then
 	echo "ok   unknown-op.json --skip-unknown"
 else
-	echo "FAIL unknown-op.json --skip-unknown: not accepted"
+	fail "unknown-op.json --skip-unknown: not accepted"
 	sed 's/^/  stderr: /' "$TMP/stderr" | head -5
-	fail=1
 fi
 
-exit $fail
+test_done

@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Seed 002's test_vmalloc table (spec/strategies.md 7.3), one check per
+# Seed 002's test_vmalloc table (traces/README.md), one check per
 # row: the bundled traces/test_vmalloc/ traces replayed under
 # zigzag+vfree-perpage and zigzag+vfree-bulk.  free_calls falls from one
 # per page to one per naturally aligned block of each contiguous run, as
 # free_pages_bulk() groups vm->pages; the pages freed do not change.
 set -u
-: "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${VT_BIN:=$VT_SRC/build/ci/vmaptool}"
-command -v python3 >/dev/null || exit 77
-export VT_SRC VT_BIN
+. "$(dirname "$0")/lib.sh"
+test_require python3
 python3 - <<'PY'
 import json, os, subprocess, sys
 
@@ -152,3 +150,4 @@ for name in ("random_size_alloc_test-p1-h0.json",
 print("%d passed, %d failed" % (passes, fails))
 sys.exit(1 if fails or not passes else 0)
 PY
+test_done $?

@@ -1,14 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Golden values of worked-examples.md: every row of S0-S7 and E1-E4 replayed
-# from the scenario traces (tests/cli/worked_examples.py does the work).
-# Needs VT_BIN (the vmaptool binary), VT_SRC (the source tree) and VT_SHARED
-# (the directory holding spec/); ctest sets all three.
+# Golden values of the worked examples (tests/data/scenarios/README.md):
+# every row of S0-S7 and E1-E4 replayed from the scenario traces
+# (tests/cli/worked_examples.py does the work).  Needs VT_BIN (the vmaptool
+# binary) and VT_SRC (the source tree); ctest sets both.
 set -u
+. "$(dirname "$0")/lib.sh"
 
-VT_SRC=${VT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-VT_BIN=${VT_BIN:-$VT_SRC/build/vmaptool}
-VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
-export VT_SRC VT_BIN VT_SHARED
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-exec python3 "$VT_SRC/tests/cli/worked_examples.py" "$@"
+test_require python3
+python3 "$VT_SRC/tests/cli/worked_examples.py" "$@"
+test_done $?

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Table-driven golden test of spec/worked-examples.md.
+"""Table-driven golden test of the worked examples (tests/data/scenarios/README.md).
 
 Every row of S0-S7 and E1-E4 is one case: a scenario trace of
-spec/scenarios/, the replay options, one strategy, the event(s) of interest
+tests/data/scenarios/, the replay options, one strategy, the event(s) of interest
 and the expected metric values (interfaces.md section 4 keys).  The events'
 own lines of `vmaptool replay --per-event` are summed, so a scenario's
 "prefix" event never contributes.  An automatic purge is its own line (op
@@ -12,8 +12,8 @@ own lines of `vmaptool replay --per-event` are summed, so a scenario's
 Then every scenario trace is replayed under every strategy with --verify:
 exit 0 and mismapped_pages 0, except the E3 batch overrun (240 pages).
 
-Environment: VT_BIN (vmaptool binary), VT_SRC (source tree), VT_SHARED (the
-directory holding spec/).  Output: one line per case, then
+Environment: VT_BIN (vmaptool binary), VT_SRC (source tree, which holds
+the scenario traces in tests/data/scenarios).  Output: one line per case, then
 "N passed, M failed, K skipped"; exit 1 if anything failed.  Options:
 -v prints the command lines, -k SUBSTR runs only matching cases.
 """
@@ -26,8 +26,7 @@ import sys
 SRC = os.environ.get("VT_SRC") or os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("VT_BIN") or os.path.join(SRC, "build", "vmaptool")
-SHARED = os.environ.get("VT_SHARED") or os.path.join(SRC, "..", "shared")
-SCN = os.path.join(SHARED, "spec", "scenarios")
+SCN = os.path.join(SRC, "tests", "data", "scenarios")
 
 VERBOSE = "-v" in sys.argv
 FILTER = sys.argv[sys.argv.index("-k") + 1] if "-k" in sys.argv else None
@@ -705,12 +704,9 @@ def main():
         print("SKIP: no vmaptool binary at %s" % BIN)
         return 77
     if not os.path.isdir(SCN):
-        # CI always has ../shared: there its absence is a failure
-        if os.environ.get("CI") == "true":
-            print("FAIL: no scenario traces at %s (CI=true)" % SCN)
-            return 1
-        print("SKIP: no scenario traces at %s" % SCN)
-        return 77
+        # the scenario traces are part of the tree: their absence fails
+        print("FAIL: no scenario traces at %s" % SCN)
+        return 1
     cases = [c for c in CASES if not FILTER or FILTER in c["name"]]
     prepare(cases)
     npass = nfail = 0

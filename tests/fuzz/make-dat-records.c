@@ -8,7 +8,7 @@
  *
  *   cc -O2 -Wall -I. -o /tmp/mkrec tests/fuzz/make-dat-records.c \
  *      $(pkg-config --cflags --libs libtracecmd libtraceevent)
- *   /tmp/mkrec ../shared/recordings/fix256_x10.trace.dat \
+ *   /tmp/mkrec tests/data/recordings/fix256_x10.trace.dat \
  *      tests/fuzz/dat-events.h tests/fuzz/corpus/dat-records
  */
 #define _GNU_SOURCE

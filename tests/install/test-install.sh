@@ -5,11 +5,10 @@
 # installed binary (on the installed traces), `man -l` renders every page
 # and `man vmaptool` finds it, each page lists every option its command's
 # --help lists, and the bash completion completes subcommands, options,
-# strategy names and batched@ digits.  ../shared is needed by two examples:
-# without it they are skipped, except under CI=true where it must exist.
+# strategy names and batched@ digits.  Two examples name files of the
+# source tree's tests/data (a scenario trace, a recording).
 set -euo pipefail
 : "${VT_SRC:?}" "${VT_BUILD:?}"
-VT_SHARED=${VT_SHARED:-$VT_SRC/../shared}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -75,23 +74,13 @@ grep -q -- '--update-baseline' <<<"$gate_man" || fail "man vmaptool-gate"
 W=$TMP/w
 mkdir -p "$W"
 ln -s "$S/vmaptool/traces" "$W/traces"
-have_shared=0
-if [ -d "$VT_SHARED/spec" ]; then
-	ln -s "$VT_SHARED" "$TMP/shared"
-	have_shared=1
-elif [ "${CI:-}" = true ]; then
-	fail "../shared ($VT_SHARED) is missing under CI=true"
-fi
+ln -s "$VT_SRC/tests" "$W/tests"
 cd "$W"
 cp traces/default.json trace.json
 vmaptool import "$VT_SRC/tests/data/import/vmap.txt" -o imported.json 2>/dev/null ||
 	fail "import for imported.json"
 n=0
 while IFS= read -r ex; do
-	if [[ $ex == *../shared/* && $have_shared = 0 ]]; then
-		echo "skip (no ../shared): $ex"
-		continue
-	fi
 	n=$((n + 1))
 	# shellcheck disable=SC2086	# the README's words, split as a shell would
 	eval "$ex" >"$TMP/ex.out" 2>"$TMP/ex.err" || fail "README example '$ex' exited $?: $(head -5 "$TMP/ex.err")"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmaptool import on the real recordings of ../shared/recordings (Debian
+ * vmaptool import on the real recordings of tests/data/recordings (Debian
  * arm64 6.12, lib/test_vmalloc) and on small hand-written recordings in
  * ftrace's text format (tests/data/import/).  The expected counts were
  * read off the "trace-cmd report" text and the ftrace text by hand.
@@ -26,7 +26,7 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libtraceevent.so\nleak:libtracecmd.so\n";
 }
 
-static const char *shared, *src;
+static const char *src;
 
 static struct vt_import *import(const char *dir, const char *file,
 				const struct vt_import_opts *o, int *rc)
@@ -169,14 +169,14 @@ static void test_fix256(void)
 	size_t i;
 	int rc;
 
-	dat = import(shared, "recordings/fix256_x10.trace.dat", NULL, &rc);
+	dat = import(src, "tests/data/recordings/fix256_x10.trace.dat", NULL, &rc);
 	TEST_ASSERT_VAL("import trace.dat", dat);
 	if (dat) {
 		TEST_ASSERT_EQ("dat format", vt_import_summary(dat)->format,
 			       VT_IMPORT_FMT_DAT);
 		check_fix256(dat, true);
 	}
-	txt = import(shared, "recordings/fix256_x10.trace-cmd-report.txt.xz",
+	txt = import(src, "tests/data/recordings/fix256_x10.trace-cmd-report.txt.xz",
 		     NULL, &rc);
 	TEST_ASSERT_VAL("import report text", txt);
 	if (txt) {
@@ -230,7 +230,7 @@ static void test_fix1(void)
 	size_t i;
 	int rc, pairs = 0;
 
-	im = import(shared, "recordings/fix1.trace.txt.xz", NULL, &rc);
+	im = import(src, "tests/data/recordings/fix1.trace.txt.xz", NULL, &rc);
 	TEST_ASSERT_VAL("import fix1", im);
 	if (!im)
 		return;
@@ -571,7 +571,6 @@ static void test_mutations(void)
 
 int main(void)
 {
-	shared = getenv("VT_SHARED");
 	src = getenv("VT_SRC");
 	if (!src)
 		src = ".";
@@ -581,29 +580,6 @@ int main(void)
 	test_ioremap();
 	test_garbage();
 	test_mutations();
-	if (!shared) {
-		fprintf(stderr, "VT_SHARED not set: real recordings skipped\n");
-		if (test_failures)
-			return test_result("test-import");
-		return TEST_SKIP;
-	}
-	{
-		char p[1024];
-		FILE *f;
-
-		snprintf(p, sizeof(p), "%s/recordings/fix1.trace.txt.xz",
-			 shared);
-		f = fopen(p, "rb");
-		if (!f) {
-			/* CI always has ../shared: there its absence fails */
-			bool ci = getenv("CI") && !strcmp(getenv("CI"), "true");
-
-			fprintf(stderr, "%s missing: real recordings %s\n", p,
-				ci ? "missing under CI=true" : "skipped");
-			return test_failures || ci ? 1 : TEST_SKIP;
-		}
-		fclose(f);
-	}
 	test_fix256();
 	test_fix1();
 	return test_result("test-import");

@@ -587,22 +587,18 @@ static void test_writer_file(void)
 /* Every worked-example scenario trace of the spec reads cleanly. */
 static void test_scenarios(void)
 {
-	const char *shared = getenv("VT_SHARED");
+	const char *src = getenv("VT_SRC");
 	char dir[512];
 	struct dirent *de;
 	DIR *d;
 	int n = 0;
 
-	if (!shared)
-		return;
-	snprintf(dir, sizeof(dir), "%s/spec/scenarios", shared);
+	/* the scenarios are part of the tree: their absence is a failure */
+	snprintf(dir, sizeof(dir), "%s/tests/data/scenarios", src ? src : ".");
 	d = opendir(dir);
-	if (!d) {
-		/* CI always has ../shared: there its absence is a failure */
-		TEST_ASSERT_VAL("../shared/spec/scenarios exists under CI=true",
-				!(getenv("CI") && !strcmp(getenv("CI"), "true")));
+	TEST_ASSERT_VAL("tests/data/scenarios exists", d);
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d))) {
 		struct vt_trace_reader *r = NULL;
 		struct vt_error err;
