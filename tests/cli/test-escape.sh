@@ -8,18 +8,10 @@
 # name).  Every message goes through vt_escape() (core/error.c) in
 # cli/diag.c.
 #
-# Environment (set by ctest): VT_BIN, VT_SRC.
+# Environment (set by ctest): VT_BIN, VT_SRC (tests/cli/lib.sh).
 
 set -u
-: "${VT_SRC:?}" "${VT_BIN:?}"
-if [ ! -x "$VT_BIN" ]; then
-	echo "skip: $VT_BIN not built"
-	exit 77
-fi
-TMP=$(mktemp -d /tmp/vt-escape.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fail=0
-. "$VT_SRC/tests/cli/run-check.sh"
+. "$(dirname "$0")/lib.sh"
 
 # no_controls NAME: $TMP/stderr holds no control byte but newline, no C1
 # control in UTF-8 (C2 80..9F), no raw 0x80..0xFF that is not UTF-8, and
@@ -29,13 +21,11 @@ no_controls()
 	if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$TMP/stderr" ||
 	   LC_ALL=C grep -q $'\xc2[\x80-\x9f]' "$TMP/stderr" ||
 	   ! iconv -f UTF-8 -t UTF-8 "$TMP/stderr" >/dev/null 2>&1; then
-		echo "FAIL $1: a control sequence reached stderr:"
+		fail "$1: a control sequence reached stderr:"
 		cat -A "$TMP/stderr" | head -5
-		fail=1
 	fi
 	if grep -q '^vmaptool: error: fake' "$TMP/stderr"; then
-		echo "FAIL $1: a name started a line of its own"
-		fail=1
+		fail "$1: a name started a line of its own"
 	fi
 }
 
@@ -51,7 +41,7 @@ run "unknown op and flag (warnings)" 0 "unknown op 'vmap\\\\x1b" \
 	"$VT_BIN" replay --skip-unknown "$TMP/esc.json"
 no_controls "unknown op and flag (warnings)"
 grep -q "unknown flag 'VM_\\\\x1b\]0;title\\\\x07' ignored" "$TMP/stderr" ||
-	{ echo "FAIL: the flag name is not escaped"; cat -A "$TMP/stderr"; fail=1; }
+	{ fail "the flag name is not escaped"; cat -A "$TMP/stderr"; }
 run "raw C1 in JSON Lines" 3 'unknown op' "$VT_BIN" replay "$TMP/raw.jsonl"
 no_controls "raw C1 in JSON Lines"
 # -v shows the source line: escaped too
@@ -61,5 +51,4 @@ no_controls "source line with -v"
 cp "$TMP/esc.json" "$TMP/$(printf 'a\033[2Jb').json"
 run "file name" 3 'a\\x1b\[2Jb\.json' "$VT_BIN" replay "$TMP/$(printf 'a\033[2Jb').json"
 no_controls "file name"
-[ "$fail" = 0 ] && echo "test-escape: ok"
-exit "$fail"
+test_done

@@ -10,25 +10,17 @@
 # (docs/profile.schema.json, docs/figures.schema.json), and the schema
 # refuses each mistyped case too.
 #
-# Environment (set by ctest): VT_BIN, VT_SRC.
+# Environment (set by ctest): VT_BIN, VT_SRC (tests/cli/lib.sh).
 
 set -u
-: "${VT_SRC:?}" "${VT_BIN:?}"
-if [ ! -x "$VT_BIN" ]; then
-	echo "skip: $VT_BIN not built"
-	exit 77
-fi
+. "$(dirname "$0")/lib.sh"
 python3 -c 'import jsonschema' 2>/dev/null || {
 	echo "FAIL: python3-jsonschema missing (scripts/setup.sh)"
 	exit 1
 }
-TMP=$(mktemp -d /tmp/vt-json-typed.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fail=0
-. "$VT_SRC/tests/cli/run-check.sh"
 
 # the mutants: NAME KIND PYTHON-EXPRESSION-ON-d REGEX
-python3 - "$VT_SRC" "$TMP" <<'PY' || fail=1
+python3 - "$VT_SRC" "$TMP" <<'PY' || fail "the typed-field mutants (above)"
 import json, sys, glob, os
 import jsonschema
 src, tmp = sys.argv[1], sys.argv[2]
@@ -110,5 +102,4 @@ run "fit_times \"true\"" 3 '"fit_times" must be true or false' \
 	"$VT_BIN" calibrate --check="${F}fit-times.json"
 run "scale \"2\"" 3 '"scale" must be a number' \
 	"$VT_BIN" calibrate --check="${F}scale.json"
-[ "$fail" = 0 ] && echo "test-json-typed: ok"
-exit "$fail"
+test_done

@@ -9,24 +9,16 @@
 # unsigned).  Each reader of JSON documents: a one-document trace (replay),
 # a baseline report (gate), a figures file (calibrate --check).
 #
-# Environment (set by ctest): VT_BIN, VT_SRC.
+# Environment (set by ctest): VT_BIN, VT_SRC (tests/cli/lib.sh).
 
 set -u
-: "${VT_SRC:?}" "${VT_BIN:?}"
-if [ ! -x "$VT_BIN" ]; then
-	echo "skip: $VT_BIN not built"
-	exit 77
-fi
+. "$(dirname "$0")/lib.sh"
 # ASan reserves terabytes of shadow address space: ulimit -v cannot apply
 if nm "$VT_BIN" 2>/dev/null | grep -q __asan_init ||
    ldd "$VT_BIN" 2>/dev/null | grep -q libasan; then
 	echo "skip: a sanitizer build cannot run under ulimit -v"
 	exit 77
 fi
-TMP=$(mktemp -d /tmp/vt-oom.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fail=0
-. "$VT_SRC/tests/cli/run-check.sh"
 
 # 13 MB of JSON that takes about 300 MB as a jansson tree: 400,000 small
 # objects, in a trace's "meta", a report and a figures file
@@ -54,13 +46,11 @@ for kb in 50000 80000 120000; do
 	run "figures under $kb KiB" 4 "$OOM"'figures.json' \
 		"$VT_BIN" calibrate --check="$TMP/figures.json"
 	if grep -q 18446744073709551615 "$TMP/stderr"; then
-		echo "FAIL: line -1 printed as unsigned"
-		fail=1
+		fail "line -1 printed as unsigned"
 	fi
 done
 unset RUN_VMEM_KB
 # without the limit the same documents are read and refused for what they are
 run "trace, no limit" 0 '' "$VT_BIN" replay "$TMP/trace.json"
 run "baseline, no limit" 3 '' "$VT_BIN" gate --baseline="$TMP/report.json" "$TMP/small.json"
-[ "$fail" = 0 ] && echo "test-oom: ok"
-exit "$fail"
+test_done
