@@ -149,6 +149,7 @@ struct arm64_mm_opts {
 	bool rodata_rw;		/* boot time: swapper stores without fixmap */
 	bool vmap_cont;		/* v6.16+: arch_vmap_pte_range_map_size() etc. */
 	bool flush_per_page;	/* v6.12 flush_tlb_kernel_range(): no range ops */
+	bool modules_128m;	/* 6.1: MODULES_VSIZE = SZ_128M, not SZ_2G */
 };
 
 struct arm64_mm {
