@@ -1064,6 +1064,11 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		e->nr_areas--;
 		*va = a->va_start;
 		ret = vt_vfree_unmap(e, a);
+		/* vfree() of a VM_MAP_PUT_PAGES vmap: vmap() handed the array
+		 * to the area (area->pages, area->nr_pages), so
+		 * vm_area_free_pages() releases its pages (vunmap() does not) */
+		if (!ret && ev->op == VT_OP_VFREE && a->op == VT_OP_VMAP)
+			ret = vt_vfree_pages(e, a);
 		area_free(a);
 		break;
 	case VT_OP_PURGE:

@@ -5,6 +5,7 @@
 #  - the vfree axis follows the generation: v7.2 and mainline free a
 #    vmalloc's pages with free_pages_bulk(), v6.16 and older per page;
 #    +vfree-perpage / +vfree-bulk override; batched-v2 follows it too;
+#  - vfree() of a VM_MAP_PUT_PAGES vmap frees its pages (vunmap() does not);
 #  - --modules-region=128m (v6.1) moves VMALLOC_START to MODULES_VADDR +
 #    128 MiB;
 #  - --vb-dirty=keep (v6.1): _vm_unmap_aliases() flushes a vmap block's
@@ -62,6 +63,14 @@ for gen, bulk in (("v6.1", False), ("v6.12", False), ("v6.16", False),
 default = replay(trace, ["zigzag"])[0]
 v72 = replay(trace, ["zigzag"], "--kernel=v7.2")[0]
 check("mainline is bulk by default", vfree_counts(default), vfree_counts(v72))
+
+# 2. vfree of a VM_MAP_PUT_PAGES vmap frees its 16 pages; vunmap does not
+trace = os.path.join(DATA, "vmap-put-pages.json")
+for m in replay(trace, ["zigzag+vfree-perpage", "zigzag+vfree-bulk"]):
+    check("VM_MAP_PUT_PAGES pages_freed", m["pages_freed"], 16)
+per, blk = replay(trace, ["zigzag+vfree-perpage", "zigzag+vfree-bulk"])
+check("per page: 16 __free_page()", per["free_calls"], 16)
+check("bulk: one __free_contig_range()", blk["contig_range_calls"], 1)
 
 # 3. the 128 MiB modules region moves VMALLOC_START
 trace = os.path.join(DATA, "vb-dirty.json")
