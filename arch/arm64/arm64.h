@@ -169,6 +169,8 @@ struct arm64_mm {
 	/* TLB-entry units of live leaves: a page = cont_ptes units, a CONT
 	 * entry = 1 unit, a block = cont_ptes units */
 	int64_t tlb_units, tlb_units_peak;
+	/* the same units for the linear map's leaves (linear_tlb_entries) */
+	int64_t lin_tlb_units, lin_tlb_units_peak;
 };
 
 /* swapper_pg_dir; unless o->initial_empty, with the tables a booted
