@@ -14,7 +14,7 @@
 #include "core/trace/trace.h"
 
 /* The --kernel generations and what-if options: one table, options.def. */
-#define VT_KERNEL(id, name, summary) VT_KERNEL_##id,
+#define VT_KERNEL(id, name, summary, vfree_bulk) VT_KERNEL_##id,
 enum vt_kernel_gen {
 #include "options.def"
 	VT_KERNEL__NR
@@ -24,6 +24,7 @@ enum vt_kernel_gen {
 struct vt_kernel_info {
 	const char *name;	/* as --kernel spells it */
 	const char *summary;	/* what it sets, for 'strategies -v' */
+	bool vfree_bulk;	/* vfree() frees with free_pages_bulk() */
 };
 extern const struct vt_kernel_info vt_kernels[VT_KERNEL__NR];
 

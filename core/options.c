@@ -9,7 +9,8 @@
 #include "arch/arch.h"
 #include "core/model.h"
 
-#define VT_KERNEL(id, n, s) [VT_KERNEL_##id] = { .name = n, .summary = s },
+#define VT_KERNEL(id, n, s, vb)						\
+	[VT_KERNEL_##id] = { .name = n, .summary = s, .vfree_bulk = vb },
 const struct vt_kernel_info vt_kernels[VT_KERNEL__NR] = {
 #include "options.def"
 };

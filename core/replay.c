@@ -20,6 +20,15 @@ static uint64_t tlb_peak_entries(const struct vt_engine *e)
 	return ((uint64_t)e->mm.tlb_units_peak + n - 1) / n;
 }
 
+/* The linear map's peak in TLB entries (linear_tlb_entries), as
+ * tlb_peak_entries() for the vmalloc area. */
+static uint64_t linear_tlb_peak_entries(const struct vt_engine *e)
+{
+	uint64_t n = e->mm.g.cont_ptes;
+
+	return ((uint64_t)e->mm.lin_tlb_units_peak + n - 1) / n;
+}
+
 /* Fold the engine's per-event counters into the results; report them. */
 static void account(struct vt_engine *e, struct vt_strategy_result *r,
 		    const struct vt_replay_cb *cb, unsigned int si, long index,
@@ -29,6 +38,11 @@ static void account(struct vt_engine *e, struct vt_strategy_result *r,
 	uint64_t peak = tlb_peak_entries(e);
 
 	e->ev.m[VT_M_tlb_entries] += peak - peak_before;
+	/* linear_map events raise the linear peak; an event's value is how
+	 * much it raised it, so per-event lines add up to the total */
+	e->ev.m[VT_M_linear_tlb_entries] += linear_tlb_peak_entries(e) -
+					     e->lin_peak_seen;
+	e->lin_peak_seen = linear_tlb_peak_entries(e);
 	if (ev) {
 		/* The estimate per event, so per-event lines add up to the totals. */
 		vt_cost_fill(profile, &e->ev, ev->op);
@@ -514,6 +528,7 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 		}
 		res->s[i].total.m[VT_M_lazy_pages_pending] = e->vmap_lazy_nr;
 		res->s[i].total.m[VT_M_tlb_entries] = tlb_peak_entries(e);
+		res->s[i].total.m[VT_M_linear_tlb_entries] = linear_tlb_peak_entries(e);
 		if (req->at_end) {
 			ret = req->at_end(req->at_end_ctx, i, e);
 			if (ret)

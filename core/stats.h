@@ -71,6 +71,7 @@
 	X(purges, VT_MK_TOP, VT_MB_NEUTRAL)                   \
 	X(purged_pages, VT_MK_TOP, VT_MB_NEUTRAL)             \
 	X(tlb_entries, VT_MK_TOP, VT_MB_FEWER)                \
+	X(linear_tlb_entries, VT_MK_TOP, VT_MB_FEWER)         \
 	X(batch_overrun, VT_MK_TOP, VT_MB_FEWER)              \
 	X(cycles, VT_MK_TOP, VT_MB_FEWER)                     \
 	X(cyc_alloc_vmap_area, VT_MK_CYC, VT_MB_FEWER)        \

@@ -149,6 +149,7 @@ struct arm64_mm_opts {
 	bool rodata_rw;		/* boot time: swapper stores without fixmap */
 	bool vmap_cont;		/* v6.16+: arch_vmap_pte_range_map_size() etc. */
 	bool flush_per_page;	/* v6.12 flush_tlb_kernel_range(): no range ops */
+	bool modules_128m;	/* 6.1: MODULES_VSIZE = SZ_128M, not SZ_2G */
 };
 
 struct arm64_mm {
@@ -168,6 +169,8 @@ struct arm64_mm {
 	/* TLB-entry units of live leaves: a page = cont_ptes units, a CONT
 	 * entry = 1 unit, a block = cont_ptes units */
 	int64_t tlb_units, tlb_units_peak;
+	/* the same units for the linear map's leaves (linear_tlb_entries) */
+	int64_t lin_tlb_units, lin_tlb_units_peak;
 };
 
 /* swapper_pg_dir; unless o->initial_empty, with the tables a booted

@@ -214,6 +214,33 @@ static void table_end(struct lm *s, enum arm64_lname l, bool map)
 		fixmap_clear(s);
 }
 
+/*
+ * TLB-entry units of a linear-map leaf at depth @d (as tlb_entries counts
+ * the vmalloc area's, arm64_tlb_add()): one TLB entry is cont_ptes units;
+ * a leaf without PTE_CONT is one entry, a PTE_CONT leaf its share of the
+ * CONT range's one entry (CONT_PTES PTEs or CONT_PMDS PMDs).
+ */
+static int64_t lin_tlb_units(const struct lm *s, int d, uint64_t desc)
+{
+	const struct arm64_geom *g = s->g;
+
+	if (!(desc & PTE_VALID) || (d != s->dep[ARM64_PTE] && arm64_desc_table(desc)))
+		return 0;
+	if (!(desc & PTE_CONT))
+		return (int64_t)g->cont_ptes;
+	return d == s->dep[ARM64_PTE] ? 1 : (int64_t)(g->cont_ptes / g->cont_pmds);
+}
+
+/* A leaf store at depth @d: the linear map's live TLB entries and peak. */
+static void lin_tlb_store(struct lm *s, int d, uint64_t old, uint64_t new)
+{
+	struct arm64_mm *mm = s->mm;
+
+	mm->lin_tlb_units += lin_tlb_units(s, d, new) - lin_tlb_units(s, d, old);
+	if (mm->lin_tlb_units > mm->lin_tlb_units_peak)
+		mm->lin_tlb_units_peak = mm->lin_tlb_units;
+}
+
 /* pmd_set_huge()/pud_set_huge(): 0 if the change is unsafe (no store). */
 static int set_huge(struct lm *s, struct ent e, uint64_t phys, uint64_t prot)
 {
@@ -223,6 +250,7 @@ static int set_huge(struct lm *s, struct ent e, uint64_t phys, uint64_t prot)
 
 	if (!attr_change_is_safe(s, *e.p, new))
 		return 0;
+	lin_tlb_store(s, e.d, *e.p, new);
 	arm64_set_entry(s->mm, e.d, e.p, new);
 	ST(s->mm, block_maps)++;
 	return 1;
@@ -245,6 +273,7 @@ static int init_pte(struct lm *s, uint64_t *ptep, uint64_t addr, uint64_t end,
 		/* BUG_ON(!pgattr_change_is_safe(old, new)) after the store */
 		if (!attr_change_is_safe(s, old, new))
 			return ARM64_LINEAR_EBUG;
+		lin_tlb_store(s, s->dep[ARM64_PTE], old, new);
 		*ptep = new;
 		ST(s->mm, pte_writes)++;
 		/* set_pte(): dsb ishst + isb for a valid kernel PTE; since

@@ -72,7 +72,8 @@ uint64_t arm64_linear_size(const struct arm64_geom *g);
  * mode).  Counts into mm->st: table_walks, walk_steps, tables_allocated,
  * descriptor stores by level, cont_ranges, block_maps, fixmap_maps,
  * fixmap_stores, tlbi, dsb, isb.  tlb_entries is not charged: it
- * measures the vmalloc-area mappings.  Returns 0, -ENOMEM,
+ * measures the vmalloc-area mappings; the leaves' TLB entries go to
+ * mm->lin_tlb_units (linear_tlb_entries).  Returns 0, -ENOMEM,
  * ARM64_LINEAR_EMISALIGNED or ARM64_LINEAR_EBUG (tables may then be
  * partly written, as the kernel would have stopped there).
  */

@@ -191,6 +191,10 @@ int arm64_mm_init(struct arm64_mm *mm, unsigned int ps, unsigned int va,
 	if (err)
 		return err;
 	mm->o = *o;
+	/* 6.1's MODULES_VSIZE = SZ_128M (asm/memory.h): MODULES_END =
+	 * KIMAGE_VADDR = VMALLOC_START sits 128 MiB above MODULES_VADDR */
+	if (o->modules_128m)
+		mm->g.vmalloc_start = mm->g.modules_vaddr + (128ull << 20);
 	/* Simulated table pages live at PA 2^46 upwards: their addresses only
 	 * link descriptors to arrays and never alias a trace's pfns in a
 	 * translation (table descriptors are never leaves). */

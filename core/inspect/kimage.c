@@ -495,8 +495,9 @@ bool vt_kimage_symbolize(const struct vt_kimage *k, uint64_t addr, bool offset,
 /* ---- the generation ----------------------------------------------------- */
 
 /*
- * The --kernel generation nearest to @release (core/options.def): v6.12
- * up to v6.15 (eager kernel-mapping barriers; lazy-MMU batching,
+ * The --kernel generation nearest to @release (core/options.def): v6.1
+ * before v6.5 (the 128 MiB modules region, vmap-block dirty ranges never
+ * reset), v6.12 up to v6.15 (eager kernel-mapping barriers; lazy-MMU batching,
  * 5fdd05efa1cd, and vmap CONT-PTE, arch_vmap_pte_range_map_size(), came in
  * v6.16), v6.16 up to v6.18, mainline from v6.19 (high-order vmalloc pages,
  * a06157804399, v6.19-rc1).
@@ -508,12 +509,22 @@ static void nearest(struct vt_kimage_info *in)
 	if (!in->version[0])
 		return;
 	in->has_nearest = true;
-	if (v < 6012) {
-		in->nearest = VT_KERNEL_V6_12;
+	if (v < 6001) {
+		in->nearest = VT_KERNEL_V6_1;
 		snprintf(in->reason, sizeof(in->reason), "%u.%u is older than every "
-			 "modelled generation; v6.12, the oldest, shares its eager "
+			 "modelled generation; v6.1, the oldest, shares its eager "
 			 "barriers, no vmap CONT-PTE and order-0 vmalloc pages",
 			 in->version[0], in->version[1]);
+	} else if (v < 6005) {
+		in->nearest = VT_KERNEL_V6_1;
+		snprintf(in->reason, sizeof(in->reason), "%u.%u is before v6.5: the "
+			 "128 MiB modules region and vmap blocks' dirty ranges never "
+			 "reset, as in 6.1", in->version[0], in->version[1]);
+	} else if (v < 6012) {
+		in->nearest = VT_KERNEL_V6_12;
+		snprintf(in->reason, sizeof(in->reason), "%u.%u is v6.5 or later and "
+			 "before v6.16: eager barriers, no vmap CONT-PTE and order-0 "
+			 "vmalloc pages as in v6.12", in->version[0], in->version[1]);
 	} else if (v == 6012) {
 		in->nearest = VT_KERNEL_V6_12;
 		snprintf(in->reason, sizeof(in->reason), "the release is 6.12");
@@ -530,6 +541,9 @@ static void nearest(struct vt_kimage_info *in)
 			 "before v6.19: lazy barriers and vmap CONT-PTE, order-0 vmalloc "
 			 "pages (high-order ones came in v6.19-rc1, a06157804399)",
 			 in->version[0], in->version[1]);
+	} else if (v == 7002) {
+		in->nearest = VT_KERNEL_V7_2;
+		snprintf(in->reason, sizeof(in->reason), "the release is 7.2");
 	} else {
 		in->nearest = VT_KERNEL_MAINLINE;
 		snprintf(in->reason, sizeof(in->reason), "%u.%u is v6.19 or later: "

@@ -82,6 +82,7 @@ struct vt_engine {
 	/* linear_map: memstart_addr, set by the first event (map_mem() maps
 	 * memblock in ascending order) */
 	uint64_t memstart;
+	uint64_t lin_peak_seen;	/* linear_tlb_entries accounted so far */
 	bool memstart_set;
 	/* --verify */
 	struct vt_written written;	/* by the walks of the current event */

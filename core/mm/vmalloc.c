@@ -175,17 +175,32 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 }
 
 /*
+ * Whether vfree() releases pages with free_pages_bulk(): the strategy's
+ * +vfree-bulk or +vfree-perpage, else what the --kernel generation does
+ * (vt_kernels[].vfree_bulk: vm_area_free_pages() of v7.2 and mainline).
+ */
+static bool vt_vfree_bulk(const struct vt_engine *e)
+{
+	if (e->spec.axes & VT_AXIS_VFREE_BULK)
+		return true;
+	if (e->spec.axes & VT_AXIS_VFREE_PERPAGE)
+		return false;
+	return vt_kernels[e->o.kernel].vfree_bulk;
+}
+
+/*
  * vfree()'s page release after remove_vm_area(): per page __free_page()
- * and cond_resched() (vfree-perpage), or seed 002's free_pages_bulk()
- * (vfree-bulk).  vm->pages holds order-0 pointers: a run's compound order
- * is irrelevant here.
+ * and cond_resched() (vfree-perpage, v6.16 and older), or
+ * vm_area_free_pages()'s free_pages_bulk() (vfree-bulk, seed 002; v7.2,
+ * mainline).  vm->pages holds order-0 pointers: a run's compound order is
+ * irrelevant here.
  */
 static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 {
 	uint64_t k = 0, runs = 0, start = 0, n = 0;	/* n: the open stretch */
 	int err;
 
-	if (!(e->spec.axes & VT_AXIS_VFREE_BULK)) {
+	if (!vt_vfree_bulk(e)) {
 		for (uint32_t r = 0; r < a->nr_runs; r++) {
 			uint64_t c = a->runs[r].count << a->runs[r].order;
 
@@ -760,6 +775,7 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 		.initial_empty = o->initial_empty,
 		.vmap_cont = o->vmap_cont,
 		.flush_per_page = o->flush_per_page,
+		.modules_128m = o->modules_128m,
 	};
 	uint64_t vm_pages;
 	int err;
@@ -1083,6 +1099,11 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		e->nr_areas--;
 		*va = a->va_start;
 		ret = vt_vfree_unmap(e, a);
+		/* vfree() of a VM_MAP_PUT_PAGES vmap: vmap() handed the array
+		 * to the area (area->pages, area->nr_pages), so
+		 * vm_area_free_pages() releases its pages (vunmap() does not) */
+		if (!ret && ev->op == VT_OP_VFREE && a->op == VT_OP_VMAP)
+			ret = vt_vfree_pages(e, a);
 		area_free(a);
 		break;
 	case VT_OP_PURGE:

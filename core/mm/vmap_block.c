@@ -112,6 +112,47 @@ int vt_vm_map_ram(struct vt_engine *e, const struct vt_event *ev,
 }
 
 /*
+ * _vm_unmap_aliases() of 6.1 (--vb-dirty=keep): the dirty range of every
+ * block on the free list with dirty pages joins the flush and is kept, so
+ * the next call flushes it again; then purge_fragmented_blocks_allcpus()
+ * frees every block whose pages are all free or dirty (no
+ * VMAP_PURGE_THRESHOLD yet), and __purge_vmap_area_lazy() flushes
+ * (mm/vmalloc.c of 6.1: list_for_each_entry_rcu(vb, &vbq->free, ...),
+ * "if (vb->dirty && vb->dirty != VMAP_BBMAP_BITS)").
+ */
+static int vt__vm_unmap_aliases_keep(struct vt_engine *e)
+{
+	const struct arm64_geom *g = &e->mm.g;
+	uint64_t start = UINT64_MAX, end = 0, bits = e->vmap_bbmap_bits, s, x;
+	struct vt_vmap_block *vb, *next;
+	bool flush = false;
+	int err;
+
+	for (vb = e->blocks; vb; vb = vb->next) {
+		if (!vb->on_free_list || !vb->dirty || vb->dirty == bits)
+			continue;
+		s = vb->va_start + (vb->dirty_min << g->page_shift);
+		x = vb->va_start + (vb->dirty_max << g->page_shift);
+		if (s < start)
+			start = s;
+		if (x > end)
+			end = x;
+		flush = true;
+	}
+	/* purge_fragmented_blocks(): free + dirty == VMAP_BBMAP_BITS */
+	for (vb = e->blocks; vb; vb = next) {
+		next = vb->next;
+		if (vb->on_free_list && vb->free + vb->dirty == bits &&
+		    vb->dirty != bits) {
+			err = vt_free_vmap_block(e, vb);
+			if (err)
+				return err;
+		}
+	}
+	return vt___purge_vmap_area_lazy(e, start, end, flush, false);
+}
+
+/*
  * vm_unmap_aliases() -> _vm_unmap_aliases(ULONG_MAX, 0, 0): fragmented
  * vmap blocks are freed, dirty block ranges merge into the purge's flush.
  */
@@ -123,6 +164,8 @@ int vt__vm_unmap_aliases(struct vt_engine *e)
 	bool flush = false;
 	int err;
 
+	if (e->o.vb_dirty_keep)
+		return vt__vm_unmap_aliases_keep(e);
 	for (vb = e->blocks; vb; vb = next) {
 		next = vb->next;
 		/* purge_fragmented_block(vb, ..., false): VMAP_PURGE_THRESHOLD

@@ -178,17 +178,6 @@ static int batched_v2_vmap_pages_range(struct vt_engine *e, uint64_t addr,
 	return vt_vmap_pages_range_noflush_walk(e, addr, end, idx, page_shift);
 }
 
-/*
- * vfree() in the revision releases pages through vm_area_free_pages():
- * the NR_VMALLOC loop, free_pages_bulk(), clearing pages[] -- seed 002's
- * release, the vfree-bulk axis, unless +vfree-perpage asks otherwise.
- */
-static void batched_v2_spec_default(struct vt_strategy_spec *out)
-{
-	if (!(out->axes & VT_AXIS_VFREE_PERPAGE))
-		out->axes |= VT_AXIS_VFREE_BULK;
-}
-
 /* The RFC's arm64 patches the revision builds on: 1/8 (num_contig_ptes(),
  * arch_make_huge_pte()) and 2/8 (arch_vmap_pte_range_map_size()) */
 static void batched_v2_mm_opts(const struct vt_strategy_spec *spec,
@@ -204,7 +193,6 @@ const struct vt_strategy vt_strategy_batched_v2 = {
 	.summary = "the batched series as revised in the mm tree: batches by PFN contiguity and alignment",
 	.origin = "linux-mm/linux-mm e7e1a07bffed mm/vmalloc.c (vmap_pages_range_batched)",
 	.huge_vmalloc = true,
-	.spec_default = batched_v2_spec_default,
 	.mm_opts = batched_v2_mm_opts,
 	.vmap = batched_v2_vmap,
 	.vmap_pages_range = batched_v2_vmap_pages_range,

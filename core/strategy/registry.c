@@ -85,7 +85,7 @@ static const struct {
 	const char *origin;
 } axes[] = {
 	{ "vfree-perpage", VT_AXIS_VFREE_PERPAGE,
-	  "vfree frees every page as order 0 (baseline)", "mm/vmalloc.c vfree()" },
+	  "vfree frees every page as order 0 (v6.16 and older)", "mm/vmalloc.c vfree()" },
 	{ "vfree-bulk", VT_AXIS_VFREE_BULK,
 	  "vfree releases contiguous runs with free_pages_bulk()",
 	  "seed 002: vmalloc: optimize vfree with free_pages_bulk()" },

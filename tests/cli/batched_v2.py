@@ -250,17 +250,18 @@ case("E3 overrun", T("E3"), V2,
 # block -> one __free_frozen_pages(order 9), to the per-CPU list
 # (pcp_allowed_order(): HPAGE_PMD_ORDER with THP), one cond_resched() per
 # run: free_calls 1, contig_range_calls 1, free_pcp 1, cond_resched 1.
-# batched (vfree-perpage by default) and batched-v2+vfree-perpage: 512
-# __free_page() of order 0, each to the per-CPU list, 512 cond_resched().
+# Under the default generation (mainline frees in bulk) batched and
+# batched-v2 alike; +vfree-perpage: 512 __free_page() of order 0, each to
+# the per-CPU list, 512 cond_resched().
 # ======================================================================
 BULK = dict(free_calls=1, pages_freed=512, contig_range_calls=1, free_pcp=1,
             free_buddy=0, cond_resched=1)
 PERPAGE = dict(free_calls=512, pages_freed=512, contig_range_calls=0,
                free_pcp=512, free_buddy=0, cond_resched=512)
-case("S4 vfree: batched-v2 releases with free_pages_bulk()", T("S4-cold"),
-     [V2, "batched+vfree-bulk"], BULK, sel="unmap")
+case("S4 vfree: mainline releases with free_pages_bulk()", T("S4-cold"),
+     [V2, "batched", "batched+vfree-bulk"], BULK, sel="unmap")
 case("S4 vfree: per page", T("S4-cold"),
-     ["batched", V2 + "+vfree-perpage"], PERPAGE, sel="unmap")
+     ["batched+vfree-perpage", V2 + "+vfree-perpage"], PERPAGE, sel="unmap")
 
 # ======================================================================
 # verify sweep: every scenario trace and every trace of ours

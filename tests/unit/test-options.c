@@ -12,14 +12,18 @@
 #include "core/model.h"
 #include "test.h"
 
-/* Hand-written: the four knobs of each generation (interfaces.md 1.3). */
+/* Hand-written: the knobs of each generation (interfaces.md 1.3,
+ * docs/model.md "Kernel generations"). */
 static const struct {
 	const char *name;
 	bool eager_barriers, vmap_cont, vmalloc_high_order, flush_per_page;
+	bool modules_128m, vb_dirty_keep, vfree_bulk;
 } kernels[] = {
-	{ "v6.12", true, false, false, true },
-	{ "v6.16", false, true, false, false },
-	{ "mainline", false, true, true, false },
+	{ "v6.1", true, false, false, true, true, true, false },
+	{ "v6.12", true, false, false, true, false, false, false },
+	{ "v6.16", false, true, false, false, false, false, false },
+	{ "v7.2", false, true, true, false, false, false, true },
+	{ "mainline", false, true, true, false, false, false, true },
 };
 
 static void test_defaults(void)
@@ -46,6 +50,8 @@ static void test_defaults(void)
 	TEST_ASSERT_EQ("verify", o.verify, false);
 	TEST_ASSERT_EQ("use_trace_va", o.use_trace_va, false);
 	TEST_ASSERT_EQ("skip_unknown", o.skip_unknown, false);
+	TEST_ASSERT_EQ("modules_128m", o.modules_128m, false);
+	TEST_ASSERT_EQ("vb_dirty_keep", o.vb_dirty_keep, false);
 	TEST_ASSERT_VAL("defaults are the default generation",
 			!vt_model_kernel_overridden(&o));
 }
@@ -77,6 +83,12 @@ static void test_kernels(void)
 			       kernels[k].vmalloc_high_order);
 		TEST_ASSERT_EQ("flush_per_page", o.flush_per_page,
 			       kernels[k].flush_per_page);
+		TEST_ASSERT_EQ("modules_128m", o.modules_128m,
+			       kernels[k].modules_128m);
+		TEST_ASSERT_EQ("vb_dirty_keep", o.vb_dirty_keep,
+			       kernels[k].vb_dirty_keep);
+		TEST_ASSERT_EQ("vfree_bulk", vt_kernels[k].vfree_bulk,
+			       kernels[k].vfree_bulk);
 		TEST_ASSERT_EQ("cpus kept", o.cpus, 3);
 		TEST_ASSERT_EQ("tlbi_range kept", o.tlbi_range, true);
 		TEST_ASSERT_EQ("purge_at_end kept", o.purge_at_end, true);
