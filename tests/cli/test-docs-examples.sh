@@ -4,7 +4,8 @@
 # that is a complete `vmaptool ...` command (no placeholder such as TRACE
 # or FILE, no [optional] part, no pipe) runs in a scratch folder holding
 # the bundled traces (traces/), the test data (tests/data/) and the stand-in
-# trace.json / t.json (copies of traces/default.json); it must exit 0, or
+# trace.json / t.json (copies of traces/default.json) and a copy of profiles/
+# (VMAPTOOL_PROFILES); it must exit 0, or
 # 1 for a gate.  A command naming a bundled trace (traces/...) or test data (tests/data/...) that does
 # not exist fails the test; one naming the user's own file (imported.json,
 # trace.dat) is skipped by name.
@@ -15,6 +16,11 @@ mkdir -p "$W"
 cp -r "$VT_SRC/traces" "$W/traces"
 mkdir -p "$W/tests"
 ln -s "$VT_SRC/tests/data" "$W/tests/data"
+# the profiles too: an example such as `vmaptool calibrate --write` writes the built-in
+# profiles' folder, which must be the scratch copy, never the tree's profiles/
+cp -r "$VT_SRC/profiles" "$W/profiles"
+export VMAPTOOL_PROFILES=$W/profiles
+tree_profiles=$(cat "$VT_SRC"/profiles/*.json | sha256sum)
 cp "$VT_SRC/traces/default.json" "$W/trace.json"
 cp "$VT_SRC/traces/default.json" "$W/t.json"
 mkdir -p "$TMP/bin"
@@ -65,4 +71,6 @@ done < <(cd "$VT_SRC" && awk '
 	}' README.md docs/*.md)
 echo "$ran examples ran, $(test_failures) failed, $skipped skipped"
 [ "$ran" -ge 12 ] || fail "only $ran examples ran"
+[ "$(cat "$VT_SRC"/profiles/*.json | sha256sum)" = "$tree_profiles" ] ||
+	fail "an example rewrote the tree's profiles/"
 test_done
