@@ -240,6 +240,8 @@ ENGINE = {
 }
 
 
+# the generations before lazy-MMU barriers and range kernel flushes (docs/model.md)
+EAGER_GENERATIONS = ("v6.1", "v6.12")
 MAX_DVM_OPS = 512  # PTRS_PER_PTE (arch/arm64/include/asm/tlbflush.h, v6.12)
 MAPS = ("vmalloc", "vmap", "vm_map_ram", "ioremap")
 
@@ -594,20 +596,24 @@ class Comparison:
                 v = o.split("=", 1)[1]
         return v
 
+    def eager(self):
+        """The model's generation has eager barriers and the per-page kernel flush of 6.12 and
+        before (docs/model.md: v6.1 and v6.12; lazy barriers and range flushes from v6.16)."""
+        return self.opt("kernel", "v6.12") in EAGER_GENERATIONS
+
     def lazy(self):
-        """Lazy-MMU barriers in the model's generation (docs/model.md: v6.16 and mainline)."""
-        return self.opt("kernel", "v6.12") != "v6.12"
+        """Lazy-MMU barriers in the model's generation (docs/model.md: v6.16, v7.2, mainline)."""
+        return not self.eager()
 
     def flushed(self, text):
         """Counter of the TLBIs flush_tlb_kernel_range() issues for the module's ranges."""
         if not text or "more" in text:
             return None
-        gen = self.opt("kernel", "v6.12")
         c = collections.Counter()
         for rng in text.split(","):
             a, b = (int(x, 16) for x in rng.split(":"))
             c += flush_tlbis(a, b, self.opt("tlbi-range", "off") == "on", self.opt("va-bits", "52") == "52",
-                             gen == "v6.12")
+                             self.eager())
         return c
 
     def model_opts(self):

@@ -11,16 +11,14 @@
 #     S_IMAGE     S_CONFIG  the image and its configuration, relative to the extracted root,
 #                 with REL for the release
 #     S_GEN       the vmaptool generation the run is compared with (--kernel=)
-#     S_STRAT     the strategy: zigzag, and the kernel's vfree: per page (__free_pages() for
-#                 each page, vm_area_free_pages() before free_pages_bulk()) or +vfree-bulk
-#                 (free_pages_bulk(), which 7.2.13's mm/vmalloc.c vm_area_free_pages() calls)
+#     S_STRAT     the strategy: zigzag; the kernel's vfree (per page before free_pages_bulk(),
+#                 which 7.2.13's mm/vmalloc.c vm_area_free_pages() calls) follows S_GEN
 #     S_MAKE      extra make arguments for the probe module (compiler, cross prefix)
 #     S_GLIBC     1 when the kbuild programs need the suite's own libc6 (run privately
 #                 through its dynamic loader; the host's glibc is older)
 #
-# Generations: 6.1 has none of its own yet (docs/model.md): it is compared with v6.12, whose
-# engine values (eager barriers, no vmap CONT, order-0 pages, per-page kernel flush) are 6.1's
-# too.  7.2 and unstable are compared with mainline, the nearest.
+# Generations (docs/model.md): each series is compared with its own, v6.1, v6.12 and v7.2;
+# unstable with v7.2, the newest release generation.
 SERIES_ALL="6.1 6.12 7.2"
 
 host_arch() { dpkg --print-architecture; }
@@ -68,9 +66,9 @@ series_load() {
 	case "$1" in
 	6.12) S_FIND=find_6_12 S_PKGS=pkgs_6_12 S_GEN=v6.12 ;;
 	# built natively on arm64: its Makefile does not name the cross compiler
-	6.1) S_FIND=find_6_1 S_PKGS=pkgs_6_1 S_GEN=v6.12 S_MAKE="CROSS_COMPILE=aarch64-linux-gnu-" ;;
+	6.1) S_FIND=find_6_1 S_PKGS=pkgs_6_1 S_GEN=v6.1 S_MAKE="CROSS_COMPILE=aarch64-linux-gnu-" ;;
 	7.2|unstable)
-		S_SUITE=unstable S_GLIBC=1 S_GEN=mainline S_PKGS=pkgs_unstable S_STRAT=zigzag+vfree-bulk
+		S_SUITE=unstable S_GLIBC=1 S_GEN=v7.2 S_PKGS=pkgs_unstable
 		S_FIND=find_${1/./_}
 		S_IMAGE=usr/lib/modules/REL/vmlinuz.unsigned S_CONFIG=usr/lib/modules/REL/config
 		# built with gcc 16; Debian 12 has gcc 12, which lacks -fmin-function-alignment

@@ -158,7 +158,7 @@ def differences(c, w, known):
     w("(mm/memory.c, arch/arm64/include/asm/pgtable.h); a table replaced by a block is")
     w("`pmd_free_pte_page()`'s `__flush_tlb_kernel_pgtable()`: `dsb(ishst); tlbi vaae1is;")
     w("dsb(ish); isb()` (arch/arm64/mm/mmu.c, arch/arm64/include/asm/tlbflush.h). Under lazy")
-    w("barriers (v6.16, mainline) each PTE-table section costs one `dsb(ishst); isb()`")
+    w("barriers (v6.16, v7.2, mainline) each PTE-table section costs one `dsb(ishst); isb()`")
     w("(`emit_pte_barriers()`), so an area spanning another number of 2 MiB sections at the")
     w("kernel's address differs by that many pairs (\"PTE sections\"). compare.py")
     w("accepts a difference as placement only when the addresses differ and every differing")
@@ -271,12 +271,13 @@ NOTES = {"6.12": NOTES_6_12, "7.2": NOTES_7_2, "unstable": NOTES_7_2, "6.1": NOT
 # what each series' section says it is
 SERIES_TEXT = {
     "6.12": "Debian 12's backported 6.12 arm64 kernel, the `--kernel=v6.12` generation's own kernel.",
-    "6.1": "Debian 12's own kernel (`linux-image-6.1.0-N-arm64-unsigned`, the newest N). There is no "
-           "`v6.1` generation yet: it is compared with `v6.12`, whose engine values (eager barriers, "
-           "no vmap CONT, order-0 vmalloc pages, a per-page kernel flush, per-page vfree) are 6.1's too.",
+    "6.1": "Debian 12's own kernel (`linux-image-6.1.0-N-arm64-unsigned`, the newest N), compared with "
+           "`--kernel=v6.1`: v6.12's engine values (eager barriers, no vmap CONT, order-0 vmalloc "
+           "pages, a per-page kernel flush, per-page vfree) with 6.1's 128 MiB modules region and "
+           "vmap-block dirty range that is never reset (docs/model.md).",
     "7.2": "Debian unstable's 7.2 arm64 kernel (the newest 7.2.y; read through a private apt "
-           "configuration, nothing installed), compared with `mainline`, the nearest generation.",
-    "unstable": "Whatever kernel Debian unstable carries, compared with `mainline`.",
+           "configuration, nothing installed), compared with `--kernel=v7.2`, its own generation.",
+    "unstable": "Whatever kernel Debian unstable carries, compared with `--kernel=v7.2`, the newest release generation.",
 }
 ORDER = ("6.1", "6.12", "7.2", "unstable")
 HEAD = [
