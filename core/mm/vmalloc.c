@@ -716,18 +716,12 @@ static int written_areas(struct vt_engine *e, uint64_t *nr)
 		for (struct vt_area *a = e->hash[h]; a; a = a->hnext) {
 			if (!area_written(e, a))
 				continue;
-			if (*nr == e->vsort_cap) {
-				uint64_t cap = e->vsort_cap ? 2 * e->vsort_cap : 64;
-				struct vt_area **v = realloc(e->vsort, cap * sizeof(*v));
-
-				if (!v)
-					return vt_error_set(e->err, -ENOMEM, "out of memory");
-				e->vsort = v;
-				e->vsort_cap = cap;
-			}
+			if (VT_ALLOC_GROW(e->vsort, *nr + 1, e->vsort_cap))
+				return vt_err_oom(e->err);
 			e->vsort[(*nr)++] = a;
 		}
-	qsort(e->vsort, *nr, sizeof(*e->vsort), area_va_cmp);
+	if (*nr > 1)	/* qsort()'s base may not be NULL, even for 0 */
+		qsort(e->vsort, *nr, sizeof(*e->vsort), area_va_cmp);
 	return 0;
 }
 
