@@ -192,8 +192,8 @@ static const char *folder_of(const char *file, char *buf, size_t len)
  * The key of trace @path, read from folder @from: its path relative to
  * the folder of the baseline @baseline ("default.json",
  * "test_vmalloc/x.json", "../other/t.json"), the same from every working
- * directory; both as written (lexical_abs()).  Falls back to @path as
- * given when the current folder cannot be named.
+ * directory; both as written (lexical_abs()).  Standard input is "-".
+ * Falls back to @path as given when the current folder cannot be named.
  */
 static char *key_from(const char *baseline, const char *from, const char *path)
 {
@@ -201,6 +201,8 @@ static char *key_from(const char *baseline, const char *from, const char *path)
 	size_t common = 0, i, len;
 	FILE *f;
 
+	if (!strcmp(path, "-"))
+		return strdup(path);
 	bdir = lexical_abs(".", folder_of(baseline, dir, sizeof(dir)));
 	t = lexical_abs(from, path);
 	if (!t || !bdir) {
