@@ -40,7 +40,7 @@ struct gate_args {
 
 enum {
 	OPT_BASELINE = 0x300, OPT_THRESHOLD, OPT_ALLOW_MISSING, OPT_UPDATE,
-	OPT_REBASELINE, OPT_JUNIT, OPT_MARKDOWN,
+	OPT_REBASELINE, OPT_JUNIT, OPT_MARKDOWN, OPT_STRICT,
 };
 
 static const struct argp_option gate_options[] = {
@@ -50,6 +50,9 @@ static const struct argp_option gate_options[] = {
 	  "METRIC:N or METRIC:N%[,...]: tolerance of a metric, absolute or "
 	  "in percent of the baseline (counts are exact, cycles and ns 2%, "
 	  "by default); a bare PCT sets that of cycles and ns", 0 },
+	{ "strict", OPT_STRICT, NULL, 0,
+	  "every count that moved beyond its tolerance fails, whatever its "
+	  "direction (by default only work or cost that rose fails)", 0 },
 	{ "allow-missing", OPT_ALLOW_MISSING, NULL, 0,
 	  "a trace only the baseline or only the command line has is listed, "
 	  "not a failure", 0 },
@@ -85,6 +88,9 @@ static error_t gate_parse(int key, char *arg, struct argp_state *state)
 	case OPT_ALLOW_MISSING:
 		a->g.allow_missing = true;
 		break;
+	case OPT_STRICT:
+		a->g.strict = true;
+		break;
 	case OPT_UPDATE:
 		a->update = true;
 		break;
@@ -112,12 +118,15 @@ static const struct argp gate_argp = {
 	.parser = gate_parse,
 	.args_doc = "REPORT.json|TRACE...",
 	.doc = "Exit 1 if a report regressed against a baseline report.\v"
-	       "Every count is compared exactly per trace and strategy: any "
-	       "increase is a regression.  Given traces instead of a report, "
-	       "gate replays them with the baseline's strategies, options and "
-	       "geometry; traces are matched by their path relative to the "
-	       "baseline's folder.  Improvements are listed and do not fail.  "
-	       "Exit status: 0 no regression, 1 regression, 2 usage (options "
+	       "Every count is compared exactly per trace and strategy: work or "
+	       "estimated cost that rose is a regression; an improvement or a "
+	       "neutral count that moved (cont_ranges, pages_allocated) is "
+	       "listed and does not fail, unless --strict.  Given traces "
+	       "instead of a report, gate replays them with the baseline's "
+	       "strategies, options and geometry; traces are matched exactly by "
+	       "their path relative to the baseline's folder, and one on a "
+	       "side only is missing.  "
+	       "Exit status: 0 no regression, 1 regression or missing trace, 2 usage (options "
 	       "that differ from the baseline's), 3 bad baseline or trace, "
 	       "4 system error.",
 	.children = vt_common_children,
@@ -126,27 +135,83 @@ static const struct argp gate_argp = {
 /* ---- trace keys ------------------------------------------------------ */
 
 /*
- * The key of trace @path: its path relative to the folder of the baseline
- * @baseline ("default.json", "test_vmalloc/x.json", "../other/t.json"),
- * the same from every working directory.  Falls back to @path as given
- * when either cannot be resolved.
+ * @path as an absolute path, as written: relative paths from folder @dir
+ * (itself from the current folder), "." and empty components dropped and
+ * ".." taking off the component before it, symbolic links not followed
+ * (so that "traces/x.json" through a linked "traces" stays under it).
+ * NULL when out of memory or the current folder cannot be named.
  */
-static char *trace_key(const char *baseline, const char *path)
+static char *lexical_abs(const char *dir, const char *path)
 {
-	char dir[PATH_MAX], *bdir, *t = realpath(path, NULL), *key = NULL;
-	const char *slash = strrchr(baseline, '/');
-	size_t common = 0, i;
-	FILE *f;
-	size_t len;
+	char cwd[PATH_MAX], *joined = NULL, *out, *save = NULL, *c;
+	size_t n = 0;
+	int r;
 
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - baseline) : 1,
-		 slash ? (slash == baseline ? "/" : baseline) : ".");
-	bdir = realpath(dir, NULL);
+	if (path[0] == '/')
+		r = asprintf(&joined, "%s", path);
+	else if (dir[0] == '/')
+		r = asprintf(&joined, "%s/%s", dir, path);
+	else if (getcwd(cwd, sizeof(cwd)))
+		r = asprintf(&joined, "%s/%s/%s", cwd, dir, path);
+	else
+		return NULL;
+	if (r < 0)
+		return NULL;
+	out = malloc(strlen(joined) + 2);
+	for (c = strtok_r(joined, "/", &save); out && c; c = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {
+			while (n && out[--n] != '/')
+				;
+			continue;
+		}
+		out[n++] = '/';
+		strcpy(out + n, c);
+		n += strlen(c);
+	}
+	if (out && !n)
+		out[n++] = '/';
+	if (out)
+		out[n] = '\0';
+	free(joined);
+	return out;
+}
+
+/* The folder of file @file ("." for a bare name or "-"), into @buf. */
+static const char *folder_of(const char *file, char *buf, size_t len)
+{
+	const char *slash = strrchr(file, '/');
+
+	snprintf(buf, len, "%.*s", slash ? (int)(slash - file) : 1,
+		 slash ? (slash == file ? "/" : file) : ".");
+	return buf;
+}
+
+/*
+ * The key of trace @path, read from folder @from: its path relative to
+ * the folder of the baseline @baseline ("default.json",
+ * "test_vmalloc/x.json", "../other/t.json"), the same from every working
+ * directory; both as written (lexical_abs()).  Standard input is "-".
+ * Falls back to @path as given when the current folder cannot be named.
+ */
+static char *key_from(const char *baseline, const char *from, const char *path)
+{
+	char dir[PATH_MAX], *bdir, *t, *key = NULL;
+	size_t common = 0, i, len;
+	FILE *f;
+
+	if (!strcmp(path, "-"))
+		return strdup(path);
+	bdir = lexical_abs(".", folder_of(baseline, dir, sizeof(dir)));
+	t = lexical_abs(from, path);
 	if (!t || !bdir) {
 		free(t);
 		free(bdir);
 		return strdup(path);
 	}
+	if (!strcmp(bdir, "/"))
+		bdir[0] = '\0';
 	/* the longest common run of whole components */
 	for (i = 0; bdir[i] && bdir[i] == t[i]; i++)
 		if (bdir[i] == '/')
@@ -167,6 +232,41 @@ static char *trace_key(const char *baseline, const char *path)
 	free(t);
 	free(bdir);
 	return key;
+}
+
+/* The key of trace operand @path (from the current folder). */
+static char *trace_key(const char *baseline, const char *path)
+{
+	return key_from(baseline, ".", path);
+}
+
+/*
+ * The keys of a report's traces, the baseline's and one given as the
+ * current numbers alike: its trace paths are relative to its own folder
+ * (as --update-baseline and `replay -j -o` in that folder write them), so
+ * each becomes the key it has from the baseline's folder (key_from()): a
+ * report next to the baseline keeps its relative paths, an absolute path
+ * becomes relative.
+ */
+static int rekey_report(const char *baseline, const char *report,
+			struct vt_report *cur)
+{
+	char dir[PATH_MAX];
+	json_t *t;
+	size_t i;
+
+	folder_of(report, dir, sizeof(dir));
+	json_array_foreach(cur->traces, i, t) {
+		const char *p = json_string_value(json_object_get(t, "trace"));
+		char *k = p ? key_from(baseline, dir, p) : NULL;
+
+		if (p && (!k || json_object_set_new(t, "trace", json_string(k)))) {
+			free(k);
+			return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		}
+		free(k);
+	}
+	return 0;
 }
 
 /* Whether @path is the file @st (the baseline itself among the inputs). */
@@ -380,8 +480,35 @@ static int keep_strategies(struct vt_report *base, const char *list,
 	return 0;
 }
 
+/*
+ * Appends the traces of @cur whose geometry is not the one its baseline
+ * entry had ("default.json: geometry 4k/52 (baseline 4k/48)"): per trace
+ * (matched by key), so that the order of the traces, which decides the
+ * top-level config, does not matter.  Unmatched ones are the
+ * comparison's to list as missing.
+ */
+static int geometry_diffs(FILE *f, int n, const struct vt_report *base,
+			  const struct vt_report *cur)
+{
+	for (size_t i = 0; i < vt_report_nr_traces(base); i++) {
+		const char *key = vt_report_trace_path(base, i);
+		long at = key ? vt_gate_key_match(cur->traces, key) : -1;
+		unsigned int bps, bva, cps, cva;
+
+		if (at < 0)
+			continue;
+		vt_report_trace_geometry(base, i, &bps, &bva);
+		vt_report_trace_geometry(cur, (size_t)at, &cps, &cva);
+		if (bps != cps || bva != cva)
+			fprintf(f, "%s%s: geometry %s/%u (baseline %s/%u)",
+				n++ ? ", " : "", key, vt_granule_name(cps), cva,
+				vt_granule_name(bps), bva);
+	}
+	return n;
+}
+
 /* A report given as the current numbers must have been made as the
- * baseline was (geometry, generation, options). */
+ * baseline was (geometry of each trace, generation, options). */
 static int check_report_config(const struct vt_report *base,
 			       const struct vt_report *cur, const char *base_path,
 			       const char *cur_path)
@@ -411,10 +538,7 @@ static int check_report_config(const struct vt_report *base,
 		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
 	n = option_diffs(f, NULL, &co, &bo, false);
 	n += profile_diff(f, n, vt_report_profile_name(cur), vt_report_profile_name(base));
-	if (base->page_shift != cur->page_shift || base->va_bits != cur->va_bits)
-		fprintf(f, "%sgeometry %s/%u (baseline %s/%u)", n++ ? ", " : "",
-			vt_granule_name(cur->page_shift), cur->va_bits,
-			vt_granule_name(base->page_shift), base->va_bits);
+	n = geometry_diffs(f, n, base, cur);
 	if (fclose(f))
 		n = 0;
 	if (n)
@@ -686,7 +810,8 @@ static struct gate_model choose_model(const struct gate_args *a,
 
 /* ---- the three modes ---------------------------------------------------- */
 
-/* Compare @cur with @base and write the outputs: 1 when anything regressed. */
+/* Compare @cur with @base and write the outputs: 1 when anything regressed
+ * or a trace is missing (without --allow-missing). */
 static int compare_and_write(const struct gate_args *a, const struct vt_report *base,
 			     const struct vt_report *cur)
 {
@@ -696,7 +821,7 @@ static int compare_and_write(const struct gate_args *a, const struct vt_report *
 	if (vt_gate_compare(base, cur, &a->g, &gate))
 		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
 	rc = write_outputs(gate, a);
-	if (!rc && vt_gate_regressions(gate))
+	if (!rc && vt_gate_failed(gate))
 		rc = 1;
 	vt_gate_free(gate);
 	return rc;
@@ -704,14 +829,16 @@ static int compare_and_write(const struct gate_args *a, const struct vt_report *
 
 /* Gate a report @cur (read from the one operand) against @base. */
 static int gate_report(const struct gate_args *a, struct vt_report *base,
-		       const struct vt_report *cur)
+		       struct vt_report *cur)
 {
 	const struct vt_cli *cli = a->cli;
 	struct vt_spec_list specs = { NULL, 0 };
 	int rc;
 
 	vt_dbg(1, "comparing report '%s' with '%s'", a->t.v[0], a->baseline);
-	rc = check_report_config(base, cur, a->baseline, a->t.v[0]);
+	rc = rekey_report(a->baseline, a->t.v[0], cur);
+	if (!rc)
+		rc = check_report_config(base, cur, a->baseline, a->t.v[0]);
 	if (!rc && cli->strategies) {
 		rc = vt_run_parse_strategies(cli->strategies, &specs);
 		if (!rc)
@@ -925,6 +1052,10 @@ int cmd_gate(struct vt_cli *cli, int argc, char **argv)
 		if (!(a.update && err.code == -ENOENT))
 			return vt_report_error(&err);
 		base = NULL;
+	}
+	if (base && (rc = rekey_report(a.baseline, a.baseline, base))) {
+		vt_report_free(base);
+		return rc;
 	}
 	/* One argument that is a report; otherwise traces. */
 	if (!a.update && a.t.n == 1)

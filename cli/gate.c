@@ -2,11 +2,14 @@
 /*
  * The gate's decision (STYLE.md 8, docs/vmaptool-gate.md): every count of
  * the baseline against the current report, per trace (matched by its
- * key, vt_gate_key_match()) and strategy (by name).  Counts are exact
- * unless --threshold gives a metric a tolerance; the cost model's
- * estimates (cycles, ns) default to 2%.  Only what the baseline has is
- * compared, so a metric or strategy added since it was made is ignored.
- * The result is rendered by cli/render-gate.c.
+ * key, exactly: vt_gate_key_match()) and strategy (by name).  Counts are
+ * exact unless --threshold gives a metric a tolerance; the cost model's
+ * estimates (cycles, ns) default to 2%.  A count that moved is judged by
+ * its direction (judge()): work or cost that rose is a regression, that
+ * fell an improvement, a neutral count that moved a change; --strict
+ * fails on every move.  Only what the baseline has is compared, so a
+ * metric or strategy added since it was made is ignored.  The result is
+ * rendered by cli/render-gate.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,25 +18,23 @@
 
 struct gate {
 	const struct vt_gate_opts *o;
-	json_t *regressions, *improvements, *missing, *cases;
+	json_t *regressions, *improvements, *changes, *missing, *cases;
 	unsigned long compared;
 	const char *trace, *strategy;
 };
 
 /* ---- trace keys ------------------------------------------------------ */
 
-/* @a ends with "/" + @b. */
-static bool path_suffix(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-
-	return la > lb && a[la - lb - 1] == '/' && !strcmp(a + la - lb, b);
-}
-
+/*
+ * Exact: the two keys are equal once "./" components and repeated slashes
+ * are dropped, nothing else.  No suffix, no "seen from a folder above":
+ * "sub/t.json" is never "t.json" (issue 22 item 6).  cmd-gate.c made
+ * both sides keys of one rule first (a path relative to the baseline's
+ * folder).
+ */
 long vt_gate_key_match(json_t *traces, const char *key)
 {
 	char nk[4096], nt[4096];
-	long found = -1;
 	json_t *t;
 	size_t i;
 
@@ -44,28 +45,7 @@ long vt_gate_key_match(json_t *traces, const char *key)
 		if (s && !strcmp(vt_report_key_normal(s, nt, sizeof(nt)), nk))
 			return (long)i;
 	}
-	/*
-	 * One path is the other seen from a directory above ("traces/x.json"
-	 * and "x.json", "/abs/t.json" and "../../abs/t.json"): unique only.
-	 */
-	json_array_foreach(traces, i, t) {
-		const char *s = json_string_value(json_object_get(t, "trace"));
-		const char *a = nk, *b;
-
-		if (!s)
-			continue;
-		b = vt_report_key_normal(s, nt, sizeof(nt));
-		while (!strncmp(a, "../", 3))
-			a += 3;
-		while (!strncmp(b, "../", 3))
-			b += 3;
-		if (!strcmp(a, b) || path_suffix(b, a) || path_suffix(a, b)) {
-			if (found >= 0)
-				return -2;
-			found = (long)i;
-		}
-	}
-	return found;
+	return -1;
 }
 
 /* ---- thresholds ------------------------------------------------------ */
@@ -189,38 +169,38 @@ static const struct vt_gate_threshold *threshold_of(const struct gate *g,
 
 /* ---- findings -------------------------------------------------------- */
 
-/* "16 → 24, 50% more": the change in words, never a bare signed number. */
-static void change_words(char *buf, size_t len, json_int_t x, json_int_t y,
-			 bool estimate)
+/*
+ * The metric of path @path ("tlbi", "tlbi_by_kind.vale1is",
+ * "per_op.vunmap.dsb_by_kind.ish"): its index in VT_METRICS, or -1.
+ */
+static int metric_of(const char *path)
 {
-	int n = snprintf(buf, len, "%" JSON_INTEGER_FORMAT " \u2192 %"
-			 JSON_INTEGER_FORMAT ", ", x, y);
-	double r;
+	char name[320];
 
-	if (n < 0 || (size_t)n >= len)
-		return;
-	buf += n;
-	len -= (size_t)n;
-	if (x == y)
-		snprintf(buf, len, "unchanged");
-	else if (x == 0)
-		snprintf(buf, len, "none before");
-	else if (y == 0)
-		snprintf(buf, len, "none now");
-	else if (y > x && (r = (double)y / (double)x) >= 2)
-		snprintf(buf, len, "%.3g times as %s", r, estimate ? "much" : "many");
-	else if (y > x)
-		snprintf(buf, len, "%.3g%% more", 100.0 * (double)(y - x) / (double)x);
+	if (!strncmp(path, "per_op.", 7)) {
+		const char *dot = strchr(path + 7, '.');
+
+		path = dot ? dot + 1 : path;
+	}
+	if (!strncmp(path, "tlbi_by_kind.", 13))
+		snprintf(name, sizeof(name), "tlbi_%s", path + 13);
+	else if (!strncmp(path, "dsb_by_kind.", 12))
+		snprintf(name, sizeof(name), "dsb_%s", path + 12);
 	else
-		snprintf(buf, len, "%.3g%% %s", 100.0 * (double)(x - y) / (double)x,
-			 estimate ? "less" : "fewer");
+		snprintf(name, sizeof(name), "%s", path);
+	return vt_metric_find(name);
 }
 
+/*
+ * One finding.  A count moved is said as compare says it, by the one
+ * function of cli/render-table.c: "change" holds its words ("50% more",
+ * "3.5x fewer", "none before"), the renderers put "16 -> 24, " before.
+ */
 static int note(struct gate *g, json_t *list, const char *metric, json_t *b,
 		json_t *c, const char *why)
 {
 	json_t *e = json_object();
-	char words[160];
+	char words[64];
 
 	if (!e || append(list, e) ||
 	    put(e, "trace", json_string(g->trace)) ||
@@ -231,18 +211,36 @@ static int note(struct gate *g, json_t *list, const char *metric, json_t *b,
 	    (why && put(e, "reason", json_string(why))))
 		return -ENOMEM;
 	if (json_is_integer(b) && json_is_integer(c)) {
-		const char *leaf = metric ? strrchr(metric, '.') : NULL;
-		bool est;
-
-		leaf = leaf ? leaf + 1 : metric;
-		est = leaf && (!strcmp(leaf, "cycles") || !strcmp(leaf, "ns"));
-
-		change_words(words, sizeof(words), json_integer_value(b),
-			     json_integer_value(c), est);
+		vt_change_words(words, sizeof(words), json_integer_value(b),
+				json_integer_value(c), -1);
 		if (put(e, "change", json_string(words)))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * A count @path that moved beyond its tolerance (@up: it rose): what it
+ * is by its direction (VT_METRICS in core/stats.h).  A metric where fewer
+ * is better (the work, the estimated cycles and ns) regresses when it
+ * rises and improves when it falls; a neutral one (the workload, a shape:
+ * cont_ranges, pages_allocated) is a change, reported, never a failure.
+ * Under --strict every move is a regression.  A count the table does not
+ * know (none today: the reader refuses unknown keys) is taken as "fewer".
+ */
+static int judge(struct gate *g, const char *path, json_t *bv, json_t *cv,
+		 bool up)
+{
+	int m = metric_of(path);
+	bool neutral = m >= 0 && vt_metric_better[m] == VT_MB_NEUTRAL;
+
+	if (g->o->strict && (neutral || !up))
+		return note(g, g->regressions, path, bv, cv, neutral ?
+			    "a neutral count, failed by --strict" :
+			    "an improvement, failed by --strict");
+	if (neutral)
+		return note(g, g->changes, path, bv, cv, NULL);
+	return note(g, up ? g->regressions : g->improvements, path, bv, cv, NULL);
 }
 
 static int cmp_keys(const void *a, const void *b)
@@ -305,10 +303,8 @@ static int gate_obj(struct gate *g, const char *prefix, json_t *b, json_t *c)
 		y = (double)json_integer_value(cv);
 		th = threshold_of(g, path);
 		allow = !th ? 0 : th->pct ? x * th->v / 100 : th->v;
-		if (y > x + allow)
-			ret = note(g, g->regressions, path, bv, cv, NULL);
-		else if (y < x - allow || (!th && y < x))
-			ret = note(g, g->improvements, path, bv, cv, NULL);
+		if (y > x + allow || y < x - allow)
+			ret = judge(g, path, bv, cv, y > x);
 	}
 	free(keys);
 	return ret;
@@ -338,14 +334,14 @@ static json_t *find_named(json_t *arr, const char *key, const char *name)
 	return NULL;
 }
 
-/* A trace on one side only: a regression unless --allow-missing. */
+/* A trace on one side only: listed as missing, which fails the gate
+ * unless --allow-missing (vt_gate_failed()); never a regression. */
 static int missing(struct gate *g, const char *why)
 {
 	g->strategy = NULL;
 	if (add_case(g))
 		return -ENOMEM;
-	return note(g, g->o->allow_missing ? g->missing : g->regressions, NULL,
-		    NULL, NULL, why);
+	return note(g, g->missing, NULL, NULL, NULL, why);
 }
 
 int vt_gate_compare(const struct vt_report *base, const struct vt_report *cur,
@@ -361,10 +357,11 @@ int vt_gate_compare(const struct vt_report *base, const struct vt_report *cur,
 	*out = NULL;
 	g.regressions = json_array();
 	g.improvements = json_array();
+	g.changes = json_array();
 	g.missing = json_array();
 	g.cases = json_array();
 	seen = calloc(json_array_size(cur->traces) + 1, sizeof(*seen));
-	if (!g.regressions || !g.improvements || !g.missing || !g.cases || !seen)
+	if (!g.regressions || !g.improvements || !g.changes || !g.missing || !g.cases || !seen)
 		goto out;
 	json_array_foreach(base->traces, i, tb) {
 		json_t *sb;
@@ -424,23 +421,26 @@ int vt_gate_compare(const struct vt_report *base, const struct vt_report *cur,
 	res->compared = g.compared;
 	res->regressions = g.regressions;
 	res->improvements = g.improvements;
+	res->changes = g.changes;
 	res->missing = g.missing;
 	res->cases = g.cases;
-	g.regressions = g.improvements = g.missing = g.cases = NULL;
+	g.regressions = g.improvements = g.changes = g.missing = g.cases = NULL;
 	*out = res;
 	ret = 0;
 out:
 	free(seen);
 	json_decref(g.regressions);
 	json_decref(g.improvements);
+	json_decref(g.changes);
 	json_decref(g.missing);
 	json_decref(g.cases);
 	return ret;
 }
 
-unsigned int vt_gate_regressions(const struct vt_gate *g)
+bool vt_gate_failed(const struct vt_gate *g)
 {
-	return (unsigned int)json_array_size(g->regressions);
+	return json_array_size(g->regressions) ||
+	       (json_array_size(g->missing) && !g->opts.allow_missing);
 }
 
 void vt_gate_free(struct vt_gate *g)
@@ -449,6 +449,7 @@ void vt_gate_free(struct vt_gate *g)
 		return;
 	json_decref(g->regressions);
 	json_decref(g->improvements);
+	json_decref(g->changes);
 	json_decref(g->missing);
 	json_decref(g->cases);
 	free(g);

@@ -88,14 +88,14 @@ static void percent(char *buf, size_t len, double p)
 
 /*
  * @cur against @base in words: "same", "3.5x fewer", "4.3% more",
- * "none before", "none now".  Returns +1 when the change is good for
- * metric @i, -1 when it is bad, 0 when neither (same, or a metric whose
- * direction is neutral).
+ * "none before", "none now", for compare and gate alike.  Returns +1
+ * when the change is good for metric @i, -1 when it is bad, 0 when
+ * neither (same, a metric whose direction is neutral, or @i < 0).
  */
 int vt_change_words(char *buf, size_t len, json_int_t base, json_int_t cur, int i)
 {
 	char num[32];
-	int good = vt_metric_better[i] == VT_MB_FEWER;
+	int good = i >= 0 && vt_metric_better[i] == VT_MB_FEWER;
 
 	if (cur == base) {
 		snprintf(buf, len, "same");

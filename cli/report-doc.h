@@ -32,14 +32,14 @@ struct vt_report {
 struct vt_gate {
 	struct vt_gate_opts opts;
 	json_t *regressions, *improvements;
-	json_t *missing;	/* traces on one side only, --allow-missing */
+	json_t *changes;	/* neutral counts that moved: they pass */
+	json_t *missing;	/* traces on one side only */
 	json_t *cases;		/* {trace, strategy} compared (JUnit) */
 	unsigned long compared;
 };
 
 /* Index in @traces (a report's "traces") of the trace with key @key:
- * equal paths once "./" and "//" are dropped, else the one path that is
- * the other seen from a directory above; -1 none, -2 ambiguous. */
+ * equal paths once "./" and "//" are dropped, nothing else; -1 none. */
 long vt_gate_key_match(json_t *traces, const char *key);
 /* @p without "./" components and repeated slashes, into @buf (the key of
  * a trace as vt_gate_key_match() compares it; cli/report-read.c). */
@@ -80,8 +80,9 @@ int vt_granule_shift(const char *name);
 /* The value of metric @i (index in VT_METRICS) in a metrics object, or
  * NULL: sub-kinds live in tlbi_by_kind, dsb_by_kind, cycles_by_function. */
 json_t *vt_report_metric_get(json_t *m, int i);
-/* @cur against @base in words ("3.5x fewer", "4.3% more", "same"); +1
- * when the change is good for metric @i, -1 bad, 0 neither. */
+/* @cur against @base in words ("3.5x fewer", "4.3% more", "same"), for
+ * compare and gate alike; +1 when the change is good for metric @i, -1
+ * bad, 0 neither (or @i < 0: the words alone). */
 int vt_change_words(char *buf, size_t len, json_int_t base, json_int_t cur,
 		    int i);
 /* The text table and --format=mail (cli/render-table.c). */

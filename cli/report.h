@@ -103,6 +103,8 @@ struct vt_gate_opts {
 	struct vt_gate_threshold th[VT_GATE_MAX_TH];
 	unsigned int nr_th;
 	bool allow_missing;	/* a trace on one side only does not fail */
+	bool strict;		/* every count that moved fails, whatever its
+				 * direction (--strict) */
 };
 
 /* Counts exact; cycles and ns within 2%. */
@@ -116,16 +118,18 @@ int vt_gate_parse_threshold(struct vt_gate_opts *o, const char *arg,
  * vt_gate_compare() - compare @cur against @base
  * @base: the baseline report
  * @cur: the current report (traces matched by key, strategies by name)
- * @o: thresholds, --allow-missing
- * @out: the decision: counts that increased or disappeared (regressions)
- *       and that decreased (improvements), traces on one side only;
- *       free with vt_gate_free()
+ * @o: thresholds, --allow-missing, --strict
+ * @out: the decision: counts whose direction is "fewer" that increased,
+ *       or that disappeared (regressions), that decreased (improvements),
+ *       neutral counts that moved (changes), traces on one side only
+ *       (missing); free with vt_gate_free()
  *
  * Return: 0 or -ENOMEM.
  */
 int vt_gate_compare(const struct vt_report *base, const struct vt_report *cur,
 		    const struct vt_gate_opts *o, struct vt_gate **out);
-unsigned int vt_gate_regressions(const struct vt_gate *g);
+/* A regression, or a trace missing without --allow-missing: exit 1. */
+bool vt_gate_failed(const struct vt_gate *g);
 void vt_gate_free(struct vt_gate *g);
 /* The list of differences and a summary line, or the vmaptool-gate JSON
  * document.  Return: 0 or -errno. */

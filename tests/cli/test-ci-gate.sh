@@ -102,9 +102,9 @@ for job in github gitlab; do
 
 	# the deliberate regression
 	VT_TOY_EXTRA_TLBI=1 run_job $job && die "$job job passes with one more TLBI per vmap"
-	grep -q '^default.json: toy: tlbi: 0 → 6, none before (regression)$' "$TMP/out.$job" ||
+	grep -q '^default.json: toy: tlbi: 0 -> 6, none before (regression)$' "$TMP/out.$job" ||
 		die "$job: text does not name trace, strategy, metric: $(cat "$TMP/out.$job")"
-	grep -q '^vmap-order8.json: toy: tlbi: 0 → 1' "$TMP/out.$job" || die "$job: vmap-order8 tlbi"
+	grep -q '^vmap-order8.json: toy: tlbi: 0 -> 1' "$TMP/out.$job" || die "$job: vmap-order8 tlbi"
 	grep -q '^gate: FAIL: ' "$TMP/out.$job" || die "$job: no FAIL line"
 	grep -q ': zigzag: ' "$TMP/out.$job" && die "$job: zigzag did not change but is listed"
 	grep -q '^| regression | default.json | toy | tlbi | 0 | 6 | none before |$' "$d/gate.md" ||
@@ -114,7 +114,7 @@ import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()
 cases = {(c.get("classname"), c.get("name")): c for c in r.iter("testcase")}
 bad = cases[("default.json", "toy")].find("failure")
-assert bad is not None and "tlbi: 0 → 6, none before (regression)" in bad.get("message"), bad
+assert bad is not None and "tlbi: 0 -> 6, none before (regression)" in bad.get("message"), bad
 assert cases[("default.json", "zigzag")].find("failure") is None
 assert int(r.get("failures")) == 2, r.attrib   # toy on the two traces with a vmap
 EOF
@@ -127,7 +127,7 @@ G=("$V" gate --baseline="$repo/traces/baseline.json")
 "${G[@]}" "$repo"/traces/*.json "$repo"/traces/../traces/vmap-order8.json >/dev/null 2>&1 &&
 	die "a trace given twice is accepted"
 "${G[@]}" "$repo/traces/default.json" >out 2>err && die "missing traces pass"
-grep -q '^vmap-order8.json: in the baseline but not in the current run (regression)$' out ||
+grep -q '^vmap-order8.json: in the baseline but not in the current run (missing)$' out ||
 	die "missing trace not named: $(cat out)"
 "${G[@]}" --allow-missing "$repo/traces/default.json" "$repo/traces/test_vmalloc/vm_map_ram_test-p1-h0.json" >out 2>err ||
 	die "--allow-missing: $(cat out err)"

@@ -214,8 +214,8 @@ d["version"] = 2
 json.dump(d, open(sys.argv[3], "w"))
 EOF
 expect 1 gate --baseline="$TMP/worse.json" "$TRACE"
-grep -q ": pte_writes: .* → .*% more (regression)$" "$TMP/out" || fail "gate did not name the regression"
-grep -q ": tlbi_by_kind.vaale1is: 1 → 0, none now (improvement)$" "$TMP/out" || fail "gate did not list the improvement"
+grep -q ": pte_writes: .* -> .*% more (regression)$" "$TMP/out" || fail "gate did not name the regression"
+grep -q ": tlbi_by_kind.vaale1is: 1 -> 0, none now (improvement)$" "$TMP/out" || fail "gate did not list the improvement"
 expect 1 gate --baseline="$TMP/worse.json" "$TMP/report.json" -j &&
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["regressions"][0]["metric"]=="pte_writes", d' "$TMP/out" ||
 	fail "gate -j"

@@ -98,7 +98,7 @@ done
 # a readable trace the baseline lacks is still only "missing"
 expect 0 'vmap-order8.json: not in the baseline \(allowed' \
 	"$V" gate --baseline=b.json --allow-missing default.json vmap-order8.json
-expect 1 'vmap-order8.json: not in the baseline \(regression' \
+expect 1 'vmap-order8.json: not in the baseline \(missing' \
 	"$V" gate --baseline=b.json default.json vmap-order8.json
 
 # ---- defect 11: config options as the command line checks them -----------
