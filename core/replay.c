@@ -114,7 +114,7 @@ struct par_batch {
 	size_t nr_runs, cap_runs;
 	char *strs;			/* the events' strings, copied */
 	size_t len_strs, cap_strs;
-	int refs;			/* threads yet to replay it */
+	int refs;			/* strategies yet to replay it */
 };
 
 struct par_mismap {
@@ -127,6 +127,8 @@ struct par_mismap {
 struct par_strat {
 	struct vt_engine *e;
 	struct vt_cost_memo *memo;	/* the strategy's own */
+	long next;			/* the batch it replays next */
+	bool busy;			/* a thread replays it */
 	struct vt_replay_cb cb;		/* e->cb: records mismaps */
 	struct par_mismap *mm;
 	size_t nr_mm, cap_mm;
@@ -146,11 +148,6 @@ struct par {
 	bool done;			/* no more batches */
 	pthread_mutex_t lock;
 	pthread_cond_t more, room;
-};
-
-struct par_worker {
-	struct par *p;
-	unsigned int first;		/* strategies first, first + nr_threads, ... */
 };
 
 static void par_on_mismap(void *ctx, long index, unsigned int strat,
@@ -175,57 +172,94 @@ static void par_on_mismap(void *ctx, long index, unsigned int strat,
 	ps->nr_mm++;
 }
 
-static void *par_worker(void *arg)
+/*
+ * The next (strategy, batch) to replay: the free strategy furthest behind
+ * that has a batch published, so threads balance by the work the
+ * strategies take, not by their count.  -1 when none is ready.  Called
+ * with p->lock held.
+ */
+static int par_pick(const struct par *p, bool *finished)
 {
-	struct par_worker *w = arg;
-	struct par *p = w->p;
+	int pick = -1;
 
-	for (long seq = 0;; seq++) {
-		struct par_batch *b = &p->slot[seq % PAR_SLOTS];
+	*finished = p->done;
+	for (unsigned int i = 0; i < p->req->nr_specs; i++) {
+		const struct par_strat *ps = &p->st[i];
 
-		pthread_mutex_lock(&p->lock);
-		while (p->produced <= seq && !p->done)
-			pthread_cond_wait(&p->more, &p->lock);
-		if (p->produced <= seq) {
-			pthread_mutex_unlock(&p->lock);
+		if (ps->next < p->produced)
+			*finished = false;
+		if (ps->busy || ps->next >= p->produced)
+			continue;
+		if (pick < 0 || ps->next < p->st[pick].next)
+			pick = (int)i;
+	}
+	return pick;
+}
+
+/* Replay batch @b on strategy @i. */
+static void par_replay_batch(struct par *p, unsigned int i, struct par_batch *b)
+{
+	struct par_strat *ps = &p->st[i];
+
+	for (int k = 0; k < b->n && !ps->ret; k++) {
+		uint64_t va, peak = tlb_peak_entries(ps->e);
+
+		ps->ret = vt_engine_apply(ps->e, b->base + k, &b->ev[k], &va, &ps->err);
+		if (ps->ret) {
+			/* as the serial loop completes it */
+			const struct vt_event *ev = &b->ev[k];
+
+			ps->err_index = b->base + k;
+			if (!ps->err.line && ev->line) {
+				ps->err.line = ev->line;
+				ps->err.column = ev->column;
+			}
+			ps->err.event = ps->err_index;
+			if (!ps->err.file[0])
+				snprintf(ps->err.file, sizeof(ps->err.file), "%s",
+					 p->req->path);
 			break;
 		}
-		pthread_mutex_unlock(&p->lock);
-		for (int k = 0; k < b->n; k++) {
-			for (unsigned int i = w->first; i < p->req->nr_specs;
-			     i += p->nr_threads) {
-				struct par_strat *ps = &p->st[i];
-				uint64_t va, peak;
+		account(ps->e, &p->res[i], NULL, i, b->base + k, &b->ev[k], va, peak,
+			p->req->profile, ps->memo);
+	}
+}
 
-				if (ps->ret)
-					continue;
-				peak = tlb_peak_entries(ps->e);
-				ps->ret = vt_engine_apply(ps->e, b->base + k, &b->ev[k],
-							  &va, &ps->err);
-				if (ps->ret) {
-					/* as the serial loop completes it */
-					const struct vt_event *ev = &b->ev[k];
+/*
+ * A worker: claims one strategy's next batch at a time (each engine
+ * replays its events in order, on one thread at a time), so a strategy
+ * that costs more than the others is not tied to one thread's share.
+ */
+static void *par_worker(void *arg)
+{
+	struct par *p = arg;
 
-					ps->err_index = b->base + k;
-					if (!ps->err.line && ev->line) {
-						ps->err.line = ev->line;
-						ps->err.column = ev->column;
-					}
-					ps->err.event = ps->err_index;
-					if (!ps->err.file[0])
-						snprintf(ps->err.file, sizeof(ps->err.file),
-							 "%s", p->req->path);
-					continue;
-				}
-				account(ps->e, &p->res[i], NULL, i, b->base + k,
-					&b->ev[k], va, peak, p->req->profile, ps->memo);
-			}
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		bool finished;
+		int i = par_pick(p, &finished);
+		struct par_strat *ps;
+		struct par_batch *b;
+
+		if (i < 0) {
+			if (finished)
+				break;
+			pthread_cond_wait(&p->more, &p->lock);
+			continue;
 		}
+		ps = &p->st[i];
+		ps->busy = true;
+		b = &p->slot[ps->next % PAR_SLOTS];
+		pthread_mutex_unlock(&p->lock);
+		par_replay_batch(p, (unsigned int)i, b);
 		pthread_mutex_lock(&p->lock);
+		ps->next++;
+		ps->busy = false;
 		if (!--b->refs)
 			pthread_cond_signal(&p->room);
-		pthread_mutex_unlock(&p->lock);
+		pthread_cond_broadcast(&p->more);
 	}
+	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
@@ -323,7 +357,6 @@ static int replay_parallel(const struct vt_replay_req *req,
 			   long *events, struct vt_error *err)
 {
 	struct par p = { .req = req, .res = res->s, .nr_threads = nthreads };
-	struct par_worker *w = calloc(nthreads, sizeof(*w));
 	pthread_t *t = calloc(nthreads, sizeof(*t));
 	struct par_mismap *all = NULL;
 	struct vt_error rerr;
@@ -334,8 +367,7 @@ static int replay_parallel(const struct vt_replay_req *req,
 	struct vt_event ev;
 
 	p.st = calloc(req->nr_specs, sizeof(*p.st));
-	if (!w || !t || !p.st) {
-		free(w);
+	if (!t || !p.st) {
 		free(t);
 		free(p.st);
 		return vt_error_set(err, -ENOMEM, "out of memory");
@@ -355,8 +387,7 @@ static int replay_parallel(const struct vt_replay_req *req,
 		vt_error_init(&ps->err);
 	}
 	for (unsigned int i = 0; i < nthreads; i++) {
-		w[i] = (struct par_worker){ &p, i };
-		if (pthread_create(&t[i], NULL, par_worker, &w[i]))
+		if (pthread_create(&t[i], NULL, par_worker, &p))
 			break;
 		started++;
 	}
@@ -391,7 +422,7 @@ static int replay_parallel(const struct vt_replay_req *req,
 			break;
 		par_fix(b);
 		pthread_mutex_lock(&p.lock);
-		b->refs = nthreads;
+		b->refs = (int)req->nr_specs;
 		p.produced = ++seq;
 		pthread_cond_broadcast(&p.more);
 		pthread_mutex_unlock(&p.lock);
@@ -467,7 +498,6 @@ free:
 	}
 	free(all);
 	free(p.st);
-	free(w);
 	free(t);
 	pthread_cond_destroy(&p.more);
 	pthread_cond_destroy(&p.room);
