@@ -721,7 +721,8 @@ static int written_areas(struct vt_engine *e, uint64_t *nr)
 			}
 			e->vsort[(*nr)++] = a;
 		}
-	qsort(e->vsort, *nr, sizeof(*e->vsort), area_va_cmp);
+	if (*nr)	/* qsort(NULL, 0) is undefined */
+		qsort(e->vsort, *nr, sizeof(*e->vsort), area_va_cmp);
 	return 0;
 }
 
