@@ -7,22 +7,42 @@
 
 #include "arch/arm64/arm64.h"
 
+/*
+ * The leaves of one last-level table, entries [i, last]: a plain count
+ * over the array (a linear map at PTE level is millions of them).
+ */
+static void shape_leaves(const uint64_t *t, unsigned int i, unsigned int last,
+			 struct arm64_shape *s)
+{
+	uint64_t pte = 0, cont = 0;
+
+	for (; i <= last; i++) {
+		uint64_t v = t[i];
+
+		pte += v & PTE_VALID;
+		cont += v & PTE_VALID & (v & PTE_CONT) / PTE_CONT;
+	}
+	s->pte += pte;
+	s->pte_cont += cont;
+}
+
 static void shape_level(const struct arm64_mm *mm, int d, uint32_t tid,
 			uint64_t addr, uint64_t end, struct arm64_shape *s)
 {
 	const struct arm64_geom *g = &mm->g;
 
+	if (d == (int)g->levels - 1) {
+		shape_leaves(mm->tbl[tid], arm64_index(g, d, addr),
+			     arm64_index(g, d, end - 1), s);
+		return;
+	}
 	do {
 		uint64_t next = arm64_addr_end(g, d, addr, end);
 		uint64_t v = mm->tbl[tid][arm64_index(g, d, addr)];
 		int hw = 4 - (int)g->levels + d;
 
 		if (v & PTE_VALID) {
-			if (d == (int)g->levels - 1) {
-				s->pte++;
-				if (v & PTE_CONT)
-					s->pte_cont++;
-			} else if (arm64_desc_table(v)) {
+			if (arm64_desc_table(v)) {
 				uint32_t c = arm64_desc_table_id(mm, v);
 
 				if (c != UINT32_MAX)

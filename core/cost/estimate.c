@@ -78,10 +78,37 @@ static struct {
 	int cycles, ns;
 	int fn_map[VT_CE__NR], fn_unmap[VT_CE__NR];	/* cyc_* per op side */
 	int first_map[VT_CE__NR], first_unmap[VT_CE__NR];	/* first event of that function */
+	/* for vt_cost_fill_memo(): the metrics the estimate reads and writes */
+	int keys[VT_M__NR], nkeys;
+	int outs[VT_M__NR], nouts;
 } res;
 static pthread_once_t res_once = PTHREAD_ONCE_INIT;
 
 static int function_metric(const char *fn);
+
+static void add_unique(int *set, int *n, int m)
+{
+	if (m < 0)
+		return;
+	for (int i = 0; i < *n; i++)
+		if (set[i] == m)
+			return;
+	set[(*n)++] = m;
+}
+
+static void resolve_memo(void)
+{
+	res.nkeys = res.nouts = 0;
+	for (int e = 0; e < VT_CE__NR; e++)
+		for (int k = 0; res.metric[e][k] >= 0; k++)
+			add_unique(res.keys, &res.nkeys, res.metric[e][k]);
+	for (int e = 0; e < VT_CE__NR; e++) {
+		add_unique(res.outs, &res.nouts, res.fn_map[e]);
+		add_unique(res.outs, &res.nouts, res.fn_unmap[e]);
+	}
+	add_unique(res.outs, &res.nouts, res.cycles);
+	add_unique(res.outs, &res.nouts, res.ns);
+}
 
 static void resolve(void)
 {
@@ -107,6 +134,7 @@ static void resolve(void)
 	}
 	res.cycles = vt_metric_find("cycles");
 	res.ns = vt_metric_find("ns");
+	resolve_memo();
 }
 
 /* Whether an event's count exists in this build (the estimate skips it). */
@@ -255,6 +283,62 @@ void vt_cost_fill(const struct vt_profile *p, struct vt_stats *s, enum vt_op op)
 	}
 	s->m[res.cycles] += total;
 	s->m[res.ns] += vt_cost_round(est.ns);
+}
+
+/*
+ * The slot: a hash of a few counts that tell small events apart (a
+ * collision only costs a recomputation: the whole stats are compared).
+ */
+static uint64_t memo_hash(const struct vt_stats *s, unsigned int cls)
+{
+	uint64_t h = cls;
+
+	for (int k = 0; k < res.nkeys && k < 8; k++)
+		h = h * 31 + s->m[res.keys[k]];
+	h += s->m[VT_M_pages_allocated] * 131 + s->m[VT_M_pages_freed] * 137 +
+	     s->m[VT_M_free_calls] * 139 + s->m[VT_M_buddy_blocks] * 149;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
+}
+
+void vt_cost_fill_memo(struct vt_cost_memo *memo, const struct vt_profile *p,
+		       struct vt_stats *s, enum vt_op op)
+{
+	unsigned int cls = (op < VT_OP__NR && !vt_op_is_map(op) ? 1 : 0) |
+			   (vt_cost_op_is_api(op) ? 2 : 0);
+	struct vt_cost_memo_slot *sl;
+	uint64_t before[VT_M__NR];
+
+	if (!p)
+		return;
+	pthread_once(&res_once, resolve);
+	if (!memo || res.nouts > VT_COST_MEMO_OUT) {
+		vt_cost_fill(p, s, op);
+		return;
+	}
+	sl = &memo->slot[memo_hash(s, cls) % VT_COST_MEMO_SLOTS];
+	if (sl->valid && sl->cls == cls && !memcmp(&sl->in, s, sizeof(*s))) {
+		for (unsigned int i = 0; i < sl->nout; i++)
+			s->m[sl->out_m[i]] += sl->out_v[i];
+		return;
+	}
+	/* a new shape (or a collision): price it and keep what it added */
+	sl->in = *s;
+	for (int i = 0; i < res.nouts; i++)
+		before[i] = s->m[res.outs[i]];
+	vt_cost_fill(p, s, op);
+	sl->nout = 0;
+	for (int i = 0; i < res.nouts; i++) {
+		uint64_t d = s->m[res.outs[i]] - before[i];
+
+		if (d) {
+			sl->out_m[sl->nout] = (uint16_t)res.outs[i];
+			sl->out_v[sl->nout++] = d;
+		}
+	}
+	sl->cls = (uint8_t)cls;
+	sl->valid = true;
 }
 
 static int cmp_reason(const void *x, const void *y)

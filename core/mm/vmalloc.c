@@ -1023,7 +1023,6 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 	e->purged_in_event = false;
 	e->written.nr = 0;
 	*va = 0;
-	id_text(&ev->id, idb, sizeof(idb));
 	switch (ev->op) {
 	case VT_OP_VMAP:
 	case VT_OP_VMALLOC:
@@ -1032,10 +1031,13 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		if (!ev->id.present)
 			return vt_error_set(err, VT_ERR_TRACE_SCHEMA,
 					    "%s without an id", vt_op_names[ev->op]);
-		if (*area_slot(e, &ev->id))
+		if (*area_slot(e, &ev->id)) {
+			/* the id is formatted only for the message */
+			id_text(&ev->id, idb, sizeof(idb));
 			return vt_error_set(err, VT_ERR_ID_LIVE,
 					    "%s with id %s that is live",
 					    vt_op_names[ev->op], idb);
+		}
 		/* the op's rules: core/trace/ops.def */
 		if ((vt_ops[ev->op].rules & VT_OPR_PAGES) &&
 		    (!ev->has_pages || !ev->nr_pages))
@@ -1076,19 +1078,23 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 					    "%s without an id", vt_op_names[ev->op]);
 		slot = area_slot(e, &ev->id);
 		a = *slot;
-		if (!a)
+		if (!a) {
+			id_text(&ev->id, idb, sizeof(idb));
 			return vt_error_set(err, VT_ERR_ID_UNKNOWN,
 					    "%s of id %s that is not live",
 					    vt_op_names[ev->op], idb);
+		}
 		/* vfree() takes a vmap made with VM_MAP_PUT_PAGES: the area
 		 * owns the page array and the page references (vmap()) */
 		if ((int)a->op != vt_op_map_of(ev->op) &&
 		    !(ev->op == VT_OP_VFREE && a->op == VT_OP_VMAP &&
-		      (a->flags & VT_FLAG(VM_MAP_PUT_PAGES))))
+		      (a->flags & VT_FLAG(VM_MAP_PUT_PAGES)))) {
+			id_text(&ev->id, idb, sizeof(idb));
 			return vt_error_set(err, VT_ERR_BAD_REQUEST,
 					    "%s of id %s that was made by %s",
 					    vt_op_names[ev->op], idb,
 					    vt_op_names[a->op]);
+		}
 		*slot = a->hnext;
 		e->nr_areas--;
 		*va = a->va_start;

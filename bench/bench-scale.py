@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Issue 24 items 2-4, old and new vmaptool side by side in one run.
+
+bench/bench-scale.py --old VMAPTOOL --new VMAPTOOL [--runs N] [--quick] [--no-callgrind]
+
+Writes its traces (vmaptool gen of the new build) to $TMPDIR/vt-bench-scale/ and, for
+each measurement, runs the old and the new binary alternately --runs times, printing
+one JSON line per measurement and program (median, min, max of CPU = user + sys from
+wait4(), and of wall time):
+
+  events      replay --strategy=pagewise --jobs=1 of 1M small events (test_vmalloc
+              fix_size_alloc_test + random_size_align_alloc_test: vmalloc of 1-10
+              pages, vfree): events/s of CPU time
+  instructions callgrind's instruction count of the same replay of 50k events, per event
+  jobs        compare (the default strategies) of a CPU-bound system-heap trace
+              (8192 buffers of 128 MiB, order 8, 4 live) with --jobs=1 and --jobs=2:
+              wall and CPU, and the ratio wall(jobs=1) / wall(jobs=2)
+  shape       compare --jobs=1 --per-event of map_mem --size=64G (rodata=full):
+              the per-event shapes walk the linear map
+The outputs of old and new (and of --jobs=1 and --jobs=2) must be byte-identical,
+else exit 1.  On a shared machine compare the ratios of one run, not absolute times.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(cmd, out):
+    t0 = time.monotonic()
+    with open(out, "wb") as f:
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("failed: " + " ".join(cmd))
+    return ru.ru_utime + ru.ru_stime, wall, ru.ru_maxrss
+
+
+def same(a, b):
+    with open(a, "rb") as x, open(b, "rb") as y:
+        return x.read() == y.read()
+
+
+def stats(v):
+    return statistics.median(v), min(v), max(v)
+
+
+def measure(name, progs, args, runs, d, extra=None):
+    """Alternate the programs; returns {prog: (cpu list, wall list, rss)}."""
+    res = {p: ([], [], 0) for p in progs}
+    for _ in range(runs):
+        for label, exe in progs.items():
+            cpu, wall, rss = run([exe] + args, os.path.join(d, f"{name}-{label}.out"))
+            res[label][0].append(cpu)
+            res[label][1].append(wall)
+            res[label] = (res[label][0], res[label][1], max(res[label][2], rss))
+    first = None
+    for label in progs:
+        out = os.path.join(d, f"{name}-{label}.out")
+        if first is None:
+            first = out
+        elif not same(first, out):
+            sys.exit(f"{name}: outputs of {label} and {list(progs)[0]} differ")
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--old", required=True)
+    ap.add_argument("--new", required=True)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="smaller traces")
+    ap.add_argument("--no-callgrind", action="store_true")
+    a = ap.parse_args()
+    d = os.path.join(tempfile.gettempdir(), "vt-bench-scale")
+    os.makedirs(d, exist_ok=True)
+    loops = 25000 if a.quick else 250000
+    bufs = 1024 if a.quick else 8192
+    gen = {
+        "ev": ["test_vmalloc", "--test=fix_size_alloc_test,random_size_align_alloc_test",
+               f"--loops={loops}"],
+        "ev50k": ["test_vmalloc", "--test=fix_size_alloc_test,random_size_align_alloc_test",
+                  "--loops=12500"],
+        "sh": ["systemheap", f"--buffers={bufs}", "--size=128M", "--live=4", "--mem=16G"],
+        "mm": ["map_mem", "--size=" + ("16G" if a.quick else "64G")],
+    }
+    tr = {}
+    for k, g in gen.items():
+        tr[k] = os.path.join(d, k + ".jsonl")
+        subprocess.run([a.new, "gen"] + g + ["-o", tr[k]], check=True)
+    progs = {"old": a.old, "new": a.new}
+    events = 4 * loops
+
+    r = measure("events", progs, ["replay", "--strategy=pagewise", "--jobs=1", "-j", tr["ev"]],
+                a.runs, d)
+    for p in progs:
+        cpu = stats(r[p][0])
+        print(json.dumps({"bench": "events", "program": p, "events": events, "runs": a.runs,
+                          "cpu_s": round(cpu[0], 3), "cpu_s_min": round(cpu[1], 3),
+                          "cpu_s_max": round(cpu[2], 3),
+                          "events_per_s": round(events / cpu[0]),
+                          "peak_rss_kib": r[p][2]}), flush=True)
+
+    if not a.no_callgrind:
+        for p, exe in progs.items():
+            log = os.path.join(d, f"cg-{p}.log")
+            subprocess.run(["valgrind", "--tool=callgrind",
+                            "--callgrind-out-file=" + os.path.join(d, f"cg-{p}.out"),
+                            "--log-file=" + log, exe, "replay", "--strategy=pagewise",
+                            "--jobs=1", "-j", tr["ev50k"]], stdout=subprocess.DEVNULL,
+                           check=True)
+            ir = 0
+            with open(log) as f:
+                for line in f:
+                    if "refs:" in line:
+                        ir = int(line.split("refs:")[1].replace(",", ""))
+            print(json.dumps({"bench": "instructions", "program": p, "events": 50000,
+                              "instructions": ir,
+                              "per_event": round(ir / 50000)}), flush=True)
+
+    jp = {f"{p}-j{j}": exe for p, exe in progs.items() for j in (1, 2)}
+    res = {p: ([], [], 0) for p in jp}
+    for _ in range(a.runs):
+        for label, exe in jp.items():
+            j = label[-1]
+            cpu, wall, rss = run([exe, "compare", f"--jobs={j}", "-j", tr["sh"]],
+                                 os.path.join(d, f"jobs-{label}.out"))
+            res[label][0].append(cpu)
+            res[label][1].append(wall)
+    outs = [os.path.join(d, f"jobs-{label}.out") for label in jp]
+    if not all(same(outs[0], o) for o in outs[1:]):
+        sys.exit("jobs: outputs differ")
+    for p in progs:
+        w1 = stats(res[f"{p}-j1"][1])[0]
+        w2 = stats(res[f"{p}-j2"][1])[0]
+        print(json.dumps({"bench": "jobs", "program": p, "runs": a.runs,
+                          "wall_s_jobs1": round(w1, 3), "wall_s_jobs2": round(w2, 3),
+                          "cpu_s_jobs1": round(stats(res[f"{p}-j1"][0])[0], 3),
+                          "cpu_s_jobs2": round(stats(res[f"{p}-j2"][0])[0], 3),
+                          "speedup": round(w1 / w2, 2)}), flush=True)
+
+    r = measure("shape", progs, ["compare", "--jobs=1", "--per-event", tr["mm"]], a.runs, d)
+    for p in progs:
+        cpu = stats(r[p][0])
+        print(json.dumps({"bench": "shape", "program": p, "runs": a.runs,
+                          "cpu_s": round(cpu[0], 3), "cpu_s_min": round(cpu[1], 3),
+                          "cpu_s_max": round(cpu[2], 3), "peak_rss_kib": r[p][2]}),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
