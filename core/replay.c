@@ -338,6 +338,110 @@ static int par_cmp_mismap(const void *x, const void *y)
  * serial loop does: 0 with *@events read, or the error a serial run would
  * have met first.
  */
+/*
+ * The producer of replay_parallel(): parse the trace once and publish it
+ * in batches, each waiting for its slot to be released by every strategy.
+ * Returns vt_trace_next()'s last result (0 at the end, < 0 on an error in
+ * @rerr); *@index counts the events read.
+ */
+static int par_produce(struct par *p, struct vt_trace_reader *rd,
+		       const struct vt_replay_cb *cb, long *index,
+		       struct vt_error *rerr)
+{
+	long seq = 0;
+	int rret = 0;
+	struct vt_event ev;
+
+	for (;;) {
+		struct par_batch *b = &p->slot[seq % PAR_SLOTS];
+
+		pthread_mutex_lock(&p->lock);
+		while (b->refs)
+			pthread_cond_wait(&p->room, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+		b->n = 0;
+		b->base = *index;
+		b->nr_runs = 0;
+		b->len_strs = 0;
+		while (b->n < PAR_BATCH && (rret = vt_trace_next(rd, &ev, rerr)) > 0) {
+			rret = par_copy(b, &ev);
+			if (rret) {
+				vt_error_set(rerr, rret, "out of memory");
+				break;
+			}
+			(*index)++;
+			if (cb && cb->progress && !(*index % VT_PROGRESS_EVENTS))
+				cb->progress(cb->ctx, *index, false);
+		}
+		if (!b->n)
+			break;
+		par_fix(b);
+		pthread_mutex_lock(&p->lock);
+		b->refs = (int)p->req->nr_specs;
+		p->produced = ++seq;
+		pthread_cond_broadcast(&p->more);
+		pthread_mutex_unlock(&p->lock);
+		if (rret < 0)
+			break;
+	}
+	return rret;
+}
+
+/* The strategy whose error a serial run meets first (by event, then
+ * strategy), UINT32_MAX for none; its event in *@err_index. */
+static unsigned int par_first_error(struct par *p, long *err_index)
+{
+	unsigned int first = UINT32_MAX;
+
+	for (unsigned int i = 0; i < p->req->nr_specs; i++) {
+		struct par_strat *ps = &p->st[i];
+
+		if (ps->mm_err && !ps->ret) {
+			ps->ret = vt_error_set(&ps->err, ps->mm_err, "out of memory");
+			ps->err_index = -1;
+		}
+		if (ps->ret && (first == UINT32_MAX || ps->err_index < *err_index)) {
+			first = i;
+			*err_index = ps->err_index;
+		}
+	}
+	return first;
+}
+
+/* The --verify findings up to the first error, in serial order. */
+static int par_report_mismaps(struct par *p, const struct vt_replay_cb *cb,
+			      unsigned int first, long err_index,
+			      struct vt_error *err)
+{
+	struct par_mismap *all;
+	size_t nr_all = 0, k = 0;
+
+	for (unsigned int i = 0; i < p->req->nr_specs; i++)
+		nr_all += p->st[i].nr_mm;
+	if (!nr_all)
+		return 0;
+	all = malloc(nr_all * sizeof(*all));
+	if (!all)
+		return vt_err_oom(err);
+	for (unsigned int i = 0; i < p->req->nr_specs; i++) {
+		if (p->st[i].nr_mm)
+			memcpy(all + k, p->st[i].mm, p->st[i].nr_mm * sizeof(*all));
+		k += p->st[i].nr_mm;
+	}
+	qsort(all, nr_all, sizeof(*all), par_cmp_mismap);
+	for (k = 0; k < nr_all; k++) {
+		const struct par_mismap *m = &all[k];
+
+		if (first != UINT32_MAX && (m->index > err_index ||
+		    (m->index == err_index && m->strat > first)))
+			break;
+		cb->mismap(cb->ctx, m->index, m->strat, m->first_va,
+			   m->expected_pa, m->found_pa, m->pages);
+	}
+	free(all);
+	return 0;
+}
+
 static int replay_parallel(const struct vt_replay_req *req,
 			   struct vt_trace_reader *rd, struct vt_engine **eng,
 			   struct vt_cost_memo *memo, struct vt_replay_result *res,
@@ -346,13 +450,10 @@ static int replay_parallel(const struct vt_replay_req *req,
 {
 	struct par p = { .req = req, .res = res->s, .nr_threads = nthreads };
 	pthread_t *t = calloc(nthreads, sizeof(*t));
-	struct par_mismap *all = NULL;
 	struct vt_error rerr;
-	unsigned int started = 0, first = UINT32_MAX;
-	long index = 0, seq = 0, err_index = -1;
-	size_t nr_all = 0;
+	unsigned int started = 0, first;
+	long index = 0, err_index = -1;
 	int ret = 0, rret = 0;
-	struct vt_event ev;
 
 	p.st = calloc(req->nr_specs, sizeof(*p.st));
 	if (!t || !p.st) {
@@ -384,39 +485,7 @@ static int replay_parallel(const struct vt_replay_req *req,
 		ret = 1;
 		goto produced;
 	}
-	/* the producer: parse once, publish batches */
-	for (;;) {
-		struct par_batch *b = &p.slot[seq % PAR_SLOTS];
-
-		pthread_mutex_lock(&p.lock);
-		while (b->refs)
-			pthread_cond_wait(&p.room, &p.lock);
-		pthread_mutex_unlock(&p.lock);
-		b->n = 0;
-		b->base = index;
-		b->nr_runs = 0;
-		b->len_strs = 0;
-		while (b->n < PAR_BATCH && (rret = vt_trace_next(rd, &ev, &rerr)) > 0) {
-			rret = par_copy(b, &ev);
-			if (rret) {
-				vt_error_set(&rerr, rret, "out of memory");
-				break;
-			}
-			index++;
-			if (cb && cb->progress && !(index % VT_PROGRESS_EVENTS))
-				cb->progress(cb->ctx, index, false);
-		}
-		if (!b->n)
-			break;
-		par_fix(b);
-		pthread_mutex_lock(&p.lock);
-		b->refs = (int)req->nr_specs;
-		p.produced = ++seq;
-		pthread_cond_broadcast(&p.more);
-		pthread_mutex_unlock(&p.lock);
-		if (rret < 0)
-			break;
-	}
+	rret = par_produce(&p, rd, cb, &index, &rerr);
 produced:
 	pthread_mutex_lock(&p.lock);
 	p.done = true;
@@ -429,43 +498,8 @@ produced:
 	if (cb && cb->progress)
 		cb->progress(cb->ctx, index, true);
 
-	/* the error a serial run meets first: by event, then strategy */
-	for (unsigned int i = 0; i < req->nr_specs; i++) {
-		struct par_strat *ps = &p.st[i];
-
-		if (ps->mm_err && !ps->ret) {
-			ps->ret = vt_error_set(&ps->err, ps->mm_err, "out of memory");
-			ps->err_index = -1;
-		}
-		if (ps->ret && (first == UINT32_MAX || ps->err_index < err_index)) {
-			first = i;
-			err_index = ps->err_index;
-		}
-	}
-	/* --verify findings up to it, in serial order */
-	for (unsigned int i = 0; i < req->nr_specs; i++)
-		nr_all += p.st[i].nr_mm;
-	if (nr_all && (all = malloc(nr_all * sizeof(*all)))) {
-		size_t k = 0;
-
-		for (unsigned int i = 0; i < req->nr_specs; i++) {
-			if (p.st[i].nr_mm)
-				memcpy(all + k, p.st[i].mm, p.st[i].nr_mm * sizeof(*all));
-			k += p.st[i].nr_mm;
-		}
-		qsort(all, nr_all, sizeof(*all), par_cmp_mismap);
-		for (k = 0; k < nr_all; k++) {
-			const struct par_mismap *m = &all[k];
-
-			if (first != UINT32_MAX && (m->index > err_index ||
-			    (m->index == err_index && m->strat > first)))
-				break;
-			cb->mismap(cb->ctx, m->index, m->strat, m->first_va,
-				   m->expected_pa, m->found_pa, m->pages);
-		}
-	} else if (nr_all) {
-		ret = vt_err_oom(err);
-	}
+	first = par_first_error(&p, &err_index);
+	ret = par_report_mismaps(&p, cb, first, err_index, err);
 	if (!ret && first != UINT32_MAX) {
 		*err = p.st[first].err;
 		ret = p.st[first].ret;
@@ -484,12 +518,58 @@ free:
 		free(p.slot[k].runs);
 		free(p.slot[k].strs);
 	}
-	free(all);
 	free(p.st);
 	free(t);
 	pthread_cond_destroy(&p.more);
 	pthread_cond_destroy(&p.room);
 	pthread_mutex_destroy(&p.lock);
+	return ret;
+}
+
+/*
+ * One thread: every event to every engine in turn, until the end of the
+ * trace or req->stop_after (*@stopped).  Returns 0, or < 0 with @err
+ * located at the event; *@index counts the events replayed.
+ */
+static int replay_serial(const struct vt_replay_req *req, struct vt_trace_reader *rd,
+			 struct vt_engine **eng, struct vt_cost_memo *memo,
+			 struct vt_replay_result *res, const struct vt_replay_cb *cb,
+			 long *index, bool *stopped, struct vt_error *err)
+{
+	struct vt_event ev;
+	int ret;
+
+	while ((ret = vt_trace_next(rd, &ev, err)) > 0) {
+		for (unsigned int i = 0; i < req->nr_specs; i++) {
+			struct vt_engine *e = eng[i];
+			uint64_t va, peak = tlb_peak_entries(e);
+
+			ret = vt_engine_apply(e, *index, &ev, &va, err);
+			if (ret) {
+				if (!err->line && ev.line) {
+					err->line = ev.line;
+					err->column = ev.column;
+				}
+				err->event = *index;
+				if (!err->file[0])
+					snprintf(err->file, sizeof(err->file), "%s",
+						 req->path);
+				return ret;
+			}
+			account(e, &res->s[i], cb, i, *index, &ev, va, peak, req->profile,
+				&memo[i]);
+		}
+		if (req->stop_after >= 0 && *index >= req->stop_after) {
+			*stopped = true;
+			ret = 0;
+			break;
+		}
+		(*index)++;
+		if (cb && cb->progress && !(*index % VT_PROGRESS_EVENTS))
+			cb->progress(cb->ctx, *index, false);
+	}
+	if (cb && cb->progress)
+		cb->progress(cb->ctx, *index, true);
 	return ret;
 }
 
@@ -503,7 +583,6 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 	struct vt_cost_memo *memo = NULL;	/* one per strategy */
 	struct vt_model_opts o = *req->opts;
 	const struct vt_trace_config *tc;
-	struct vt_event ev;
 	long index = 0;
 	bool stopped = false;	/* at req->stop_after */
 	unsigned int nthreads = req->jobs < req->nr_specs ? req->jobs : req->nr_specs;
@@ -548,38 +627,11 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 			goto out;
 		par = !ret;	/* 1: no threads, replay serially */
 	}
-	while (!par && (ret = vt_trace_next(rd, &ev, err)) > 0) {
-		for (unsigned int i = 0; i < req->nr_specs; i++) {
-			struct vt_engine *e = eng[i];
-			uint64_t va, peak = tlb_peak_entries(e);
-
-			ret = vt_engine_apply(e, index, &ev, &va, err);
-			if (ret) {
-				if (!err->line && ev.line) {
-					err->line = ev.line;
-					err->column = ev.column;
-				}
-				err->event = index;
-				if (!err->file[0])
-					snprintf(err->file, sizeof(err->file), "%s",
-						 req->path);
-				goto out;
-			}
-			account(e, &res->s[i], cb, i, index, &ev, va, peak, req->profile,
-				&memo[i]);
-		}
-		if (req->stop_after >= 0 && index >= req->stop_after) {
-			stopped = true;
-			break;
-		}
-		index++;
-		if (cb && cb->progress && !(index % VT_PROGRESS_EVENTS))
-			cb->progress(cb->ctx, index, false);
+	if (!par) {
+		ret = replay_serial(req, rd, eng, memo, res, cb, &index, &stopped, err);
+		if (ret < 0)
+			goto out;
 	}
-	if (!par && cb && cb->progress)
-		cb->progress(cb->ctx, index, true);
-	if (ret < 0)
-		goto out;
 	/* events read: a --at beyond the trace reads them all (ptdump) */
 	res->events = stopped ? index + 1 : index;
 	for (unsigned int i = 0; i < req->nr_specs; i++) {
