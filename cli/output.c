@@ -480,14 +480,10 @@ static const char *out_name(const struct vt_io *io, char *buf, size_t size)
 int vt_out_check(const struct vt_cli *cli, const struct vt_io *io, size_t n,
 		 char *const *inputs, int n_inputs, const char *what)
 {
-	const struct vt_io common[] = {
-		{ "-o", cli->output, VT_IO_WRITE },
-		{ "--per-event", cli->per_event_file, VT_IO_WRITE },
-		{ "--svg", cli->svg, VT_IO_WRITE },
-		{ "--vmlinux", cli->vmlinux, VT_IO_READ },
-		{ "--kconfig", cli->kconfig, VT_IO_READ },
-	};
-	size_t nc = sizeof(common) / sizeof(*common);
+	static char bufs[VT_COMMON_FILES_MAX][PATH_MAX];
+	struct vt_io common[VT_COMMON_FILES_MAX];
+	/* the files the option table marks, never a list kept here */
+	size_t nc = vt_common_files(cli, common, VT_COMMON_FILES_MAX, bufs);
 	size_t total = nc + n + (size_t)(n_inputs > 0 ? n_inputs : 0), nid = 0;
 	struct vt_io *all = calloc(total ? total : 1, sizeof(*all));
 	struct out_id *ids = calloc(total ? total : 1, sizeof(*ids));
@@ -499,7 +495,7 @@ int vt_out_check(const struct vt_cli *cli, const struct vt_io *io, size_t n,
 		vt_err("out of memory");
 		return VT_EC_SYSTEM;
 	}
-	memcpy(all, common, sizeof(common));
+	memcpy(all, common, nc * sizeof(*common));
 	if (n)
 		memcpy(all + nc, io, n * sizeof(*io));
 	for (int i = 0; i < n_inputs; i++)
