@@ -22,8 +22,8 @@
  *   so that a run that fails after writing one output leaves none
  *   (docs/exit-codes.md: nothing written on 3, 4 or 5).
  *
- * Like git's lockfile.c (via tempfile.c and sigchain.c), SIGINT, SIGTERM
- * and SIGHUP remove every temporary file still there, then the signal is
+ * Like git's lockfile.c (via tempfile.c and sigchain.c), SIGINT, SIGTERM,
+ * SIGHUP and SIGPIPE remove every temporary file still there, then the signal is
  * raised again with its default action, so that the caller sees the
  * process end by that signal and nothing is left behind; an exit() that
  * does not pass through vt_out_finish() removes them too.
@@ -54,7 +54,15 @@ struct out_file {
 static struct out_file *open_files;
 static pid_t out_owner;
 
-static const int out_signals[] = { SIGINT, SIGTERM, SIGHUP };
+/*
+ * Every signal that ends the process by default and that a run meets in
+ * use: ^C, kill, a closed terminal, and a closed pipe on stdout
+ * (`replay --per-event=F ... | head -c1`: the report's write raises
+ * SIGPIPE, which left .F.XXXXXX).  With SIGPIPE ignored by the parent the
+ * write fails with EPIPE instead, a write error (exit 4), after which
+ * vt_out_finish() removes the temporaries as on every failure.
+ */
+static const int out_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
 /* Symbolic links followed at most (Linux's own limit, MAXSYMLINKS). */
 #define OUT_MAX_LINKS 40

@@ -74,7 +74,7 @@ run trace-va-wraps 3 'trace va 0xffffffffffffc000 \+ 49152 bytes overlaps a live
 	"$VT_BIN" replay --use-trace-va --verify "$TMP/va-wrap.jsonl"
 
 ## Output files (cli/output.c): temporary beside the target, renamed on
-## success, removed on failure and on SIGINT/SIGTERM/SIGHUP
+## success, removed on failure and on SIGINT/SIGTERM/SIGHUP/SIGPIPE
 REC=$VT_SRC/tests/data/import/vmap.txt
 mkdir -p "$TMP/o"
 run import-o-dash 0 '' "$VT_BIN" import "$REC" -o -
@@ -102,14 +102,14 @@ if ls -A "$TMP/o" | grep -q bad; then
 fi
 # a signal while the output is open: the temporary is removed and the
 # process dies by that signal (a FIFO held open keeps replay waiting)
-for sig in INT TERM HUP; do
+for sig in INT TERM HUP PIPE; do
 	mkdir -p "$TMP/s$sig"
 	mkfifo "$TMP/s$sig/in"
 	( exec 3<>"$TMP/s$sig/in"; sleep 5 ) &
 	holder=$!
 	# (a shell without job control starts background jobs with SIGINT
 	# ignored, and an ignored signal stays ignored: restore the default)
-	env --default-signal=INT "$VT_BIN" replay --per-event="$TMP/s$sig/pe.jsonl" \
+	env --default-signal=INT,PIPE "$VT_BIN" replay --per-event="$TMP/s$sig/pe.jsonl" \
 		"$TMP/s$sig/in" 2>/dev/null &
 	pid=$!
 	for _ in $(seq 50); do
@@ -125,6 +125,25 @@ for sig in INT TERM HUP; do
 		fail "SIG$sig during output: exit $rc, left: $left"
 	fi
 done
+# stdout a pipe its reader closed (`replay --per-event=F ... | head -c1`):
+# the report's write raises SIGPIPE (the process dies by it, nothing left),
+# or with SIGPIPE ignored fails with EPIPE (exit 4, nothing left).  The
+# trace comes through a FIFO the reader fills only once it has closed its
+# end of the pipe, so the write always meets a closed pipe.
+for how in default ignore; do
+	d=$TMP/p$how
+	mkdir -p "$d"
+	mkfifo "$d/in"
+	{ env --"$how"-signal=PIPE "$VT_BIN" replay --per-event="$d/pe.jsonl" "$d/in" \
+		2>"$d/err"; echo $? >"$d/rc"; } | { exec 0<&-; cat "$VT_SRC/traces/default.json" >"$d/in"; }
+	rc=$(cat "$d/rc")
+	want=141; [ $how = ignore ] && want=4
+	left=$(ls -A "$d" | grep -vxE 'in|err|rc')
+	if [ -n "$left" ] || [ "$rc" != $want ]; then
+		fail "stdout a closed pipe, SIGPIPE $how: exit $rc (want $want), left: $left"
+	fi
+done
+[ $how = ignore ] && test_expect_message 'write error on stdout: Broken pipe' "$d/err"
 
 ## Input: "-", pipes, FIFOs, devices; bounded by --max-input
 SH=$VT_SRC/tests/fuzz/corpus/trace-json/systemheap.jsonl
