@@ -361,23 +361,26 @@ size_t vt_common_files(const struct vt_cli *cli, struct vt_io *io, size_t max,
 	static char opt_names[NR_HEAD][40];
 	size_t n = 0;
 
-	for (size_t i = 0; i < NR_HEAD; i++) {
-		const struct common_opt *c = &common_head[i];
-		const char *v;
+	/* -o, the other outputs, then the inputs: the order the messages
+	 * name two of them in */
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < NR_HEAD && n < max; i++) {
+			const struct common_opt *c = &common_head[i];
+			const char *v;
 
-		if (!c->io)
-			continue;
-		v = *(const char *const *)((const char *)cli + c->member);
-		if (n == max)
-			break;
-		if (c->path)
-			v = c->path(cli, v, bufs[n], PATH_MAX);
-		snprintf(opt_names[i], sizeof(opt_names[i]), "--%s", c->a.name);
-		io[n].opt = c->a.key == 'o' ? "-o" : opt_names[i];
-		io[n].path = v;
-		io[n].mode = c->io;
-		n++;
-	}
+			if (!c->io || (pass == 0) != (c->a.key == 'o') ||
+			    (pass == 1 && !(c->io & VT_IO_WRITE)) ||
+			    (pass == 2 && (c->io & VT_IO_WRITE)))
+				continue;
+			v = *(const char *const *)((const char *)cli + c->member);
+			if (c->path)
+				v = c->path(cli, v, bufs[n], PATH_MAX);
+			snprintf(opt_names[i], sizeof(opt_names[i]), "--%s", c->a.name);
+			io[n].opt = c->a.key == 'o' ? "-o" : opt_names[i];
+			io[n].path = v;
+			io[n].mode = c->io;
+			n++;
+		}
 	return n;
 }
 
