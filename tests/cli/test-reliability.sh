@@ -261,6 +261,33 @@ if [ -f "$R/fix256_x10.trace.dat" ]; then
 		run "import-dat-${ps#*:}" 3 "${ps#*:}" "$VT_BIN" import "$TMP/ps.dat" -o /dev/null
 	done
 fi
+# an xz stream whose block header declares a 2 GiB dictionary (the LZMA2
+# property byte of a small recording's stream set to 38, the header's CRC32
+# redone): refused before liblzma allocates it, read when --max-input
+# allows it
+python3 - "$VT_SRC/tests/data/import/vmap.txt" "$TMP/dict2g.xz" <<'PY' || fail "dict2g.xz"
+import lzma, struct, sys, zlib
+x = bytearray(lzma.compress(open(sys.argv[1], "rb").read(), format=lzma.FORMAT_XZ))
+def vli(b, i):
+    v = sh = 0
+    while True:
+        c = b[i]; i += 1; v |= (c & 0x7f) << sh; sh += 7
+        if not c & 0x80:
+            return v, i
+hs = (x[12] + 1) * 4
+i = 14
+if x[13] & 0x40: _, i = vli(x, i)
+if x[13] & 0x80: _, i = vli(x, i)
+fid, i = vli(x, i)
+ps, i = vli(x, i)
+assert fid == 0x21 and ps == 1, (fid, ps)
+x[i] = 38
+x[12 + hs - 4:12 + hs] = struct.pack("<I", zlib.crc32(bytes(x[12:12 + hs - 4])))
+open(sys.argv[2], "wb").write(x)
+PY
+run import-xz-dict-2g 3 'the xz data declares a dictionary needing 2147[0-9]+ bytes to decompress, more than the [0-9]+ bytes the --max-input limit of 1 GiB.* allows' \
+	"$VT_BIN" import "$TMP/dict2g.xz" -o /dev/null
+run import-xz-dict-2g-allowed 0 '' "$VT_BIN" import --max-input=3G "$TMP/dict2g.xz" -o /dev/null
 # an xz bomb stops at --max-input
 head -c 300000000 /dev/zero | xz -1 >"$TMP/bomb.xz"
 run import-xz-bomb 3 'the decompressed recording is larger than the --max-input limit of 64 MiB' \
