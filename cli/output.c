@@ -488,7 +488,7 @@ static const char *out_name(const struct vt_io *io, char *buf, size_t size)
 int vt_out_check(const struct vt_cli *cli, const struct vt_io *io, size_t n,
 		 char *const *inputs, int n_inputs, const char *what)
 {
-	static char bufs[VT_COMMON_FILES_MAX][PATH_MAX];
+	char bufs[VT_COMMON_FILES_MAX][PATH_MAX];
 	struct vt_io common[VT_COMMON_FILES_MAX];
 	/* the files the option table marks, never a list kept here */
 	size_t nc = vt_common_files(cli, common, VT_COMMON_FILES_MAX, bufs);
