@@ -15,6 +15,7 @@
 #define VT_CLI_H
 
 #include <argp.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -202,11 +203,17 @@ struct vt_io {
 	const char *path;	/* NULL: not given */
 	unsigned int mode;	/* VT_IO_READ | VT_IO_WRITE; 0: not used */
 };
+/* The files the common options name, as the option table marks them
+ * (cli/common.c): at most @max into @io, a value that needs resolving
+ * (--profile=NAME) resolved into @bufs[i]; returns how many. */
+size_t vt_common_files(const struct vt_cli *cli, struct vt_io *io, size_t max,
+		       char (*bufs)[PATH_MAX]);
+#define VT_COMMON_FILES_MAX 16
 /*
  * Before a command runs: an empty output name, two outputs naming the same
  * file, or an output naming a file that is read is a usage error (2) naming
- * both options.  -o, --per-event, --svg, --vmlinux and --kconfig are added
- * from @cli; @io are the command's own options, @inputs its operands
+ * both options.  The files of the common options (vt_common_files()) are
+ * added from @cli; @io are the command's own options, @inputs its operands
  * (called @what in messages).  Existing files are compared by inode, others
  * by their path with links resolved; stdout, devices and FIFOs are not.
  */

@@ -558,6 +558,47 @@ static int load_profiles(struct vt_profile **out, unsigned int *nr)
 	return 0;
 }
 
+/*
+ * The profile files this run reads (every profile of the profile folder)
+ * and, with --write, writes (DIR/NAME.json): -o naming one of them is
+ * refused before the run, as every output naming an input or another
+ * output is (vt_out_check()).  A profile --write replaces in the folder it
+ * was read from is one file read and then replaced, as gate
+ * --update-baseline's.
+ */
+static int check_profile_files(const struct calib_args *a, const struct vt_profile *profs,
+			       unsigned int nr)
+{
+	const char *wdir = a->write && !a->check ? a->write_dir ?: vt_profile_dir() : NULL;
+	struct vt_io *io = calloc(2 * (size_t)nr + 1, sizeof(*io));
+	char (*paths)[PATH_MAX] = calloc(2 * (size_t)nr + 1, sizeof(*paths));
+	size_t n = 0;
+	int ret;
+
+	if (!io || !paths) {
+		free(io);
+		free(paths);
+		return vt_err("out of memory"), VT_EC_SYSTEM;
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		snprintf(paths[n], PATH_MAX, "%s/%s.json", vt_profile_dir(), profs[i].name);
+		io[n] = (struct vt_io){ "profile", paths[n], VT_IO_READ };
+		n++;
+		if (!wdir)
+			continue;
+		snprintf(paths[n], PATH_MAX, "%s/%s.json", wdir, profs[i].name);
+		io[n] = (struct vt_io){ "--write", paths[n], VT_IO_WRITE };
+		if (!strcmp(paths[n], paths[n - 1]))
+			io[n - 1].mode |= VT_IO_WRITE;
+		else
+			n++;
+	}
+	ret = vt_out_check(a->cli, io, n, NULL, 0, NULL);
+	free(io);
+	free(paths);
+	return ret;
+}
+
 int cmd_calibrate(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool calibrate";
@@ -585,6 +626,8 @@ int cmd_calibrate(struct vt_cli *cli, int argc, char **argv)
 	if (ret)
 		return vt_report_error(&err);
 	ret = load_profiles(&profs, &nr_profs);
+	if (!ret)
+		ret = check_profile_files(&a, profs, nr_profs);
 	if (!ret)
 		ret = run_experiments(&set, profs, nr_profs);
 	if (ret)

@@ -9,6 +9,7 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/cost/profile.h"
 #include "core/strategy/registry.h"
 
 /* ---- common options (interfaces.md 1.1 and 1.3) ----------------------- */
@@ -40,48 +42,95 @@ enum {
 	OPT_MODEL,	/* + enum vt_option_id: the option table */
 };
 
+/*
+ * The file an option's value names, for the check that no output replaces
+ * an input or another output (vt_out_check()): what the command does with
+ * it (VT_IO_READ, VT_IO_WRITE), the member of struct vt_cli the parser
+ * stores it in, and, for a value that is not always a path, how to find
+ * the file it names.  Marked here, in the option table, so that an option
+ * added with a file cannot be left out of the check (tests/cli/
+ * test-output-clash.sh tries every option whose argument names a FILE).
+ */
+struct common_opt {
+	struct argp_option a;
+	unsigned int io;		/* VT_IO_*; 0: the value names no file */
+	size_t member;			/* offsetof(struct vt_cli, ...) */
+	const char *(*path)(const struct vt_cli *cli, const char *value, char *buf,
+			    size_t len);
+};
+#define IO_FILE(mode, field, fn) (mode), offsetof(struct vt_cli, field), (fn)
+#define NO_FILE 0, 0, NULL
+
+/*
+ * --profile=NAME reads PROFILE_DIR/NAME.json, a value with a '/' or ending
+ * in ".json" is that file (vt_profile_load()'s rule, core/cost/profile.c);
+ * a command that takes --profile reads the default one without it.
+ */
+static const char *profile_path(const struct vt_cli *cli, const char *value,
+				char *buf, size_t len)
+{
+	size_t n;
+
+	if (!value && (!cli->cmd || !(cli->cmd->applies & VT_APPLIES_PROFILE)))
+		return NULL;
+	if (!value)
+		value = VT_PROFILE_DEFAULT;
+	n = strlen(value);
+
+	if (strchr(value, '/') || (n > 5 && !strcmp(value + n - 5, ".json")))
+		return value;
+	snprintf(buf, len, "%s/%s.json", vt_profile_dir(), value);
+	return buf;
+}
+
 /* The common options before the table's, then those after it. */
-static const struct argp_option common_head[] = {
-	{ NULL, 0, NULL, 0, "Common options:", 100 },
-	{ "strategy", OPT_STRATEGY, "LIST", 0,
-	  "comma-separated strategies (default: the registry's default set)", 0 },
-	{ "profile", OPT_PROFILE, "NAME|FILE.json", 0,
+static const struct common_opt common_head[] = {
+	{ { NULL, 0, NULL, 0, "Common options:", 100 }, NO_FILE },
+	{ { "strategy", OPT_STRATEGY, "LIST", 0,
+	  "comma-separated strategies (default: the registry's default set)", 0 }, NO_FILE },
+	{ { "profile", OPT_PROFILE, "NAME|FILE.json", 0,
 	  "cost profile for the cycles and ns estimates (default generic-a76; "
 	  "'vmaptool profiles' lists them)", 0 },
-	{ "granule", OPT_GRANULE, NULL, 0,
-	  "translation granule (overrides the trace's config)", 0 },
-	{ "va-bits", OPT_VA_BITS, "N", 0, NULL, 0 },
-	{ "vmlinux", OPT_VMLINUX, "FILE", 0,
+	  IO_FILE(VT_IO_READ, profile, profile_path) },
+	{ { "granule", OPT_GRANULE, NULL, 0,
+	  "translation granule (overrides the trace's config)", 0 }, NO_FILE },
+	{ { "va-bits", OPT_VA_BITS, "N", 0, NULL, 0 }, NO_FILE },
+	{ { "vmlinux", OPT_VMLINUX, "FILE", 0,
 	  "an arm64 kernel image (ELF vmlinux, Image, Image.gz, EFI zboot): its "
 	  "geometry, --kernel generation and symbols, unless given by other options", 0 },
-	{ "kconfig", OPT_KCONFIG, "FILE", 0,
+	  IO_FILE(VT_IO_READ, vmlinux, NULL) },
+	{ { "kconfig", OPT_KCONFIG, "FILE", 0,
 	  "the image's .config, for an image without IKCONFIG (Debian: "
 	  "/boot/config-RELEASE)", 0 },
-	{ "format", OPT_FORMAT, "table|json|csv|mail", 0,
-	  "output format (default table; mail: replay and compare only)", 0 },
-	{ "json", 'j', NULL, 0, "same as --format=json", 0 },
-	{ "wide", OPT_WIDE, NULL, 0,
+	  IO_FILE(VT_IO_READ, kconfig, NULL) },
+	{ { "format", OPT_FORMAT, "table|json|csv|mail", 0,
+	  "output format (default table; mail: replay and compare only)", 0 }, NO_FILE },
+	{ { "json", 'j', NULL, 0, "same as --format=json", 0 }, NO_FILE },
+	{ { "wide", OPT_WIDE, NULL, 0,
 	  "the table keeps one column per strategy however wide (default: "
-	  "one block per strategy when the columns would pass 72)", 0 },
-	{ "color", OPT_COLOR, "auto|always|never", OPTION_ARG_OPTIONAL,
+	  "one block per strategy when the columns would pass 72)", 0 }, NO_FILE },
+	{ { "color", OPT_COLOR, "auto|always|never", OPTION_ARG_OPTIONAL,
 	  "colour the table's changes by whether they are good (default auto: "
-	  "on a terminal without NO_COLOR; --color alone is always)", 0 },
-	{ "svg", OPT_SVG, "FILE", 0,
+	  "on a terminal without NO_COLOR; --color alone is always)", 0 }, NO_FILE },
+	{ { "svg", OPT_SVG, "FILE", 0,
 	  "also write a self-contained SVG chart of the report to FILE", 0 },
-	{ "output", 'o', "FILE", 0, "write the output to FILE (whole or not at all)", 0 },
-	{ "per-op", OPT_PER_OP, NULL, 0, "break the metrics down by op", 0 },
-	{ "per-event", OPT_PER_EVENT, "FILE", OPTION_ARG_OPTIONAL,
+	  IO_FILE(VT_IO_WRITE, svg, NULL) },
+	{ { "output", 'o', "FILE", 0, "write the output to FILE (whole or not at all)", 0 },
+	  IO_FILE(VT_IO_WRITE, output, NULL) },
+	{ { "per-op", OPT_PER_OP, NULL, 0, "break the metrics down by op", 0 }, NO_FILE },
+	{ { "per-event", OPT_PER_EVENT, "FILE", OPTION_ARG_OPTIONAL,
 	  "JSON Lines, one line per event and strategy (to FILE, or instead of the report)", 0 },
-	{ "max-input", OPT_MAX_INPUT, "SIZE", 0,
+	  IO_FILE(VT_IO_WRITE, per_event_file, NULL) },
+	{ { "max-input", OPT_MAX_INPUT, "SIZE", 0,
 	  "most bytes of one input held at once: a JSON trace, a JSON Lines "
-	  "line, a recording after decompression (K, M, G, T suffixes; default 1G)", 0 },
-	{ "jobs", OPT_JOBS, "N", 0,
-	  "replay up to N traces, or the strategies of one trace, in parallel (default: the number of cores)", 0 },
-	{ "quiet", 'q', NULL, 0, "no warnings or informational messages", 0 },
-	{ "verbose", 'v', NULL, 0, "more detail; repeat for debug output", 0 },
-	{ NULL, 'h', NULL, 0, "same as --help", 0 },
-	{ NULL, 0, NULL, 0, "What-if options of the modelled kernel:", 110 },
-	{ "kernel", OPT_KERNEL, "GEN", 0, NULL, 0 },
+	  "line, a recording after decompression (K, M, G, T suffixes; default 1G)", 0 }, NO_FILE },
+	{ { "jobs", OPT_JOBS, "N", 0,
+	  "replay up to N traces, or the strategies of one trace, in parallel (default: the number of cores)", 0 }, NO_FILE },
+	{ { "quiet", 'q', NULL, 0, "no warnings or informational messages", 0 }, NO_FILE },
+	{ { "verbose", 'v', NULL, 0, "more detail; repeat for debug output", 0 }, NO_FILE },
+	{ { NULL, 'h', NULL, 0, "same as --help", 0 }, NO_FILE },
+	{ { NULL, 0, NULL, 0, "What-if options of the modelled kernel:", 110 }, NO_FILE },
+	{ { "kernel", OPT_KERNEL, "GEN", 0, NULL, 0 }, NO_FILE },
 };
 #define NR_HEAD (sizeof(common_head) / sizeof(common_head[0]))
 
@@ -268,7 +317,7 @@ static void build_common_options(void)
 	    "so one given after --kernel wins and one before it is overridden");
 
 	for (size_t i = 0; i < NR_HEAD; i++) {
-		*o = common_head[i];
+		*o = common_head[i].a;
 		if (o->key == OPT_GRANULE)
 			o->arg = granules;
 		else if (o->key == OPT_VA_BITS)
@@ -276,7 +325,7 @@ static void build_common_options(void)
 		else if (o->key == OPT_KERNEL)
 			o->doc = kernel_help;
 		o++;
-		if (common_head[i].key != OPT_JOBS)
+		if (common_head[i].a.key != OPT_JOBS)
 			continue;
 		/* the table's common options come after --jobs */
 		for (int k = 0; k < VT_OPT__NR; k++)
@@ -304,6 +353,35 @@ static void build_common_options(void)
 			t->arg_optional ? OPTION_ARG_OPTIONAL : 0, help, 0 };
 	}
 	*o = (struct argp_option){ NULL, 0, NULL, 0, NULL, 0 };
+}
+
+size_t vt_common_files(const struct vt_cli *cli, struct vt_io *io, size_t max,
+			char (*bufs)[PATH_MAX])
+{
+	static char opt_names[NR_HEAD][40];
+	size_t n = 0;
+
+	/* -o, the other outputs, then the inputs: the order the messages
+	 * name two of them in */
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < NR_HEAD && n < max; i++) {
+			const struct common_opt *c = &common_head[i];
+			const char *v;
+
+			if (!c->io || (pass == 0) != (c->a.key == 'o') ||
+			    (pass == 1 && !(c->io & VT_IO_WRITE)) ||
+			    (pass == 2 && (c->io & VT_IO_WRITE)))
+				continue;
+			v = *(const char *const *)((const char *)cli + c->member);
+			if (c->path)
+				v = c->path(cli, v, bufs[n], PATH_MAX);
+			snprintf(opt_names[i], sizeof(opt_names[i]), "--%s", c->a.name);
+			io[n].opt = c->a.key == 'o' ? "-o" : opt_names[i];
+			io[n].path = v;
+			io[n].mode = c->io;
+			n++;
+		}
+	return n;
 }
 
 bool vt_common_geometry_error(const struct vt_model_opts *m, char *buf, size_t len)

@@ -22,8 +22,8 @@
  *   so that a run that fails after writing one output leaves none
  *   (docs/exit-codes.md: nothing written on 3, 4 or 5).
  *
- * Like git's lockfile.c (via tempfile.c and sigchain.c), SIGINT, SIGTERM
- * and SIGHUP remove every temporary file still there, then the signal is
+ * Like git's lockfile.c (via tempfile.c and sigchain.c), SIGINT, SIGTERM,
+ * SIGHUP and SIGPIPE remove every temporary file still there, then the signal is
  * raised again with its default action, so that the caller sees the
  * process end by that signal and nothing is left behind; an exit() that
  * does not pass through vt_out_finish() removes them too.
@@ -54,7 +54,15 @@ struct out_file {
 static struct out_file *open_files;
 static pid_t out_owner;
 
-static const int out_signals[] = { SIGINT, SIGTERM, SIGHUP };
+/*
+ * Every signal that ends the process by default and that a run meets in
+ * use: ^C, kill, a closed terminal, and a closed pipe on stdout
+ * (`replay --per-event=F ... | head -c1`: the report's write raises
+ * SIGPIPE, which left .F.XXXXXX).  With SIGPIPE ignored by the parent the
+ * write fails with EPIPE instead, a write error (exit 4), after which
+ * vt_out_finish() removes the temporaries as on every failure.
+ */
+static const int out_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
 /* Symbolic links followed at most (Linux's own limit, MAXSYMLINKS). */
 #define OUT_MAX_LINKS 40
@@ -480,14 +488,10 @@ static const char *out_name(const struct vt_io *io, char *buf, size_t size)
 int vt_out_check(const struct vt_cli *cli, const struct vt_io *io, size_t n,
 		 char *const *inputs, int n_inputs, const char *what)
 {
-	const struct vt_io common[] = {
-		{ "-o", cli->output, VT_IO_WRITE },
-		{ "--per-event", cli->per_event_file, VT_IO_WRITE },
-		{ "--svg", cli->svg, VT_IO_WRITE },
-		{ "--vmlinux", cli->vmlinux, VT_IO_READ },
-		{ "--kconfig", cli->kconfig, VT_IO_READ },
-	};
-	size_t nc = sizeof(common) / sizeof(*common);
+	char bufs[VT_COMMON_FILES_MAX][PATH_MAX];
+	struct vt_io common[VT_COMMON_FILES_MAX];
+	/* the files the option table marks, never a list kept here */
+	size_t nc = vt_common_files(cli, common, VT_COMMON_FILES_MAX, bufs);
 	size_t total = nc + n + (size_t)(n_inputs > 0 ? n_inputs : 0), nid = 0;
 	struct vt_io *all = calloc(total ? total : 1, sizeof(*all));
 	struct out_id *ids = calloc(total ? total : 1, sizeof(*ids));
@@ -499,7 +503,7 @@ int vt_out_check(const struct vt_cli *cli, const struct vt_io *io, size_t n,
 		vt_err("out of memory");
 		return VT_EC_SYSTEM;
 	}
-	memcpy(all, common, sizeof(common));
+	memcpy(all, common, nc * sizeof(*common));
 	if (n)
 		memcpy(all + nc, io, n * sizeof(*io));
 	for (int i = 0; i < n_inputs; i++)

@@ -12,13 +12,7 @@
 
 #include "cli/report-doc.h"
 #include "core/input.h"
-
-static int schema(struct vt_error *err, const char *path, const char *what)
-{
-	snprintf(err->file, sizeof(err->file), "%s", path);
-	return vt_error_set(err, VT_ERR_TRACE_SCHEMA,
-			    "not a valid vmaptool report: %s", what);
-}
+#include "core/json-read.h"
 
 /* @p without "./" components and repeated slashes, into @buf. */
 const char *vt_report_key_normal(const char *p, char *buf, size_t len)
@@ -297,9 +291,6 @@ static int check_strategies(json_t *strats, const char *name, const char *path,
 		if (!ret)
 			ret = check_counts(json_object_get(s, "metrics"), "metrics.",
 					   1, name, sn, path, err);
-		if (!ret && po && !json_is_object(po))
-			ret = bad(err, path, "trace '%s', strategy '%s': per_op is "
-				  "not an object", name, sn);
 		if (!ret && po)
 			ret = check_counts(po, "per_op.", 2, name, sn, path, err);
 		if (ret)
@@ -338,9 +329,8 @@ static int check_traces(json_t *root, const char *path, struct vt_error *err)
 	json_array_foreach(traces, i, t) {
 		const char *name = json_string_value(json_object_get(t, "trace"));
 		json_t *c = json_object_get(t, "config");
-		json_t *ev = json_object_get(t, "events");
 		size_t len = strlen(name) + 1;
-		char buf[64], *key = malloc(len);
+		char *key = malloc(len);
 
 		if (!key) {
 			ret = vt_error_set(err, -ENOMEM, "out of memory");
@@ -349,22 +339,10 @@ static int check_traces(json_t *root, const char *path, struct vt_error *err)
 		/* the whole key: normalising only shortens it */
 		d[i].key = vt_report_key_normal(name, key, len);
 		d[i].at = i;
-		/* gate compares it: a changed trace is a regression */
-		if (ev && (!json_is_integer(ev) || json_integer_value(ev) < 0)) {
-			ret = bad(err, path, "trace '%s': events is %s, not a count "
-				  "(a non-negative integer)", name,
-				  what_is(ev, buf, sizeof(buf)));
-			goto out;
-		}
 		if (c) {
 			unsigned int ps = 12, va = 48;
 			char where[300];
 
-			if (!json_is_object(c)) {
-				ret = bad(err, path, "trace '%s': config is not an object",
-					  name);
-				goto out;
-			}
 			snprintf(where, sizeof(where), "trace '%.256s': config.", name);
 			/* the top-level config was checked: this cannot fail */
 			check_geometry(json_object_get(root, "config"), "", path,
@@ -399,6 +377,75 @@ out:
 	return ret;
 }
 
+/*
+ * The shape of a report, through the typed reader (core/json-read.c) as
+ * profiles and figures are read: each field of its type or a located
+ * error naming it ("trace 'x': \"events\" must be an integer from 0 to
+ * ..., not a string"), never skipped.  The counts, the geometry and the
+ * options are checked after, with the rules of the command line.
+ */
+static int check_strategy_shape(const struct vt_jr *tr, json_t *s, size_t k,
+				const char *trace)
+{
+	struct vt_jr sr = *tr, *r = &sr;
+	char where[320];
+	const char *name;
+	json_t *v;
+	int ret;
+
+	snprintf(where, sizeof(where), "trace '%.256s', strategy %zu", trace, k + 1);
+	r->where = where;
+	if (!json_is_object(s))
+		return vt_jr_fail(r, "must be an object, not %s", vt_jr_type(s));
+	ret = vt_jr_str(r, s, "name", VT_JR_REQUIRED, &name);
+	if (ret)
+		return ret;
+	snprintf(where, sizeof(where), "trace '%.256s', strategy '%.32s'", trace, name);
+	ret = vt_jr_object(r, s, "metrics", VT_JR_REQUIRED, &v);
+	if (!ret)
+		ret = vt_jr_object(r, s, "per_op", VT_JR_OPTIONAL, &v);
+	return ret;
+}
+
+static int check_shape(json_t *root, const char *path, struct vt_error *err)
+{
+	struct vt_jr r = { path, VT_ERR_TRACE_SCHEMA, NULL, err };
+	json_t *traces, *v, *t, *strats, *s;
+	char where[300];
+	const char *name;
+	int64_t events;
+	size_t i, k;
+	int ret;
+
+	ret = vt_jr_array(&r, root, "traces", VT_JR_REQUIRED, &traces);
+	if (!ret)
+		ret = vt_jr_object(&r, root, "config", VT_JR_REQUIRED, &v);
+	json_array_foreach(traces, i, t) {
+		if (ret)
+			break;
+		snprintf(where, sizeof(where), "traces[%zu]", i);
+		r.where = where;
+		if (!json_is_object(t))
+			return vt_jr_fail(&r, "must be an object, not %s", vt_jr_type(t));
+		ret = vt_jr_str(&r, t, "trace", VT_JR_REQUIRED, &name);
+		if (ret)
+			break;
+		snprintf(where, sizeof(where), "trace '%.256s'", name);
+		/* gate compares it: a changed trace is a regression */
+		ret = vt_jr_int(&r, t, "events", VT_JR_OPTIONAL, 0, 0, INT64_MAX, &events);
+		if (!ret)
+			ret = vt_jr_object(&r, t, "config", VT_JR_OPTIONAL, &v);
+		if (!ret)
+			ret = vt_jr_array(&r, t, "strategies", VT_JR_REQUIRED, &strats);
+		json_array_foreach(strats, k, s) {
+			if (ret)
+				break;
+			ret = check_strategy_shape(&r, s, k, name);
+		}
+	}
+	return ret;
+}
+
 int vt_report_load(const char *path, struct vt_report **out,
 		   struct vt_error *err)
 {
@@ -411,8 +458,7 @@ int vt_report_load_max(const char *path, uint64_t max,
 	struct vt_report *r;
 	json_error_t jerr;
 	const char *format;
-	json_t *root, *t;
-	size_t i;
+	json_t *root;
 	int ret;
 
 	*out = NULL;
@@ -434,27 +480,10 @@ int vt_report_load_max(const char *path, uint64_t max,
 				    "not a %s version %d document",
 				    VT_REPORT_FORMAT, VT_REPORT_VERSION);
 	}
-	if (!json_is_array(json_object_get(root, "traces")) ||
-	    !json_is_object(json_object_get(root, "config"))) {
+	ret = check_shape(root, path, err);
+	if (ret) {
 		json_decref(root);
-		return schema(err, path, "no \"traces\" array or \"config\" object");
-	}
-	json_array_foreach(json_object_get(root, "traces"), i, t) {
-		json_t *s;
-		size_t k;
-
-		if (!json_is_string(json_object_get(t, "trace")) ||
-		    !json_is_array(json_object_get(t, "strategies"))) {
-			json_decref(root);
-			return schema(err, path, "a trace without \"trace\" or \"strategies\"");
-		}
-		json_array_foreach(json_object_get(t, "strategies"), k, s)
-			if (!json_is_string(json_object_get(s, "name")) ||
-			    !json_is_object(json_object_get(s, "metrics"))) {
-				json_decref(root);
-				return schema(err, path,
-					      "a strategy without \"name\" or \"metrics\"");
-			}
+		return ret;
 	}
 	ret = check_config(json_object_get(root, "config"), path, err);
 	if (!ret)

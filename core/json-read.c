@@ -128,6 +128,20 @@ int vt_jr_string(const struct vt_jr *r, const json_t *obj, const char *key,
 	return 0;
 }
 
+int vt_jr_str(const struct vt_jr *r, const json_t *obj, const char *key,
+	      int req, const char **out)
+{
+	json_t *v;
+	int ret = get(r, obj, key, req, "a string", &v);
+
+	if (ret)
+		return ret;
+	if (v && !json_is_string(v))
+		return vt_jr_fail(r, "\"%s\" must be a string, not %s", key, vt_jr_type(v));
+	*out = v ? json_string_value(v) : NULL;
+	return 0;
+}
+
 int vt_jr_object(const struct vt_jr *r, const json_t *obj, const char *key,
 		 int req, json_t **out)
 {

@@ -48,6 +48,9 @@ int vt_jr_int(const struct vt_jr *r, const json_t *obj, const char *key,
 /* A string that fits @len bytes with its NUL: refused, not cut. */
 int vt_jr_string(const struct vt_jr *r, const json_t *obj, const char *key,
 		 int req, const char *def, char *buf, size_t len);
+/* A string, without a copy: *@out is jansson's (NULL when absent). */
+int vt_jr_str(const struct vt_jr *r, const json_t *obj, const char *key,
+	      int req, const char **out);
 /* An object or an array: *@out is the value, NULL when absent. */
 int vt_jr_object(const struct vt_jr *r, const json_t *obj, const char *key,
 		 int req, json_t **out);

@@ -237,100 +237,135 @@ void vt_im_set_ref(struct vt_import *im, int *ref, long idx)
 		a->nrefs++;
 }
 
-/* ---- live-area table: va -> area ----------------------------------- */
+/* ---- tables of areas by va: live areas, vm_map_ram, vmap blocks ----- */
 
-static const char live_tomb;
-#define LIVE_TOMB ((struct area *)&live_tomb)
+static const char va_tomb;
+#define VA_TOMB ((struct area *)&va_tomb)
 
-static size_t live_hash(uint64_t va, size_t cap)
+static size_t va_hash(const struct vt_import *im, uint64_t va, size_t cap)
 {
-	return (size_t)((va >> 12) * 0x9e3779b97f4a7c15ULL) & (cap - 1);
+	return (size_t)vt_siphash_u64(&im->hash_key, va) & (cap - 1);
 }
 
-/* Sized by the live areas (not doubled by the frees' tombstones). */
-static bool live_rehash(struct vt_import *im)
+/* Sized by the entries (not doubled by the deletions' tombstones). */
+static bool va_rehash(struct vt_import *im, struct vt_im_vatab *t)
 {
-	struct area **old = im->live;
-	size_t ocap = im->live_cap, i, n = 0, ncap = 256;
+	struct area **old = t->v;
+	size_t ocap = t->cap, i, n = 0, ncap = 256;
 
 	for (i = 0; i < ocap; i++)
-		n += old[i] && old[i] != LIVE_TOMB;
+		n += old[i] && old[i] != VA_TOMB;
 	while (ncap < (n + 1) * 4)
 		ncap *= 2;
 
-	im->live = calloc(ncap, sizeof(*im->live));
-	if (!im->live) {
-		im->live = old;
+	t->v = calloc(ncap, sizeof(*t->v));
+	if (!t->v) {
+		t->v = old;
 		im->oom = true;
 		return false;
 	}
-	im->live_cap = ncap;
-	im->live_used = 0;
+	t->cap = ncap;
+	t->used = 0;
 	for (i = 0; i < ocap; i++) {
 		struct area *a = old[i];
 		size_t h;
 
-		if (!a || a == LIVE_TOMB)
+		if (!a || a == VA_TOMB)
 			continue;
-		h = live_hash(a->va, ncap);
-		while (im->live[h])
+		h = va_hash(im, a->va, ncap);
+		while (t->v[h]) {
 			h = (h + 1) & (ncap - 1);
-		im->live[h] = a;
-		im->live_used++;
+			im->probes++;
+		}
+		t->v[h] = a;
+		t->used++;
 	}
 	free(old);
 	return true;
 }
 
-long vt_im_live_find(const struct vt_import *im, uint64_t va, size_t *pos)
+struct area *vt_im_vatab_find(struct vt_import *im, const struct vt_im_vatab *t,
+			      uint64_t va, size_t *pos)
 {
 	size_t h, n;
 
-	if (!im->live_cap)
-		return -1;
-	h = live_hash(va, im->live_cap);
-	for (n = 0; n < im->live_cap; n++) {
-		struct area *a = im->live[h];
+	if (!t->cap)
+		return NULL;
+	h = va_hash(im, va, t->cap);
+	for (n = 0; n < t->cap; n++) {
+		struct area *a = t->v[h];
 
+		im->probes++;
 		if (!a)
-			return -1;
-		if (a != LIVE_TOMB && a->va == va) {
+			return NULL;
+		if (a != VA_TOMB && a->va == va) {
 			if (pos)
 				*pos = h;
-			return a->idx;
+			return a;
 		}
-		h = (h + 1) & (im->live_cap - 1);
+		h = (h + 1) & (t->cap - 1);
 	}
-	return -1;
+	return NULL;
+}
+
+struct area *vt_im_vatab_del(struct vt_import *im, struct vt_im_vatab *t, uint64_t va)
+{
+	struct area *a;
+	size_t pos;
+
+	a = vt_im_vatab_find(im, t, va, &pos);
+	if (a)
+		t->v[pos] = VA_TOMB;
+	return a;
+}
+
+/* Add @a, which no entry of the same va may hold (the caller deletes it). */
+bool vt_im_vatab_add(struct vt_import *im, struct vt_im_vatab *t, struct area *a)
+{
+	size_t h;
+
+	if ((t->used + 1) * 2 > t->cap && !va_rehash(im, t))
+		return false;
+	h = va_hash(im, a->va, t->cap);
+	while (t->v[h] && t->v[h] != VA_TOMB) {
+		h = (h + 1) & (t->cap - 1);
+		im->probes++;
+	}
+	if (!t->v[h])
+		t->used++;
+	t->v[h] = a;
+	return true;
+}
+
+void vt_im_vatab_free(struct vt_im_vatab *t)
+{
+	free(t->v);
+	t->v = NULL;
+	t->cap = t->used = 0;
+}
+
+long vt_im_live_find(struct vt_import *im, uint64_t va, size_t *pos)
+{
+	struct area *a = vt_im_vatab_find(im, &im->live, va, pos);
+
+	return a ? a->idx : -1;
 }
 
 void vt_im_live_del(struct vt_import *im, uint64_t va)
 {
-	size_t pos;
+	struct area *a = vt_im_vatab_del(im, &im->live, va);
 
-	if (vt_im_live_find(im, va, &pos) >= 0) {
-		struct area *a = im->live[pos];
-
+	if (a) {
 		a->in_live = false;
 		vt_im_unpin(im, a);
-		im->live[pos] = LIVE_TOMB;
 	}
 }
 
 bool vt_im_live_va_add(struct vt_import *im, struct area *a)
 {
-	size_t h;
-
 	vt_im_live_del(im, a->va);	/* a stale entry loses */
-	if ((im->live_used + 1) * 2 > im->live_cap &&
-	    !live_rehash(im))
+	if (!vt_im_vatab_add(im, &im->live, a))
 		return false;
-	h = live_hash(a->va, im->live_cap);
-	while (im->live[h] && im->live[h] != LIVE_TOMB)
-		h = (h + 1) & (im->live_cap - 1);
-	if (!im->live[h])
-		im->live_used++;
-	im->live[h] = a;
 	a->in_live = true;
 	return true;
 }
@@ -406,7 +441,7 @@ struct task *vt_im_task_get(struct vt_import *im, int pid)
 /* The events not yet written, in recorded order: a window from slot_base. */
 struct slot *vt_im_slot_at(struct vt_import *im, long i)
 {
-	return &im->slots[i - im->slot_base];
+	return &im->slots[im->slot_head + (size_t)(i - im->slot_base)];
 }
 
 long vt_im_slot_new(struct vt_import *im, enum vt_op op,
@@ -414,11 +449,19 @@ long vt_im_slot_new(struct vt_import *im, enum vt_op op,
 {
 	struct slot *s;
 
-	if (VT_ALLOC_GROW(im->slots, im->nslots + 1, im->slots_cap)) {
+	/* compact when the written head is as large as the window: each
+	 * slot moves at most once per slot written, O(1) amortised */
+	if (im->slot_head && im->slot_head >= im->nslots) {
+		memmove(im->slots, im->slots + im->slot_head,
+			im->nslots * sizeof(*im->slots));
+		im->probes += im->nslots;
+		im->slot_head = 0;
+	}
+	if (VT_ALLOC_GROW(im->slots, im->slot_head + im->nslots + 1, im->slots_cap)) {
 		im->oom = true;
 		return -1;
 	}
-	s = &im->slots[im->nslots];
+	s = &im->slots[im->slot_head + im->nslots];
 	memset(s, 0, sizeof(*s));
 	s->ev.op = op;
 	s->ev.has_t = true;

@@ -28,8 +28,15 @@ bool vt_im_area_final(const struct area *a);
 void vt_im_unpin(struct vt_import *im, const struct area *a);
 void vt_im_set_ref(struct vt_import *im, int *ref, long idx);
 
+/* tables of areas by start address (live areas, vm_map_ram, blocks) */
+struct area *vt_im_vatab_find(struct vt_import *im, const struct vt_im_vatab *t,
+			      uint64_t va, size_t *pos);
+struct area *vt_im_vatab_del(struct vt_import *im, struct vt_im_vatab *t, uint64_t va);
+bool vt_im_vatab_add(struct vt_import *im, struct vt_im_vatab *t, struct area *a);
+void vt_im_vatab_free(struct vt_im_vatab *t);
+
 /* live areas by start address */
-long vt_im_live_find(const struct vt_import *im, uint64_t va, size_t *pos);
+long vt_im_live_find(struct vt_import *im, uint64_t va, size_t *pos);
 void vt_im_live_del(struct vt_import *im, uint64_t va);
 bool vt_im_live_va_add(struct vt_import *im, struct area *a);
 

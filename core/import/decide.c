@@ -454,20 +454,19 @@ static int emit(struct vt_import *im, struct slot *s)
 /* Write the events at the head of the window that are final. */
 static int emit_ready(struct vt_import *im)
 {
+	struct slot *w = im->slots + im->slot_head;
 	size_t i = 0;
 	int rc = 0;
 
-	while (i < im->nslots && im->slots[i].ready) {
+	while (i < im->nslots && w[i].ready) {
 		if (im->pass != 1 && !rc)
-			rc = emit(im, &im->slots[i]);
+			rc = emit(im, &w[i]);
 		i++;
 	}
-	if (i) {
-		memmove(im->slots, im->slots + i,
-			(im->nslots - i) * sizeof(*im->slots));
-		im->nslots -= i;
-		im->slot_base += (long)i;
-	}
+	/* the head moves; vt_im_slot_new() compacts */
+	im->slot_head += i;
+	im->nslots -= i;
+	im->slot_base += (long)i;
 	return rc;
 }
 
@@ -553,13 +552,12 @@ void vt_im_pass2(struct vt_import *im)
 	im->amap = NULL;
 	im->amap_cap = im->amap_used = im->amap_n = 0;
 	im->snap_pos = 0;
-	free(im->live);
-	im->live = NULL;
-	im->live_cap = im->live_used = 0;
+	vt_im_vatab_free(&im->live);
 	reset_tasks(im);
-	im->vmr_live.n = 0;
-	im->blocks.n = 0;
+	vt_im_vatab_free(&im->vmr_live);
+	vt_im_vatab_free(&im->blocks);
 	im->unpinned.n = 0;
+	im->slot_head = 0;
 	im->nslots = 0;
 	im->slot_base = 0;
 	im->nareas = 0;
@@ -587,7 +585,7 @@ void vt_im_free_state(struct vt_import *im)
 		vt_im_area_free(im->snaps[i]);
 	free(im->snaps);
 	for (i = 0; i < im->nslots; i++)
-		free(im->slots[i].ev.runs);
+		free(im->slots[im->slot_head + i].ev.runs);
 	free(im->slots);
 	for (i = 0; i < im->sum.out_events && im->out; i++)
 		free(im->out[i].runs);
@@ -601,9 +599,9 @@ void vt_im_free_state(struct vt_import *im)
 	for (i = 0; i < im->strs.n; i++)
 		free(im->strs.s[i]);
 	free(im->strs.s);
-	free(im->vmr_live.v);
-	free(im->blocks.v);
-	free(im->live);
+	vt_im_vatab_free(&im->vmr_live);
+	vt_im_vatab_free(&im->blocks);
+	vt_im_vatab_free(&im->live);
 	free(im->runs);
 }
 
@@ -625,7 +623,7 @@ static int finish(struct vt_import *im, struct vt_error *err)
 	}
 	im->sum.mappings_recorded[VT_IMK_OTHER] = im->sum.unmatched_maps;
 	for (size_t i = 0; i < im->nslots; i++)
-		im->slots[i].ready = true;
+		im->slots[im->slot_head + i].ready = true;
 	rc = emit_ready(im);
 	if (rc == -EIO || (!rc && im->ev_spool && fflush(im->ev_spool)))
 		return vt_error_set(err, -EIO, "cannot write the temporary file of the events: %s",

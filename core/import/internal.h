@@ -24,6 +24,7 @@
 
 #include "core/import/import.h"
 #include "core/input.h"
+#include "core/siphash.h"
 
 #define PAGE_SHIFT_4K 12
 #define PAGE_SIZE_4K 4096ULL
@@ -96,6 +97,16 @@ enum area_kind {
 	AK_VBLOCK,		/* new_vmap_block()'s area: the engine makes its own */
 };
 enum area_state { AS_OPEN, AS_MAPPED, AS_FREED };
+
+/*
+ * Areas by start address, open addressing over a keyed hash of the whole
+ * va (SipHash-1-3, core/siphash.c): a hash of the low bits sent areas
+ * 1 GiB apart to one chain (60,000 areas: 25 s).
+ */
+struct vt_im_vatab {
+	struct area **v;
+	size_t cap, used;
+};
 
 struct u64vec {
 	uint64_t *v;
@@ -186,9 +197,23 @@ struct vt_import {
 	struct u64vec unpinned;	/* areas that lost a reference this record */
 	struct area **snaps;	/* pass 1's areas never final, by index */
 	size_t nsnaps, snaps_cap, snap_pos;
-	struct slot *slots;	/* the window of events not yet written */
-	size_t nslots, slots_cap;	/* in the window */
-	long slot_base;		/* index of slots[0] */
+	/*
+	 * The window of events not yet written: slots[slot_head] to
+	 * slots[slot_head + nslots - 1], a queue.  Writing its head moves
+	 * slot_head; the array is compacted only when the free head is as
+	 * large as the window (a memmove per written event made vmaps freed
+	 * first in, first out quadratic).
+	 */
+	struct slot *slots;
+	size_t slot_head, nslots, slots_cap;	/* in the window */
+	long slot_base;		/* index of slots[slot_head] */
+	/*
+	 * Work counted for the complexity tests (unit/test-complexity-
+	 * import): entries of the va tables visited, slots moved when the
+	 * window is compacted.  Deterministic for a fixed hash_key.
+	 */
+	uint64_t probes;
+	struct vt_siphash_key hash_key;	/* the va tables' (vt_im_vatab) */
 	FILE *ev_spool;		/* events written (NULL: kept in out) */
 	struct vt_event *out;	/* events written, when kept in memory */
 	size_t out_cap;
@@ -198,13 +223,12 @@ struct vt_import {
 	size_t last_task;
 	size_t *task_at;	/* open-addressing pid -> tasks[] index + 1 */
 	size_t task_at_cap;
-	struct area **live;	/* open-addressing va -> live area */
-	size_t live_cap, live_used;
+	struct vt_im_vatab live;	/* va -> live area */
 	struct strtab strs;
 	uint64_t min_linear;	/* lowest kernel pointer in the linear map */
 	uint64_t vm_start, vm_end;	/* the vmalloc range */
-	struct u64vec vmr_live;	/* live vm_map_ram mappings in vmap blocks */
-	struct u64vec blocks;	/* live vmap block areas */
+	struct vt_im_vatab vmr_live;	/* live vm_map_ram mappings in vmap blocks, by va */
+	struct vt_im_vatab blocks;	/* live vmap block areas, by va */
 	uint64_t synth_pfn;	/* next page of the synthesised page lists */
 	char unknown_names[MAX_UNKNOWN_NAMES][48];
 	uint64_t unknown_counts[MAX_UNKNOWN_NAMES];

@@ -111,6 +111,8 @@ static struct vt_import *import_alloc(const char *name,
 	im->max_input = im->opts.max_input ? im->opts.max_input :
 			VT_MAX_INPUT_DEFAULT;
 	im->min_linear = UINT64_MAX;
+	/* the va tables' key: a recording cannot choose colliding addresses */
+	vt_siphash_key_random(&im->hash_key);
 	im->cfg.page_shift = im->opts.page_shift ? im->opts.page_shift :
 			     PAGE_SHIFT_4K;
 	return im;

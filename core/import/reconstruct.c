@@ -93,25 +93,43 @@ static bool is_vblock_shape(const struct area *a)
 	       a->vsize >= 128 * PAGE_SIZE_4K && a->vsize <= 1024 * PAGE_SIZE_4K;
 }
 
-/* The live vmap block holding @addr, or -1. */
-static long vblock_of(const struct vt_import *im, uint64_t addr)
+/*
+ * The live vmap block holding @addr, or -1.  A block is aligned to its
+ * size (is_vblock_shape()), so only the four aligned starts below @addr
+ * can hold it: four look-ups, not a scan of every block per mapping.
+ */
+static long vblock_of(struct vt_import *im, uint64_t addr)
 {
-	for (size_t i = 0; i < im->blocks.n; i++) {
-		const struct area *b = vt_im_area_at(im, (long)im->blocks.v[i]);
+	for (uint64_t size = 128 * PAGE_SIZE_4K; size <= 1024 * PAGE_SIZE_4K; size *= 2) {
+		const struct area *b = vt_im_vatab_find(im, &im->blocks, addr & ~(size - 1),
+							NULL);
 
-		if (addr >= b->va && addr - b->va < b->vsize)
-			return (long)im->blocks.v[i];
+		if (b && b->vsize == size)
+			return b->idx;
 	}
 	return -1;
 }
 
-static void vec_del(struct u64vec *v, uint64_t x)
+/* Make @a a live vmap block (an older block at its va is no longer one). */
+static void block_add(struct vt_import *im, struct area *a)
 {
-	for (size_t i = 0; i < v->n; i++)
-		if (v->v[i] == x) {
-			v->v[i] = v->v[--v->n];
-			return;
-		}
+	struct area *old = vt_im_vatab_del(im, &im->blocks, a->va);
+
+	if (old) {
+		old->in_block = false;
+		vt_im_unpin(im, old);
+	}
+	if (vt_im_vatab_add(im, &im->blocks, a))
+		a->in_block = true;
+}
+
+static void block_del(struct vt_import *im, struct area *a)
+{
+	size_t pos;
+
+	if (vt_im_vatab_find(im, &im->blocks, a->va, &pos) == a)
+		vt_im_vatab_del(im, &im->blocks, a->va);
+	a->in_block = false;
 }
 
 /* The caller's pages of a vmap or vm_map_ram: what the task allocated
@@ -131,7 +149,7 @@ static void take_loose(struct vt_import *im, struct task *t, struct area *a)
 static void vmr_small_new(struct vt_import *im, struct task *t,
 			  const struct kev *k, long block)
 {
-	struct area *a = vt_im_area_new(im);
+	struct area *a = vt_im_area_new(im), *old;
 	long idx;
 
 	if (!a)
@@ -154,7 +172,12 @@ static void vmr_small_new(struct vt_import *im, struct task *t,
 	a->outer = -1;
 	a->map_slot = vt_im_slot_new(im, VT_OP_VM_MAP_RAM, k, idx);
 	take_loose(im, t, a);
-	if (vt_im_vec_push(im, &im->vmr_live, (uint64_t)idx))
+	old = vt_im_vatab_del(im, &im->vmr_live, a->va);
+	if (old) {	/* a stale mapping at the same va loses */
+		old->in_vmr = false;
+		vt_im_unpin(im, old);
+	}
+	if (vt_im_vatab_add(im, &im->vmr_live, a))
 		a->in_vmr = true;
 	im->sum.vm_map_ram++;
 }
@@ -163,21 +186,18 @@ static void vmr_small_new(struct vt_import *im, struct task *t,
  * vm_map_ram mapping, with no free_vmap_area_noflush() */
 static void on_vunmap_range(struct vt_import *im, const struct kev *k)
 {
-	for (size_t i = 0; i < im->vmr_live.n; i++) {
-		struct area *a = vt_im_area_at(im, (long)im->vmr_live.v[i]);
+	/* by its va: a scan of every live mapping per unmap was quadratic */
+	struct area *a = vt_im_vatab_find(im, &im->vmr_live, k->f[0], NULL);
 
-		if (a->va != k->f[0] || a->va + a->map_size != k->f[1])
-			continue;
-		a->state = AS_FREED;
-		a->has_unmap = true;
-		a->unmap_slot = vt_im_slot_new(im, VT_OP_VM_UNMAP_RAM, k,
-					       (long)im->vmr_live.v[i]);
-		vt_im_fill_unmap(im, a);
-		im->vmr_live.v[i] = im->vmr_live.v[--im->vmr_live.n];
-		a->in_vmr = false;
-		vt_im_unpin(im, a);
+	if (!a || a->va + a->map_size != k->f[1])
 		return;
-	}
+	vt_im_vatab_del(im, &im->vmr_live, a->va);
+	a->state = AS_FREED;
+	a->has_unmap = true;
+	a->unmap_slot = vt_im_slot_new(im, VT_OP_VM_UNMAP_RAM, k, a->idx);
+	vt_im_fill_unmap(im, a);
+	a->in_vmr = false;
+	vt_im_unpin(im, a);
 }
 
 /*
@@ -245,8 +265,7 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 			a->kind = AK_VBLOCK;
 			a->map_slot = vt_im_slot_new(im, VT_OP_VMALLOC, k, idx);
 			vt_im_live_va_add(im, a);
-			if (vt_im_vec_push(im, &im->blocks, (uint64_t)idx))
-				a->in_block = true;
+			block_add(im, a);
 			return;
 		}
 		a->vmr_large = true;
@@ -292,10 +311,8 @@ static void on_free_va(struct vt_import *im, struct task *t,
 		/* free_vmap_block(): the engine frees its own blocks */
 		a->state = AS_FREED;
 		vt_im_unpin(im, a);
-		if (a->in_block) {
-			vec_del(&im->blocks, (uint64_t)idx);
-			a->in_block = false;
-		}
+		if (a->in_block)
+			block_del(im, a);
 		return;
 	}
 	if (a->nested)
@@ -389,8 +406,7 @@ static void on_vmap_pages(struct vt_import *im, struct task *t,
 		/* without the function tracer: the first vm_map_ram() in a
 		 * new vmap block maps part of an area without a guard */
 		a->kind = AK_VBLOCK;
-		if (vt_im_vec_push(im, &im->blocks, (uint64_t)a->idx))
-			a->in_block = true;
+		block_add(im, a);
 		vt_im_pop_open(im, t, a);
 		a = NULL;
 	}

@@ -50,12 +50,31 @@ static ssize_t raw_read(struct vt_import *im, void *buf, size_t len)
  * (whose first bytes open.c sniffed are read again), of the memory buffer
  * or of pass 1's copy.
  */
+/*
+ * The decoder's memory is what each block header declares (the LZMA2
+ * dictionary, up to 4 GiB - 1), allocated before a byte is inflated: a
+ * 100-byte stream could declare 4 GiB.  liblzma checks it against a limit
+ * before allocating (lzma_stream_decoder()'s memlimit), so the limit is
+ * what --max-input allows: no text needs a dictionary larger than itself,
+ * with room for xz -9's 64 MiB whatever --max-input is (xz does not shrink
+ * the dictionary for a small file).  The decompressed bytes are counted
+ * against --max-input as they come (text_limit()): the uncompressed sizes
+ * an xz index declares are not read first, since they can lie and a pipe
+ * has no index to seek to, and nothing is allocated by them.
+ */
+#define XZ_MEM_SLACK (66ull << 20)
+
+static uint64_t xz_memlimit(const struct vt_import *im)
+{
+	return (im->max_input > XZ_MEM_SLACK ? im->max_input : XZ_MEM_SLACK) + (2ull << 20);
+}
+
 int vt_im_xz_start(struct vt_import *im, struct vt_error *err)
 {
 	lzma_stream init = LZMA_STREAM_INIT;
 
 	im->src->lz = init;
-	if (lzma_stream_decoder(&im->src->lz, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+	if (lzma_stream_decoder(&im->src->lz, xz_memlimit(im), LZMA_CONCATENATED) != LZMA_OK)
 		return vt_error_set(err, -ENOMEM, "cannot start the xz decoder");
 	im->src->lz_init = true;
 	return 0;
@@ -200,6 +219,18 @@ static int text_fill(struct vt_import *im, struct vt_error *err)
 		}
 		if (r == LZMA_MEM_ERROR)
 			return vt_err_oom(err);
+		if (r == LZMA_MEMLIMIT_ERROR) {
+			char b[64];
+
+			snprintf(err->file, sizeof(err->file), "%s", im->name);
+			return vt_error_set(err, VT_ERR_INPUT_LIMIT,
+					    "the xz data declares a dictionary needing %llu "
+					    "bytes to decompress, more than the %llu bytes "
+					    "the --max-input limit of %s allows",
+					    (unsigned long long)lzma_memusage(&im->src->lz),
+					    (unsigned long long)xz_memlimit(im),
+					    vt_input_size_text(im->max_input, b, sizeof(b)));
+		}
 		if (r != LZMA_OK)
 			return vt_error_set(err, VT_ERR_IMPORT,
 					    "corrupt xz data in '%s' (lzma error %d)",

@@ -68,7 +68,7 @@ mutate c-kind.json 'm["tlbi_by_kind"]["vaale1is"] = "2"'
 expect 3 "^c-kind.json: error: .*metrics.tlbi_by_kind.vaale1is is the string '2'" \
 	"$V" gate --baseline=c-kind.json default.json
 mutate c-ev.json 'd["traces"][0]["events"] = "24"'
-expect 3 "^c-ev.json: error: trace 'default.json': events is the string '24', not a count" \
+expect 3 "^c-ev.json: error: trace 'default.json': \"events\" must be an integer from 0 to [0-9]+, not a string" \
 	"$V" gate --baseline=c-ev.json default.json
 # the current report is read by the same reader
 "$V" replay -j --strategy=pagewise,zigzag default.json >r.json

@@ -102,4 +102,55 @@ run "fit_times \"true\"" 3 '"fit_times" must be true or false' \
 	"$VT_BIN" calibrate --check="${F}fit-times.json"
 run "scale \"2\"" 3 '"scale" must be a number' \
 	"$VT_BIN" calibrate --check="${F}scale.json"
+
+# Baselines and reports: the same typed reader (cli/report-read.c through
+# core/json-read.c), each field named; docs/report.schema.json is the
+# baseline's schema (test-report-schema validates traces/baseline.json
+# against it) and refuses each mutant too.
+python3 - "$VT_SRC" "$TMP" <<'PY' || fail "baseline mutants"
+import copy, json, sys
+import jsonschema
+src, tmp = sys.argv[1], sys.argv[2]
+schema = json.load(open(src + "/docs/report.schema.json"))
+base = json.load(open(src + "/traces/baseline.json"))
+jsonschema.validate(base, schema)
+muts = {
+    "traces": lambda d: d.update(traces={}),
+    "trace-elem": lambda d: d["traces"].__setitem__(0, 5),
+    "trace": lambda d: d["traces"][0].update(trace=5),
+    "strategies": lambda d: d["traces"][0].update(strategies={}),
+    "events": lambda d: d["traces"][0].update(events=-1),
+    "tconfig": lambda d: d["traces"][0].update(config="x"),
+    "name": lambda d: d["traces"][0]["strategies"][0].update(name=1),
+    "metrics": lambda d: d["traces"][0]["strategies"][0].update(metrics=[]),
+    "per_op": lambda d: d["traces"][0]["strategies"][0].update(per_op=3),
+}
+bad = 0
+for n, fn in muts.items():
+    d = copy.deepcopy(base)
+    fn(d)
+    json.dump(d, open("%s/b-%s.json" % (tmp, n), "w"))
+    try:
+        jsonschema.validate(d, schema)
+        print("FAIL schema accepts baseline mutant " + n)
+        bad = 1
+    except jsonschema.ValidationError:
+        pass
+sys.exit(bad)
+PY
+B=$TMP/b-
+T0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["traces"][0]["trace"])' \
+	"$VT_SRC/traces/baseline.json")
+gate_bad() { # NAME REGEX: gate with that baseline is exit 3 naming the field
+	run "baseline $1" 3 "$2" "$VT_BIN" gate --baseline="$B$1.json" "$VT_SRC/traces/default.json"
+}
+gate_bad traces '"traces" must be an array, not an object'
+gate_bad trace-elem 'traces\[0\]: must be an object, not an integer'
+gate_bad trace 'traces\[0\]: "trace" must be a string, not an integer'
+gate_bad strategies "trace '$T0': \"strategies\" must be an array, not an object"
+gate_bad events "trace '$T0': \"events\" must be an integer from 0 to [0-9]+, not -1"
+gate_bad tconfig "trace '$T0': \"config\" must be an object, not a string"
+gate_bad name "trace '$T0', strategy 1: \"name\" must be a string, not an integer"
+gate_bad metrics "trace '$T0', strategy '[a-z0-9_,=+-]+': \"metrics\" must be an object, not an array"
+gate_bad per_op "trace '$T0', strategy '[a-z0-9_,=+-]+': \"per_op\" must be an object, not an integer"
 test_done

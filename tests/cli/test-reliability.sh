@@ -74,7 +74,7 @@ run trace-va-wraps 3 'trace va 0xffffffffffffc000 \+ 49152 bytes overlaps a live
 	"$VT_BIN" replay --use-trace-va --verify "$TMP/va-wrap.jsonl"
 
 ## Output files (cli/output.c): temporary beside the target, renamed on
-## success, removed on failure and on SIGINT/SIGTERM/SIGHUP
+## success, removed on failure and on SIGINT/SIGTERM/SIGHUP/SIGPIPE
 REC=$VT_SRC/tests/data/import/vmap.txt
 mkdir -p "$TMP/o"
 run import-o-dash 0 '' "$VT_BIN" import "$REC" -o -
@@ -102,14 +102,14 @@ if ls -A "$TMP/o" | grep -q bad; then
 fi
 # a signal while the output is open: the temporary is removed and the
 # process dies by that signal (a FIFO held open keeps replay waiting)
-for sig in INT TERM HUP; do
+for sig in INT TERM HUP PIPE; do
 	mkdir -p "$TMP/s$sig"
 	mkfifo "$TMP/s$sig/in"
 	( exec 3<>"$TMP/s$sig/in"; sleep 5 ) &
 	holder=$!
 	# (a shell without job control starts background jobs with SIGINT
 	# ignored, and an ignored signal stays ignored: restore the default)
-	env --default-signal=INT "$VT_BIN" replay --per-event="$TMP/s$sig/pe.jsonl" \
+	env --default-signal=INT,PIPE "$VT_BIN" replay --per-event="$TMP/s$sig/pe.jsonl" \
 		"$TMP/s$sig/in" 2>/dev/null &
 	pid=$!
 	for _ in $(seq 50); do
@@ -125,6 +125,25 @@ for sig in INT TERM HUP; do
 		fail "SIG$sig during output: exit $rc, left: $left"
 	fi
 done
+# stdout a pipe its reader closed (`replay --per-event=F ... | head -c1`):
+# the report's write raises SIGPIPE (the process dies by it, nothing left),
+# or with SIGPIPE ignored fails with EPIPE (exit 4, nothing left).  The
+# trace comes through a FIFO the reader fills only once it has closed its
+# end of the pipe, so the write always meets a closed pipe.
+for how in default ignore; do
+	d=$TMP/p$how
+	mkdir -p "$d"
+	mkfifo "$d/in"
+	{ env --"$how"-signal=PIPE "$VT_BIN" replay --per-event="$d/pe.jsonl" "$d/in" \
+		2>"$d/err"; echo $? >"$d/rc"; } | { exec 0<&-; cat "$VT_SRC/traces/default.json" >"$d/in"; }
+	rc=$(cat "$d/rc")
+	want=141; [ $how = ignore ] && want=4
+	left=$(ls -A "$d" | grep -vxE 'in|err|rc')
+	if [ -n "$left" ] || [ "$rc" != $want ]; then
+		fail "stdout a closed pipe, SIGPIPE $how: exit $rc (want $want), left: $left"
+	fi
+done
+[ $how = ignore ] && test_expect_message 'write error on stdout: Broken pipe' "$d/err"
 
 ## Input: "-", pipes, FIFOs, devices; bounded by --max-input
 SH=$VT_SRC/tests/fuzz/corpus/trace-json/systemheap.jsonl
@@ -242,6 +261,33 @@ if [ -f "$R/fix256_x10.trace.dat" ]; then
 		run "import-dat-${ps#*:}" 3 "${ps#*:}" "$VT_BIN" import "$TMP/ps.dat" -o /dev/null
 	done
 fi
+# an xz stream whose block header declares a 2 GiB dictionary (the LZMA2
+# property byte of a small recording's stream set to 38, the header's CRC32
+# redone): refused before liblzma allocates it, read when --max-input
+# allows it
+python3 - "$VT_SRC/tests/data/import/vmap.txt" "$TMP/dict2g.xz" <<'PY' || fail "dict2g.xz"
+import lzma, struct, sys, zlib
+x = bytearray(lzma.compress(open(sys.argv[1], "rb").read(), format=lzma.FORMAT_XZ))
+def vli(b, i):
+    v = sh = 0
+    while True:
+        c = b[i]; i += 1; v |= (c & 0x7f) << sh; sh += 7
+        if not c & 0x80:
+            return v, i
+hs = (x[12] + 1) * 4
+i = 14
+if x[13] & 0x40: _, i = vli(x, i)
+if x[13] & 0x80: _, i = vli(x, i)
+fid, i = vli(x, i)
+ps, i = vli(x, i)
+assert fid == 0x21 and ps == 1, (fid, ps)
+x[i] = 38
+x[12 + hs - 4:12 + hs] = struct.pack("<I", zlib.crc32(bytes(x[12:12 + hs - 4])))
+open(sys.argv[2], "wb").write(x)
+PY
+run import-xz-dict-2g 3 'the xz data declares a dictionary needing 2147[0-9]+ bytes to decompress, more than the [0-9]+ bytes the --max-input limit of 1 GiB.* allows' \
+	"$VT_BIN" import "$TMP/dict2g.xz" -o /dev/null
+run import-xz-dict-2g-allowed 0 '' "$VT_BIN" import --max-input=3G "$TMP/dict2g.xz" -o /dev/null
 # an xz bomb stops at --max-input
 head -c 300000000 /dev/zero | xz -1 >"$TMP/bomb.xz"
 run import-xz-bomb 3 'the decompressed recording is larger than the --max-input limit of 64 MiB' \
