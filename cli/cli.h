@@ -171,6 +171,8 @@ struct vt_diag_opts {
 void vt_diag_setup(const struct vt_diag_opts *o);
 
 int vt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The out-of-memory error; returns VT_EC_SYSTEM, the exit status it is. */
+int vt_err_oom_exit(void);
 void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vt_dbg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/alloc.h"
 #include "core/cost/calibrate.h"
 
 extern char **environ;
@@ -107,10 +108,10 @@ struct side_cache {
 struct run_ctx {
 	char dir[64];		/* temporary folder for generated traces */
 	struct trace_cache *cache;
-	unsigned int nr_cache;
+	unsigned int nr_cache, cap_cache;
 	unsigned int seq;
 	struct side_cache *sides;
-	unsigned int nr_sides;
+	unsigned int nr_sides, cap_sides;
 };
 
 /* Run this binary's 'gen' with @args into @out. */
@@ -165,10 +166,8 @@ static int trace_path(struct run_ctx *rc, const struct vt_figure *f, char *path,
 			snprintf(path, len, "%s", rc->cache[i].path);
 			return 0;
 		}
-	nc = realloc(rc->cache, (rc->nr_cache + 1) * sizeof(*nc));
-	if (!nc)
-		return vt_error_set(err, -ENOMEM, "out of memory");
-	rc->cache = nc;
+	if (VT_ALLOC_GROW(rc->cache, rc->nr_cache + 1, rc->cap_cache))
+		return vt_err_oom(err);
 	nc = &rc->cache[rc->nr_cache];
 	snprintf(nc->key, sizeof(nc->key), "%s", key);
 	snprintf(nc->path, sizeof(nc->path), "%.63s/t%u.json", rc->dir, rc->seq++);
@@ -267,10 +266,8 @@ static int run_side(struct run_ctx *rc, const struct vt_figure *f, const struct 
 		return vt_error_set(err, VT_ERR_BAD_EXPERIMENT,
 				    "figure '%s': no event of \"timed_ops\" in the timed range: nothing measured",
 				    f->id);
-	sc = realloc(rc->sides, (rc->nr_sides + 1) * sizeof(*sc));
-	if (!sc)
-		return vt_error_set(err, -ENOMEM, "out of memory");
-	rc->sides = sc;
+	if (VT_ALLOC_GROW(rc->sides, rc->nr_sides + 1, rc->cap_sides))
+		return vt_err_oom(err);
 	sc = &rc->sides[rc->nr_sides++];
 	snprintf(sc->key, sizeof(sc->key), "%s", key);
 	sc->timed = acc.timed;
@@ -543,7 +540,7 @@ static int load_profiles(struct vt_profile **out, unsigned int *nr)
 	*out = calloc(n + 1, sizeof(**out));
 	if (!*out) {
 		vt_profile_names_free(names, n);
-		return vt_err("out of memory"), VT_EC_SYSTEM;
+		return vt_err_oom_exit();
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		ret = vt_profile_load(names[i], &(*out)[i], &err);
@@ -578,7 +575,7 @@ static int check_profile_files(const struct calib_args *a, const struct vt_profi
 	if (!io || !paths) {
 		free(io);
 		free(paths);
-		return vt_err("out of memory"), VT_EC_SYSTEM;
+		return vt_err_oom_exit();
 	}
 	for (unsigned int i = 0; i < nr; i++) {
 		snprintf(paths[n], PATH_MAX, "%s/%s.json", vt_profile_dir(), profs[i].name);

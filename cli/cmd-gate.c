@@ -262,7 +262,7 @@ static int rekey_report(const char *baseline, const char *report,
 
 		if (p && (!k || json_object_set_new(t, "trace", json_string(k)))) {
 			free(k);
-			return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+			return vt_err_oom_exit();
 		}
 		free(k);
 	}
@@ -535,7 +535,7 @@ static int check_report_config(const struct vt_report *base,
 	free(list);
 	f = open_memstream(&msg, &len);
 	if (!f)
-		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		return vt_err_oom_exit();
 	n = option_diffs(f, NULL, &co, &bo, false);
 	n += profile_diff(f, n, vt_report_profile_name(cur), vt_report_profile_name(base));
 	n = geometry_diffs(f, n, base, cur);
@@ -588,7 +588,7 @@ static int check_base_profile(const char *baseline, const char *name)
 	int rc = 0;
 
 	if (!p)
-		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		return vt_err_oom_exit();
 	vt_error_init(&err);
 	if (vt_profile_load(name, p, &err)) {
 		if (err.code == VT_ERR_NO_PROFILE || err.code == -ENOENT) {
@@ -742,7 +742,7 @@ static int model_from_baseline(const struct gate_args *a, struct vt_report *base
 	}
 	f = open_memstream(&msg, &len);
 	if (!f)
-		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		return vt_err_oom_exit();
 	n = option_diffs(f, cli, &m->model, &bo, true);
 	np = profile_diff(f, n, pname, vt_report_profile_name(base));
 	n += np;
@@ -819,7 +819,7 @@ static int compare_and_write(const struct gate_args *a, const struct vt_report *
 	int rc;
 
 	if (vt_gate_compare(base, cur, &a->g, &gate))
-		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		return vt_err_oom_exit();
 	rc = write_outputs(gate, a);
 	if (!rc && vt_gate_failed(gate))
 		rc = 1;
@@ -876,7 +876,7 @@ static int collect_traces(const struct gate_args *a, struct gate_traces *t)
 	t->inputs = calloc((size_t)a->t.n + 1, sizeof(*t->inputs));
 	t->keys = calloc((size_t)a->t.n + 1, sizeof(*t->keys));
 	if (!t->inputs || !t->keys)
-		return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		return vt_err_oom_exit();
 	for (int i = 0; i < a->t.n; i++) {
 		if (have_bst && same_file(a->t.v[i], &bst)) {
 			vt_dbg(1, "'%s' is the baseline, not a trace", a->t.v[i]);
@@ -884,7 +884,7 @@ static int collect_traces(const struct gate_args *a, struct gate_traces *t)
 		}
 		t->keys[t->n] = trace_key(a->baseline, a->t.v[i]);
 		if (!t->keys[t->n])
-			return vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+			return vt_err_oom_exit();
 		for (int k = 0; k < t->n; k++)
 			if (!strcmp(t->keys[k], t->keys[t->n])) {
 				vt_err("gate: '%s' is given twice", a->t.v[i]);
@@ -927,7 +927,7 @@ static int replay_current(const struct gate_args *a, struct vt_report *base,
 	if (!rc)
 		rc = vt_run_use_profile(&o, &t->profile, m.profile, base != NULL);
 	if (!rc && !(*cur = vt_report_new(&o.model, o.per_op)))
-		rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+		rc = vt_err_oom_exit();
 	if (!rc && !a->update && base) {
 		/* traces the baseline does not have are not replayed */
 		n = 0;
@@ -954,7 +954,7 @@ static int replay_current(const struct gate_args *a, struct vt_report *base,
 		if (!tr || put(tr, "trace", json_string(t->keys[i])) ||
 		    put(tr, "strategies", json_array()) ||
 		    append((*cur)->traces, tr))
-			rc = vt_err("out of memory") ? VT_EC_SYSTEM : 0;
+			rc = vt_err_oom_exit();
 	}
 	vt_spec_list_release(&m.specs);
 	return rc;

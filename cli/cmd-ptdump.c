@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/run.h"
+#include "core/alloc.h"
 #include "core/strategy/registry.h"
 
 struct ptdump_args {
@@ -79,15 +80,8 @@ static int collect_range(void *ctx, const struct vt_ptdump_range *r)
 	struct collect *c = ctx;
 	struct vt_ptdump_line *l;
 
-	if (c->nr == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		void *p = realloc(c->v, cap * sizeof(*c->v));
-
-		if (!p)
-			return -ENOMEM;
-		c->v = p;
-		c->cap = cap;
-	}
+	if (VT_ALLOC_GROW(c->v, c->nr + 1, c->cap))
+		return -ENOMEM;
 	l = &c->v[c->nr++];
 	memset(l, 0, sizeof(*l));
 	l->va_start = r->va_start;

@@ -93,6 +93,13 @@ int vt_err(const char *fmt, ...)
 	return -1;
 }
 
+/* "vmaptool: error: out of memory": exit status VT_EC_SYSTEM (docs/exit-codes.md) */
+int vt_err_oom_exit(void)
+{
+	vt_err("out of memory");
+	return VT_EC_SYSTEM;
+}
+
 void vt_progress(const char *what, long events, bool done)
 {
 	static int tty = -1;
