@@ -453,10 +453,20 @@ static void prose(const struct text_out *o, const char *text, int indent)
 	fputc('\n', o->f);
 }
 
+/* compare: "batched mis-maps 240 pages: not a valid speed-up" (report.c) */
+static void mismap_line(const struct text_out *o, json_t *s)
+{
+	json_t *w = json_object_get(json_object_get(s, "mismaps"), "warning");
+	char buf[512];
+
+	if (json_is_string(w))
+		prose(o, safe(o, json_string_value(w), buf, sizeof(buf)), 2);
+}
+
 /*
  * compare: "batched: 3.5x faster than pagewise (estimate, profile
  * generic-a76)", then the counts that explain it, the largest share of
- * cycles first.
+ * cycles first; a strategy that mis-maps pages says so after it.
  */
 static void faster_lines(const struct text_out *o, json_t *strats, const char *profile)
 {
@@ -470,8 +480,10 @@ static void faster_lines(const struct text_out *o, json_t *strats, const char *p
 		size_t len = 0, i;
 		FILE *m;
 
-		if (!est || !json_is_real(json_object_get(est, "speedup")))
+		if (!est || !json_is_real(json_object_get(est, "speedup"))) {
+			mismap_line(o, s);
 			continue;
+		}
 		m = open_memstream(&line, &len);
 		if (!m)
 			return;
@@ -498,6 +510,7 @@ static void faster_lines(const struct text_out *o, json_t *strats, const char *p
 		if (!fclose(m))
 			prose(o, line, 2);
 		free(line);
+		mismap_line(o, s);
 	}
 }
 
