@@ -46,6 +46,7 @@ struct vt_cli {
 	const char *per_event_file;
 	unsigned int jobs;		/* --jobs */
 	int verbose;			/* -v, repeatable */
+	int erratum_4118414;		/* --erratum-4118414: 0 the profile's, 1 on, 2 off */
 	bool quiet;			/* -q */
 	const char *vmlinux;		/* --vmlinux (cli/vmlinux.c) */
 	const char *kconfig;		/* --kconfig */

@@ -187,6 +187,9 @@ static int set_config(struct vt_report *r, const struct vt_trace_config *g)
 	if (put(c, "kernel_model", json_string(km)) ||
 	    put(c, "options", options_json(o)) ||
 	    (r->profile && put(c, "profile", json_string(r->profile->name))) ||
+	    (r->profile && r->profile->erratum_overridden &&
+	     put(c, "erratum_4118414",
+		 json_string(r->profile->erratum_4118414 ? "on" : "off"))) ||
 	    put(r->root, "config", c))
 		return -ENOMEM;
 	r->have_config = true;
