@@ -133,11 +133,16 @@ void vt_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Debug level @level is printed from @level + 1 -v's: one -v is "more
+ * detail" (the source line of an error, verbose listings), the help's
+ * "repeat for debug output" is -v -v.
+ */
 void vt_dbg(int level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (diag.verbose < level)
+	if (diag.verbose <= level)
 		return;
 	va_start(ap, fmt);
 	vmsg("debug: ", fmt, ap);
