@@ -111,6 +111,25 @@ void vt_progress(const char *what, long events, bool done)
 	progress_shown = true;
 }
 
+/* "vmaptool: calibrate: figure 3/21 (ID)", on a terminal only, like vt_progress() */
+void vt_progress_step(const char *what, unsigned int i, unsigned int n, const char *id)
+{
+	static int tty = -1;
+
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO);
+	if (!tty || diag.quiet)
+		return;
+	if (i >= n) {
+		if (progress_shown)
+			fputs("\r\033[K", stderr);
+		progress_shown = false;
+		return;
+	}
+	fprintf(stderr, "\r\033[Kvmaptool: %s %u/%u (%s)", what, i + 1, n, id);
+	progress_shown = true;
+}
+
 void vt_warn(const char *fmt, ...)
 {
 	va_list ap;
