@@ -47,6 +47,7 @@ struct vt_cli {
 	const char *per_event_file;
 	unsigned int jobs;		/* --jobs */
 	int verbose;			/* -v, repeatable */
+	int erratum_4118414;		/* --erratum-4118414: 0 the profile's, 1 on, 2 off */
 	bool quiet;			/* -q */
 	const char *vmlinux;		/* --vmlinux (cli/vmlinux.c) */
 	const char *kconfig;		/* --kconfig */
@@ -183,6 +184,8 @@ int vt_report_error(const struct vt_error *e);
 /* A progress line for a long replay, on stderr only when it is a terminal
  * (and not under -q); @done clears it. */
 void vt_progress(const char *what, long events, bool done);
+/* Step @i of @n (@id) of a long job; @i >= @n clears the line. */
+void vt_progress_step(const char *what, unsigned int i, unsigned int n, const char *id);
 
 /* ---- output files: written whole or not at all ---------------------- */
 /* Open -o FILE as a temporary beside it (beside the target of a symbolic

@@ -313,6 +313,7 @@ static int run_experiments(struct vt_figure_set *set, const struct vt_profile *p
 		}
 		if (f->state == VT_FIG_PENDING)
 			continue;
+		vt_progress_step("calibrate: figure", i, set->nr, f->id);
 		vt_error_init(&err);
 		ret = trace_path(&rc, f, path, sizeof(path), &err);
 		if (!ret)
@@ -334,6 +335,7 @@ static int run_experiments(struct vt_figure_set *set, const struct vt_profile *p
 		f->ran = true;
 		vt_dbg(1, "ran %s", f->id);
 	}
+	vt_progress_step("calibrate: figure", set->nr, set->nr, "");
 	for (unsigned int i = 0; i < rc.nr_cache; i++)
 		unlink(rc.cache[i].path);
 	rmdir(rc.dir);

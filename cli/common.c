@@ -39,6 +39,7 @@ enum {
 	OPT_WIDE,
 	OPT_COLOR,
 	OPT_SVG,
+	OPT_ERRATUM,
 	OPT_MODEL,	/* + enum vt_option_id: the option table */
 };
 
@@ -92,6 +93,9 @@ static const struct common_opt common_head[] = {
 	  "cost profile for the cycles and ns estimates (default generic-a76; "
 	  "'vmaptool profiles' lists them)", 0 },
 	  IO_FILE(VT_IO_READ, profile, profile_path) },
+	{ { "erratum-4118414", OPT_ERRATUM, "on|off", 0,
+	  "apply the ARM64_ERRATUM_4118414 workaround (a repeat of every "
+	  "broadcast TLBI and its dsb) or not, whatever the profile says", 0 }, NO_FILE },
 	{ { "granule", OPT_GRANULE, NULL, 0,
 	  "translation granule (overrides the trace's config)", 0 }, NO_FILE },
 	{ { "va-bits", OPT_VA_BITS, "N", 0, NULL, 0 }, NO_FILE },
@@ -164,6 +168,7 @@ static unsigned int applies_bit(int key)
 	case OPT_STRATEGY:
 		return VT_APPLIES_STRATEGY;
 	case OPT_PROFILE:
+	case OPT_ERRATUM:
 		return VT_APPLIES_PROFILE;
 	case OPT_GRANULE:
 	case OPT_VA_BITS:
@@ -638,6 +643,13 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	case OPT_SVG:
 		cli->svg = arg;
 		break;
+	case OPT_ERRATUM: {
+		static const char *const onoff[] = { "on", "off" };
+
+		cli->erratum_4118414 = 1 + pick(state, "erratum-4118414", arg, onoff, 2,
+						"on|off");
+		break;
+	}
 	case OPT_PER_OP:
 		cli->per_op = true;
 		break;

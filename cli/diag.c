@@ -118,6 +118,25 @@ void vt_progress(const char *what, long events, bool done)
 	progress_shown = true;
 }
 
+/* "vmaptool: calibrate: figure 3/21 (ID)", on a terminal only, like vt_progress() */
+void vt_progress_step(const char *what, unsigned int i, unsigned int n, const char *id)
+{
+	static int tty = -1;
+
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO);
+	if (!tty || diag.quiet)
+		return;
+	if (i >= n) {
+		if (progress_shown)
+			fputs("\r\033[K", stderr);
+		progress_shown = false;
+		return;
+	}
+	fprintf(stderr, "\r\033[Kvmaptool: %s %u/%u (%s)", what, i + 1, n, id);
+	progress_shown = true;
+}
+
 void vt_warn(const char *fmt, ...)
 {
 	va_list ap;
@@ -140,11 +159,16 @@ void vt_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Debug level @level is printed from @level + 1 -v's: one -v is "more
+ * detail" (the source line of an error, verbose listings), the help's
+ * "repeat for debug output" is -v -v.
+ */
 void vt_dbg(int level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (diag.verbose < level)
+	if (diag.verbose <= level)
 		return;
 	va_start(ap, fmt);
 	vmsg("debug: ", fmt, ap);

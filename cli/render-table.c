@@ -453,10 +453,20 @@ static void prose(const struct text_out *o, const char *text, int indent)
 	fputc('\n', o->f);
 }
 
+/* compare: "batched mis-maps 240 pages: not a valid speed-up" (report.c) */
+static void mismap_line(const struct text_out *o, json_t *s)
+{
+	json_t *w = json_object_get(json_object_get(s, "mismaps"), "warning");
+	char buf[512];
+
+	if (json_is_string(w))
+		prose(o, safe(o, json_string_value(w), buf, sizeof(buf)), 2);
+}
+
 /*
  * compare: "batched: 3.5x faster than pagewise (estimate, profile
  * generic-a76)", then the counts that explain it, the largest share of
- * cycles first.
+ * cycles first; a strategy that mis-maps pages says so after it.
  */
 static void faster_lines(const struct text_out *o, json_t *strats, const char *profile)
 {
@@ -470,8 +480,10 @@ static void faster_lines(const struct text_out *o, json_t *strats, const char *p
 		size_t len = 0, i;
 		FILE *m;
 
-		if (!est || !json_is_real(json_object_get(est, "speedup")))
+		if (!est || !json_is_real(json_object_get(est, "speedup"))) {
+			mismap_line(o, s);
 			continue;
+		}
 		m = open_memstream(&line, &len);
 		if (!m)
 			return;
@@ -498,6 +510,7 @@ static void faster_lines(const struct text_out *o, json_t *strats, const char *p
 		if (!fclose(m))
 			prose(o, line, 2);
 		free(line);
+		mismap_line(o, s);
 	}
 }
 
@@ -618,11 +631,27 @@ static void trace_body(const struct text_out *o, json_t *t, const char *profile,
 	}
 }
 
+/*
+ * The profile as the estimate lines name it: "altra-metal", or with
+ * --erratum-4118414 "altra-metal, ARM64_ERRATUM_4118414 off" (report.c).
+ */
+static const char *profile_label(json_t *config, char *buf, size_t len)
+{
+	const char *p = json_string_value(json_object_get(config, "profile"));
+	const char *e = json_string_value(json_object_get(config, "erratum_4118414"));
+
+	if (!p || !e)
+		return p;
+	snprintf(buf, len, "%s, ARM64_ERRATUM_4118414 %s", p, e);
+	return buf;
+}
+
 void vt_report_write_table(const struct vt_report *r, FILE *f,
 			   const struct vt_render_opts *ro)
 {
 	json_t *config = json_object_get(r->root, "config");
-	const char *profile = json_string_value(json_object_get(config, "profile"));
+	char plabel[128];
+	const char *profile = profile_label(config, plabel, sizeof(plabel));
 	struct text_out o = { f, colour_wanted(f, ro->colour), false, ro->wide,
 			      ro->verbose };
 	json_t *t;
@@ -689,7 +718,8 @@ void vt_report_write_mail(const struct vt_report *r, FILE *f,
 	json_t *config = json_object_get(r->root, "config");
 	json_t *first = json_array_get(r->traces, 0), *t, *s;
 	json_t *strats = json_object_get(first, "strategies");
-	const char *profile = json_string_value(json_object_get(config, "profile"));
+	char plabel[128];
+	const char *profile = profile_label(config, plabel, sizeof(plabel));
 	struct text_out o = { f, false, true, false, ro->verbose };
 	bool words = json_object_get(json_array_get(strats, 1), "ratios");
 	char *line = NULL, buf[512];

@@ -104,6 +104,14 @@ static void write_csv(const struct vt_report *r, FILE *f)
 					fprintf(f, "%.6g", json_real_value(v));
 				fputc('\n', f);
 			}
+			/* compare: the pages a strategy mis-maps (report.c) */
+			if (json_is_integer(json_object_get(json_object_get(s, "mismaps"), "pages"))) {
+				csv_field(f, trace);
+				fputc(',', f);
+				csv_field(f, name);
+				fprintf(f, ",mismaps.pages,%" JSON_INTEGER_FORMAT "\n",
+					json_integer_value(json_object_get(json_object_get(s, "mismaps"), "pages")));
+			}
 		}
 	}
 }

@@ -187,6 +187,9 @@ static int set_config(struct vt_report *r, const struct vt_trace_config *g)
 	if (put(c, "kernel_model", json_string(km)) ||
 	    put(c, "options", options_json(o)) ||
 	    (r->profile && put(c, "profile", json_string(r->profile->name))) ||
+	    (r->profile && r->profile->erratum_overridden &&
+	     put(c, "erratum_4118414",
+		 json_string(r->profile->erratum_4118414 ? "on" : "off"))) ||
 	    put(r->root, "config", c))
 		return -ENOMEM;
 	r->have_config = true;
@@ -282,6 +285,32 @@ nomem:
 	return NULL;
 }
 
+/*
+ * compare: a strategy whose batches map pages to the wrong physical pages
+ * (batch_overrun) does less work than a correct one, so its speed-up is
+ * not valid.  The pages are --verify's mismapped_pages when it ran, else
+ * the pages of the overrun batches that land on another page than the
+ * array's (struct vt_stats' overrun_pages: what the kernel's set of
+ * entries maps, no check of the tables needed).  Nothing when none.
+ */
+static int put_mismaps(json_t *o, const struct vt_stats *s, const char *name,
+		       bool verify)
+{
+	uint64_t n = verify ? s->m[VT_M_mismapped_pages] : s->overrun_pages;
+	json_t *j;
+	char msg[256];
+
+	if (!n)
+		return 0;
+	snprintf(msg, sizeof(msg), "%s mis-maps %llu page%s: not a valid speed-up",
+		 name, (unsigned long long)n, n == 1 ? "" : "s");
+	j = json_object();
+	return !j || put(o, "mismaps", j) ||
+	       put(j, "pages", json_integer((json_int_t)n)) ||
+	       put(j, "counted_by", json_string(verify ? "verify" : "batch_overrun")) ||
+	       put(j, "warning", json_string(msg));
+}
+
 int vt_report_add_trace(struct vt_report *r, const char *trace,
 			const struct vt_replay_result *res,
 			const struct vt_strategy_spec *specs, bool ratios)
@@ -319,6 +348,8 @@ int vt_report_add_trace(struct vt_report *r, const char *trace,
 		if (ratios && i > 0 && r->profile &&
 		    put(s, "estimate", estimate_json(r->profile, sr, &res->s[0],
 						     specs[0].name)))
+			goto nomem;
+		if (ratios && put_mismaps(s, &sr->total, specs[i].name, verify))
 			goto nomem;
 		if (!r->per_op)
 			continue;

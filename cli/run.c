@@ -176,6 +176,10 @@ int vt_run_use_profile(struct vt_run_opts *o, struct vt_profile *store,
 		return vt_report_error(&err);
 	}
 	o->profile = store;
+	if (o->cli->erratum_4118414) {	/* --erratum-4118414 overrides the profile */
+		store->erratum_4118414 = o->cli->erratum_4118414 == 1;
+		store->erratum_overridden = true;
+	}
 	if (store->tlbi_range && !model_fixed &&
 	    !o->cli->opt_given[VT_OPT_tlbi_range])
 		o->model.tlbi_range = true;

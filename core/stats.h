@@ -104,9 +104,16 @@ enum vt_metric_better { VT_MB_FEWER, VT_MB_NEUTRAL };
 enum vt_metric { VT_METRICS(VT_M_ENUM) VT_M__NR };
 #undef VT_M_ENUM
 
-/* One counter per metric; plain array so that sums and deltas are loops. */
+/*
+ * One counter per metric; plain array so that sums and deltas are loops.
+ * overrun_pages is no metric of the report: the pages that the batches
+ * counted in batch_overrun map to a physical page other than the array's
+ * (the kernel maps pfn, pfn+1, ... of the batch's first page), known
+ * without --verify, so that compare can say a speed-up is not valid.
+ */
 struct vt_stats {
 	uint64_t m[VT_M__NR];
+	uint64_t overrun_pages;
 };
 
 extern const char *const vt_metric_names[VT_M__NR];
@@ -122,6 +129,7 @@ static inline void vt_stats_add(struct vt_stats *dst, const struct vt_stats *src
 {
 	for (int i = 0; i < VT_M__NR; i++)
 		dst->m[i] += src->m[i];
+	dst->overrun_pages += src->overrun_pages;
 }
 
 /* dst = a - b, for per-event deltas of monotonic counters. */
@@ -130,6 +138,7 @@ static inline void vt_stats_sub(struct vt_stats *dst, const struct vt_stats *a,
 {
 	for (int i = 0; i < VT_M__NR; i++)
 		dst->m[i] = a->m[i] - b->m[i];
+	dst->overrun_pages = a->overrun_pages - b->overrun_pages;
 }
 
 /* Returns the metric index for @name, or -1. */

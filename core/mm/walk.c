@@ -44,6 +44,36 @@ uint64_t vt_num_pages_contiguous(struct vt_pages *p, uint64_t i, uint64_t max)
 	return n < max ? n : max;
 }
 
+/*
+ * A batch that vmap_pages_pte_range()/vmap_try_huge_pmd() maps as one
+ * entry (RFC 3/8) translates page k of it to pfn + k, where pfn is the
+ * first page's: the pages of the array i .. i + n - 1 that are not there
+ * are mis-mapped.  Counted run by run (a later run may land on pfn + k
+ * by chance; it is then mapped right).
+ */
+static uint64_t vt_batch_mismapped(struct vt_pages *p, uint64_t i, uint64_t n)
+{
+	uint64_t pfn = vt_pages_pfn(p, i), bad = 0, k = 0;
+
+	while (k < n) {
+		uint32_t r = vt_pages_run(p, i + k);
+		uint64_t m = p->start[r + 1] - (i + k);
+
+		if (m > n - k)
+			m = n - k;
+		if (p->runs[r].pfn + (i + k - p->start[r]) != pfn + k)
+			bad += m;
+		k += m;
+	}
+	return bad;
+}
+
+static void vt_note_overrun(struct vt_walk *w, uint64_t i, uint64_t n)
+{
+	WST(w, batch_overrun)++;
+	w->st->overrun_pages += vt_batch_mismapped(w->pages, i, n);
+}
+
 void vt_walk_note(struct vt_walk *w, uint64_t start, uint64_t end)
 {
 	struct vt_written *wr = w->written;
@@ -292,7 +322,7 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 					break;
 				}
 				if (vt_num_pages_contiguous(pg, *nr, steps) < steps)
-					WST(w, batch_overrun)++;
+					vt_note_overrun(w, *nr, steps);
 				entry = arch_make_huge_pte(mm, entry,
 							    63 - __builtin_clzll(size));
 				arm64_set_huge_pte_at(mm, addr, &t[i], entry, size);
@@ -332,7 +362,7 @@ static int vt_vmap_pages_pmd_range(struct vt_walk *w, int d, uint32_t tid,
 
 			if (vt_vmap_try_huge_pmd(w, d, p, addr, next, phys, prot, shift)) {
 				if (vt_num_pages_contiguous(w->pages, *nr, np) < np)
-					WST(w, batch_overrun)++;
+					vt_note_overrun(w, *nr, np);
 				*nr += np;
 				addr = next;
 				continue;
