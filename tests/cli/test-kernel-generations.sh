@@ -14,10 +14,8 @@
 #    versions whose pgattr_change_is_safe() still forbids touching a live
 #    CONT entry, and is declined without a store under linear-new.
 set -u
-: "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${VT_BIN:=$VT_SRC/build/ci/vmaptool}"
-command -v python3 >/dev/null || exit 77
-export VT_SRC VT_BIN
+. "$(dirname "$0")/lib.sh"
+test_require python3
 python3 - <<'PY'
 import json, os, subprocess
 
@@ -116,3 +114,4 @@ for v, rc in (("linear-old", 3), ("linear-p1", 3), ("linear-p1p2", 3),
 print("%d checks passed, %d failed" % (passes, fails))
 raise SystemExit(1 if fails else 0)
 PY
+test_done $?

@@ -6,10 +6,8 @@
 # PMD blocks) one entry, a PUD block one entry; tlb_entries stays 0 for
 # linear_map events, and the per-event lines add up to the total.
 set -u
-: "${VT_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${VT_BIN:=$VT_SRC/build/ci/vmaptool}"
-command -v python3 >/dev/null || exit 77
-export VT_SRC VT_BIN
+. "$(dirname "$0")/lib.sh"
+test_require python3
 python3 - <<'PY'
 import json, os, subprocess, tempfile
 
@@ -70,5 +68,6 @@ check("no linear map, no linear entries", m["linear_tlb_entries"], 0)
 check("tlb_entries of default.json", m["tlb_entries"] > 0, True)
 
 print("%d checks passed, %d failed" % (passes, fails))
-raise SystemExit(1 if fails else 0)
+raise SystemExit(1 if fails or not passes else 0)
 PY
+test_done $?
