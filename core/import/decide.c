@@ -454,10 +454,13 @@ static int emit(struct vt_import *im, struct slot *s)
 /* Write the events at the head of the window that are final. */
 static int emit_ready(struct vt_import *im)
 {
-	struct slot *w = im->slots + im->slot_head;
+	struct slot *w;
 	size_t i = 0;
 	int rc = 0;
 
+	if (!im->nslots)	/* no window yet: im->slots may be NULL */
+		return 0;
+	w = im->slots + im->slot_head;
 	while (i < im->nslots && w[i].ready) {
 		if (im->pass != 1 && !rc)
 			rc = emit(im, &w[i]);
