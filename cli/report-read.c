@@ -410,7 +410,8 @@ static int check_strategy_shape(const struct vt_jr *tr, json_t *s, size_t k,
 static int check_shape(json_t *root, const char *path, struct vt_error *err)
 {
 	struct vt_jr r = { path, VT_ERR_TRACE_SCHEMA, NULL, err };
-	json_t *traces, *v, *t, *strats, *s;
+	/* NULL until read: json_array_foreach() sizes them before ret is looked at */
+	json_t *traces = NULL, *v, *t, *strats = NULL, *s;
 	char where[300];
 	const char *name;
 	int64_t events;
@@ -437,6 +438,8 @@ static int check_shape(json_t *root, const char *path, struct vt_error *err)
 			ret = vt_jr_object(&r, t, "config", VT_JR_OPTIONAL, &v);
 		if (!ret)
 			ret = vt_jr_array(&r, t, "strategies", VT_JR_REQUIRED, &strats);
+		if (ret)
+			break;
 		json_array_foreach(strats, k, s) {
 			if (ret)
 				break;
