@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "arch/arm64/arm64.h"
-#include "core/alloc.h"	/* header-only, libc-only: .ci/run allows it */
 
 #define ST(mm, x) ((mm)->st->c[ARM64_C_##x])
 
@@ -53,15 +52,27 @@ int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
 		id = mm->free_ids[--mm->nr_free];
 	} else {
 		if (mm->nr_tbl == mm->cap_tbl) {
-			size_t cap = vt_alloc_nr(mm->cap_tbl, (size_t)mm->nr_tbl + 1);
+			/* the three arrays in step; arch/ is the lower floor and
+			 * grows its own (core/alloc.h is above it) */
+			uint32_t cap = mm->cap_tbl ? mm->cap_tbl * 2 : 64;
+			uint64_t **t;
+			uint8_t *dp;
+			uint32_t *fr;
 
-			if (cap > UINT32_MAX)
+			if (!cap)
 				return -ENOMEM;
-			/* the three arrays in step (core/alloc.h) */
-			if (VT_REALLOC_ARRAY(mm->tbl, cap) ||
-			    VT_REALLOC_ARRAY(mm->tbl_depth, cap) ||
-			    VT_REALLOC_ARRAY(mm->free_ids, cap))
+			t = realloc(mm->tbl, cap * sizeof(*t));
+			if (!t)
 				return -ENOMEM;
+			mm->tbl = t;
+			dp = realloc(mm->tbl_depth, cap);
+			if (!dp)
+				return -ENOMEM;
+			mm->tbl_depth = dp;
+			fr = realloc(mm->free_ids, cap * sizeof(*fr));
+			if (!fr)
+				return -ENOMEM;
+			mm->free_ids = fr;
 			mm->cap_tbl = cap;
 		}
 		id = mm->nr_tbl++;
