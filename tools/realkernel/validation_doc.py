@@ -336,7 +336,6 @@ def other(c, w):
 
 
 def page_alloc(c, w):
-    import compare
     w("## Page allocator")
     w("")
     if not c.brackets:
@@ -357,7 +356,7 @@ def page_alloc(c, w):
                               "hands out (the kernel's memory after boot; the model's buddy is fresh "
                               "and unfragmented, core/mm/page_alloc.h)",
     }
-    for metric, alts in compare.PAGE_ALLOC:
+    for metric, alts in c.PAGE_ALLOC:
         probes = c.pa_probes(metric)
         w("| `%s` | %s | %s |" % (metric, " + ".join("`%s`" % PROBE_FN.get(p, p) for p in probes)
                                   if probes else "none out of line (of %s)" % ", ".join(
