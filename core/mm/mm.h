@@ -26,6 +26,8 @@ int vt_alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
 		       uint64_t vstart, uint64_t vend,
 		       const struct vt_event *ev, uint64_t *out);
 int vt_reclaim_and_purge_vmap_areas(struct vt_engine *e);
+/* purge_fragmented_blocks(): free the blocks whose free + dirty pages fill them */
+int vt_purge_fragmented_blocks(struct vt_engine *e);
 int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
 			      bool flush_extra, bool automatic);
 int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end);

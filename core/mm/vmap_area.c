@@ -90,6 +90,18 @@ int vt_free_vmap_block(struct vt_engine *e, struct vt_vmap_block *vb)
  */
 int vt_reclaim_and_purge_vmap_areas(struct vt_engine *e)
 {
+	int err = vt_purge_fragmented_blocks(e);
+
+	return err ? err : vt___purge_vmap_area_lazy(e, UINT64_MAX, 0, false, true);
+}
+
+/*
+ * purge_fragmented_blocks(): free every block on a free list whose free
+ * and dirty pages fill it (free + dirty == VMAP_BBMAP_BITS), but not a
+ * wholly dirty one.
+ */
+int vt_purge_fragmented_blocks(struct vt_engine *e)
+{
 	uint64_t bits = e->vmap_bbmap_bits;
 	struct vt_vmap_block *vb, *next;
 	int err;
@@ -103,7 +115,7 @@ int vt_reclaim_and_purge_vmap_areas(struct vt_engine *e)
 				return err;
 		}
 	}
-	return vt___purge_vmap_area_lazy(e, UINT64_MAX, 0, false, true);
+	return 0;
 }
 
 /*

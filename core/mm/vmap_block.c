@@ -124,7 +124,7 @@ static int vt__vm_unmap_aliases_keep(struct vt_engine *e)
 {
 	const struct arm64_geom *g = &e->mm.g;
 	uint64_t start = UINT64_MAX, end = 0, bits = e->vmap_bbmap_bits, s, x;
-	struct vt_vmap_block *vb, *next;
+	struct vt_vmap_block *vb;
 	bool flush = false;
 	int err;
 
@@ -139,16 +139,9 @@ static int vt__vm_unmap_aliases_keep(struct vt_engine *e)
 			end = x;
 		flush = true;
 	}
-	/* purge_fragmented_blocks(): free + dirty == VMAP_BBMAP_BITS */
-	for (vb = e->blocks; vb; vb = next) {
-		next = vb->next;
-		if (vb->on_free_list && vb->free + vb->dirty == bits &&
-		    vb->dirty != bits) {
-			err = vt_free_vmap_block(e, vb);
-			if (err)
-				return err;
-		}
-	}
+	err = vt_purge_fragmented_blocks(e);
+	if (err)
+		return err;
 	return vt___purge_vmap_area_lazy(e, start, end, flush, false);
 }
 
