@@ -156,8 +156,12 @@ struct arm64_mm {
 	struct arm64_geom g;
 	struct arm64_mm_opts o;
 	struct arm64_counters *st;	/* where counts go (set by the caller) */
-	/* table pool: tables are ids; id -> descriptor array */
-	uint64_t **tbl;			/* per id, NULL if free */
+	/* table pool: tables are ids; id -> descriptor array.  A run table
+	 * (arm64_table_alloc_run()) has no array: tbl[id] is NULL and its
+	 * entry i is run0[id] + (i << page_shift), one arithmetic progression
+	 * of valid leaves over the whole table (run0 is 0 for other ids). */
+	uint64_t **tbl;			/* per id, NULL if free or a run */
+	uint64_t *run0;			/* per id: a run table's entry 0, or 0 */
 	uint8_t *tbl_depth;		/* per id */
 	uint32_t nr_tbl, cap_tbl;
 	uint32_t *free_ids;
@@ -183,6 +187,13 @@ static inline uint64_t *arm64_table(const struct arm64_mm *mm, uint32_t id)
 {
 	return mm->tbl[id];
 }
+/* Entry @i of table @id, a run table's produced on demand. */
+static inline uint64_t arm64_entry(const struct arm64_mm *mm, uint32_t id,
+				   uint64_t i)
+{
+	return mm->tbl[id] ? mm->tbl[id][i] :
+	       mm->run0[id] + (i << mm->g.page_shift);
+}
 /* Table id a table descriptor points at, or UINT32_MAX if not ours. */
 uint32_t arm64_desc_table_id(const struct arm64_mm *mm, uint64_t desc);
 static inline unsigned int arm64_index(const struct arm64_geom *g, int d, uint64_t va)
@@ -201,6 +212,15 @@ static inline uint64_t arm64_addr_end(const struct arm64_geom *g, int d,
 /* Allocate a zeroed table page for depth d (no counting); returns id. */
 int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *id);
 void arm64_table_free(struct arm64_mm *mm, uint32_t id);
+/* A last-level table whose every entry is a valid leaf, entry i being
+ * @run0 + (i << page_shift) (same attributes and CONT state, consecutive
+ * output addresses), kept as that one record (no counting).  Only where
+ * arm64_desc_linear(); -EINVAL otherwise. */
+int arm64_table_alloc_run(struct arm64_mm *mm, int d, uint64_t run0,
+			  uint32_t *id);
+/* The descriptor array of table @id for writing: a run table is expanded
+ * into one first.  NULL on -ENOMEM. */
+uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id);
 
 /* ---- barriers and TLB maintenance (asm/barrier.h, asm/tlbflush.h) ---- */
 void arm64_emit_pte_barriers(struct arm64_mm *mm);	/* dsb ishst; isb */

@@ -20,6 +20,7 @@
  * X_addr_end() is the end of the range.
  */
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "arch/arm64/linear-map.h"
 
@@ -31,6 +32,7 @@ struct lm {
 	enum arm64_linear_variant v;
 	unsigned int flags;
 	int dep[ARM64_PTE + 1];		/* depth of each Linux level, -1 if folded */
+	uint64_t run0;			/* != 0: the PTE table to allocate is a run table */
 };
 
 /* An entry of a real table: the pointer and the depth of its table. */
@@ -127,7 +129,8 @@ static void fixmap_clear(struct lm *s)
  */
 static int early_pgtable_alloc(struct lm *s, int d, uint32_t *id)
 {
-	int err = arm64_table_alloc(s->mm, d, id);
+	int err = s->run0 ? arm64_table_alloc_run(s->mm, d, s->run0, id) :
+			    arm64_table_alloc(s->mm, d, id);
 
 	if (err)
 		return err;
@@ -155,9 +158,13 @@ static uint64_t table_desc(const struct lm *s, uint32_t id)
 	return v;
 }
 
+/* The entry for @addr in table @id, a run table expanded first (p is
+ * NULL on -ENOMEM). */
 static struct ent entry_of(const struct lm *s, int d, uint32_t id, uint64_t addr)
 {
-	return (struct ent){ &s->mm->tbl[id][arm64_index(s->g, d, addr)], d };
+	uint64_t *t = arm64_table_mut(s->mm, id);
+
+	return (struct ent){ t ? &t[arm64_index(s->g, d, addr)] : NULL, d };
 }
 
 /*
@@ -203,8 +210,12 @@ static int table_begin(struct lm *s, enum arm64_lname l, struct ent par,
 		if (map)
 			fixmap_set(s);	/* X_set_fixmap_offset() */
 	}
+	if (s->run0) {		/* filled by fill_run_table(), no entry */
+		*out = (struct ent){ NULL, d };
+		return 0;
+	}
 	*out = entry_of(s, d, id, addr);
-	return 0;
+	return out->p ? 0 : -12;	/* -ENOMEM */
 }
 
 /* The tail: X_clear_fixmap() if the level is real and was mapped. */
@@ -300,17 +311,87 @@ static bool range_has_valid_noncont(const uint64_t *p, uint64_t n)
 	return false;
 }
 
+/* Counts of @times calls of @fn: one call, its counts then repeated
+ * (the fixmap and barrier helpers count the same whatever the state). */
+static void repeat(struct lm *s, void (*fn)(struct lm *), uint64_t times)
+{
+	struct arm64_counters before = *s->mm->st;
+
+	if (!times)
+		return;
+	fn(s);
+	for (int i = 0; i < ARM64_C__NR; i++)
+		s->mm->st->c[i] += (s->mm->st->c[i] - before.c[i]) * (times - 1);
+}
+
+static void pte_barriers(struct lm *s)
+{
+	arm64_emit_pte_barriers(s->mm);
+}
+
+static void old_init_pte_fixmap(struct lm *s)
+{
+	fixmap_set(s);		/* pte_set_fixmap_offset() */
+	fixmap_clear(s);	/* pte_clear_fixmap() */
+}
+
+/*
+ * alloc_init_cont_pte() over a whole PTE table under a none PMD entry:
+ * every init_pte() of its CONT_PTE sub-ranges stores pa(phys + i pages) |
+ * prot into an empty table, the CONT choice the same for each (addr and
+ * next are aligned, phys is or is not), so the table is one run
+ * (arm64_table_alloc_run()) and the loop's counts are summed here: n
+ * pte_writes (and n set_pte() barrier pairs before 1fcb7cea8a5f), one
+ * cont range per sub-range with PTE_CONT, the fixmap of each sub-range
+ * before 5c63db59c5f8, the same TLB units per leaf.
+ */
+static int fill_run_table(struct lm *s, struct ent pmd, uint64_t addr,
+			  uint64_t phys, uint64_t prot)
+{
+	const struct arm64_geom *g = s->g;
+	int dp = s->dep[ARM64_PTE];
+	uint64_t n = g->ptrs[dp], chunks = n / g->cont_ptes;
+	bool map = s->v != ARM64_LINEAR_OLD;
+	struct arm64_mm *mm = s->mm;
+	struct ent e;
+	int err;
+
+	if (!(phys & (g->cont_pte_size - 1)) && !(s->flags & ARM64_NO_CONT_MAPPINGS))
+		prot |= PTE_CONT;
+	s->run0 = arm64_pa_to_desc(g, phys) | prot;
+	err = table_begin(s, ARM64_PTE, pmd, addr, map, &e);
+	s->run0 = 0;
+	if (err)
+		return err;
+	mm->lin_tlb_units += (int64_t)n * lin_tlb_units(s, dp, arm64_pa_to_desc(g, phys) | prot);
+	if (mm->lin_tlb_units > mm->lin_tlb_units_peak)
+		mm->lin_tlb_units_peak = mm->lin_tlb_units;
+	ST(mm, pte_writes) += n;
+	if (s->v == ARM64_LINEAR_OLD || s->v == ARM64_LINEAR_P1)
+		repeat(s, pte_barriers, n);
+	if (prot & PTE_CONT)
+		ST(mm, cont_ranges) += chunks;
+	if (s->v == ARM64_LINEAR_OLD)
+		repeat(s, old_init_pte_fixmap, chunks);
+	table_end(s, ARM64_PTE, map);
+	return 0;
+}
+
 static int alloc_init_cont_pte(struct lm *s, struct ent pmd, uint64_t addr,
 			       uint64_t end, uint64_t phys, uint64_t prot)
 {
 	const struct arm64_geom *g = s->g;
 	bool map = s->v != ARM64_LINEAR_OLD;
+	uint64_t span = g->ptrs[s->dep[ARM64_PTE]] << g->page_shift;
 	struct ent e;
 	int err;
 
 	/* BUG_ON(pmd_sect(pmd)) / BUG_ON(pmd_leaf(pmd)) */
 	if ((*pmd.p & PTE_VALID) && !arm64_desc_table(*pmd.p))
 		return ARM64_LINEAR_EBUG;
+	if (!*pmd.p && !(addr & (span - 1)) && end - addr == span &&
+	    arm64_desc_linear(g) && g->ptrs[s->dep[ARM64_PTE]] % g->cont_ptes == 0)
+		return fill_run_table(s, pmd, addr, phys, prot);
 	err = table_begin(s, ARM64_PTE, pmd, addr, map, &e);
 	if (err)
 		return err;
@@ -531,6 +612,10 @@ int arm64___create_pgd_mapping(struct arm64_mm *mm, enum arm64_linear_variant v,
 		uint64_t next = arm64_addr_end(g, 0, addr, end);
 		struct ent pgd = entry_of(&s, 0, mm->pgd, addr);
 
+		if (!pgd.p) {
+			err = -12;	/* -ENOMEM */
+			break;
+		}
 		ST(mm, walk_steps)++;
 		err = alloc_init_p4d(&s, pgd, addr, next, phys, prot);
 		if (err)
@@ -553,11 +638,18 @@ static uint64_t verify_level(const struct arm64_mm *mm, int d, uint32_t id,
 
 	do {
 		uint64_t next = arm64_addr_end(g, d, addr, end);
-		uint64_t desc = mm->tbl[id][arm64_index(g, d, addr)];
-		uint64_t esz = 1ull << g->shift[d], pages = (next - addr) >> g->page_shift;
+		uint64_t desc = arm64_entry(mm, id, arm64_index(g, d, addr));
+		uint64_t esz, pages;
 		int hw = 4 - (int)g->levels + d;
 		bool ok = desc & PTE_VALID;
 
+		/* a run table: the leaves of [addr, end) share their type and
+		 * attributes and their output advances with the VA, so each is
+		 * right exactly when the first is: the first is checked for all */
+		if (d == (int)g->levels - 1 && !mm->tbl[id])
+			next = end;
+		esz = 1ull << g->shift[d];
+		pages = (next - addr) >> g->page_shift;
 		if (ok && d < (int)g->levels - 1 && arm64_desc_table(desc)) {
 			uint32_t child = arm64_desc_table_id(mm, desc);
 

@@ -43,9 +43,9 @@ uint64_t arm64_prot_bits(const struct arm64_geom *g, enum arm64_pgprot prot)
 
 /* ---- table pool -------------------------------------------------------- */
 
-int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
+/* A free id, or a new one with no descriptor array yet. */
+static int table_id(struct arm64_mm *mm, uint32_t *out)
 {
-	uint64_t n = mm->g.ptrs[d] > mm->g.ptrs_per_pte ? mm->g.ptrs[d] : mm->g.ptrs_per_pte;
 	uint32_t id;
 
 	if (mm->nr_free) {
@@ -55,7 +55,7 @@ int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
 			/* the three arrays in step; arch/ is the lower floor and
 			 * grows its own (core/alloc.h is above it) */
 			uint32_t cap = mm->cap_tbl ? mm->cap_tbl * 2 : 64;
-			uint64_t **t;
+			uint64_t **t, *r0;
 			uint8_t *dp;
 			uint32_t *fr;
 
@@ -73,11 +73,28 @@ int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
 			if (!fr)
 				return -ENOMEM;
 			mm->free_ids = fr;
+			r0 = realloc(mm->run0, cap * sizeof(*r0));
+			if (!r0)
+				return -ENOMEM;
+			mm->run0 = r0;
 			mm->cap_tbl = cap;
 		}
 		id = mm->nr_tbl++;
 		mm->tbl[id] = NULL;
 	}
+	mm->run0[id] = 0;
+	*out = id;
+	return 0;
+}
+
+int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
+{
+	uint64_t n = mm->g.ptrs[d] > mm->g.ptrs_per_pte ? mm->g.ptrs[d] : mm->g.ptrs_per_pte;
+	uint32_t id;
+	int err = table_id(mm, &id);
+
+	if (err)
+		return err;
 	if (!mm->tbl[id]) {
 		mm->tbl[id] = calloc(n, sizeof(uint64_t));
 		if (!mm->tbl[id]) {
@@ -90,6 +107,49 @@ int arm64_table_alloc(struct arm64_mm *mm, int d, uint32_t *out)
 	return 0;
 }
 
+int arm64_table_alloc_run(struct arm64_mm *mm, int d, uint64_t run0,
+			  uint32_t *out)
+{
+	uint32_t id;
+	int err;
+
+	if (!(run0 & PTE_VALID) || d != (int)mm->g.levels - 1 ||
+	    !arm64_desc_linear(&mm->g))
+		return -EINVAL;
+	err = table_id(mm, &id);
+	if (err)
+		return err;
+	if (mm->tbl[id]) {
+		/* a freed id keeps its (zeroed) array: fill it instead */
+		for (uint64_t i = 0; i < mm->g.ptrs[d]; i++)
+			mm->tbl[id][i] = run0 + (i << mm->g.page_shift);
+	} else {
+		mm->run0[id] = run0;
+	}
+	mm->tbl_depth[id] = d;
+	*out = id;
+	return 0;
+}
+
+uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id)
+{
+	uint64_t n, *t;
+
+	if (mm->tbl[id] || !mm->run0[id])
+		return mm->tbl[id];
+	n = mm->g.ptrs[mm->tbl_depth[id]];
+	if (n < mm->g.ptrs_per_pte)
+		n = mm->g.ptrs_per_pte;
+	t = calloc(n, sizeof(uint64_t));
+	if (!t)
+		return NULL;
+	for (uint64_t i = 0; i < mm->g.ptrs[mm->tbl_depth[id]]; i++)
+		t[i] = mm->run0[id] + (i << mm->g.page_shift);
+	mm->tbl[id] = t;
+	mm->run0[id] = 0;
+	return t;
+}
+
 void arm64_table_free(struct arm64_mm *mm, uint32_t id)
 {
 	uint64_t n = mm->g.ptrs[mm->tbl_depth[id]];
@@ -98,7 +158,9 @@ void arm64_table_free(struct arm64_mm *mm, uint32_t id)
 		n = mm->g.ptrs_per_pte;
 	/* GFP_PGTABLE_KERNEL pages are zeroed when allocated; keeping the
 	 * array zeroed here lets the pool hand it out again without a malloc */
-	memset(mm->tbl[id], 0, n * sizeof(uint64_t));
+	if (mm->tbl[id])
+		memset(mm->tbl[id], 0, n * sizeof(uint64_t));
+	mm->run0[id] = 0;
 	mm->free_ids[mm->nr_free++] = id;
 }
 
@@ -110,7 +172,7 @@ uint32_t arm64_desc_table_id(const struct arm64_mm *mm, uint64_t desc)
 	if (pa < mm->table_pa_base)
 		return UINT32_MAX;
 	id = (pa - mm->table_pa_base) >> mm->g.page_shift;
-	if (id >= mm->nr_tbl || !mm->tbl[id])
+	if (id >= mm->nr_tbl || (!mm->tbl[id] && !mm->run0[id]))
 		return UINT32_MAX;
 	return (uint32_t)id;
 }
@@ -224,6 +286,7 @@ void arm64_mm_release(struct arm64_mm *mm)
 		free(mm->tbl[i]);
 	free(mm->tbl);
 	free(mm->tbl_depth);
+	free(mm->run0);
 	free(mm->free_ids);
 	memset(mm, 0, sizeof(*mm));
 }

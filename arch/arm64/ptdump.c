@@ -54,9 +54,20 @@ static int note(struct ptd *p, int d, uint64_t va, uint64_t size, uint64_t desc)
 static int walk(struct ptd *p, int d, uint32_t tid, uint64_t base)
 {
 	const struct arm64_geom *g = &p->mm->g;
-	uint64_t *t = p->mm->tbl[tid];
+	const uint64_t *t = p->mm->tbl[tid];
 	int ret = 0;
 
+	if (!t) {
+		/* a run table: its first leaf, then the rest, which extend the
+		 * range note() made of it (same kind and attributes, output
+		 * contiguous) */
+		uint64_t n = g->ptrs[d], size = 1ull << g->shift[d];
+
+		ret = note(p, d, base, size, p->mm->run0[tid]);
+		p->cur.va_end += (n - 1) * size;
+		p->cur.nr += n - 1;
+		return ret;
+	}
 	for (uint64_t i = 0; i < g->ptrs[d] && !ret; i++) {
 		uint64_t va = base + (i << g->shift[d]);
 

@@ -32,13 +32,21 @@ static void shape_level(const struct arm64_mm *mm, int d, uint32_t tid,
 	const struct arm64_geom *g = &mm->g;
 
 	if (d == (int)g->levels - 1) {
-		shape_leaves(mm->tbl[tid], arm64_index(g, d, addr),
-			     arm64_index(g, d, end - 1), s);
+		unsigned int i = arm64_index(g, d, addr), last = arm64_index(g, d, end - 1);
+
+		if (mm->tbl[tid]) {
+			shape_leaves(mm->tbl[tid], i, last, s);
+		} else {
+			/* a run table: valid leaves, one CONT state */
+			s->pte += last - i + 1;
+			if (mm->run0[tid] & PTE_CONT)
+				s->pte_cont += last - i + 1;
+		}
 		return;
 	}
 	do {
 		uint64_t next = arm64_addr_end(g, d, addr, end);
-		uint64_t v = mm->tbl[tid][arm64_index(g, d, addr)];
+		uint64_t v = arm64_entry(mm, tid, arm64_index(g, d, addr));
 		int hw = 4 - (int)g->levels + d;
 
 		if (v & PTE_VALID) {

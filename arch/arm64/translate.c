@@ -14,7 +14,7 @@ int arm64_translate(const struct arm64_mm *mm, uint64_t va, struct arm64_xlat *x
 	uint32_t id = mm->pgd;
 
 	for (unsigned int d = 0; d < g->levels; d++) {
-		uint64_t desc = mm->tbl[id][arm64_index(g, d, va)];
+		uint64_t desc = arm64_entry(mm, id, arm64_index(g, d, va));
 		int hw = 4 - (int)g->levels + (int)d;
 		uint64_t mask = (1ull << g->shift[d]) - 1;
 
@@ -40,31 +40,35 @@ int arm64_translate(const struct arm64_mm *mm, uint64_t va, struct arm64_xlat *x
 	return -14;
 }
 
-const uint64_t *arm64_pte_table(const struct arm64_mm *mm, uint64_t va,
-				unsigned int *idx)
+/* The id of the PTE table the walk for @va reaches, or UINT32_MAX. */
+static uint32_t pte_table_id(const struct arm64_mm *mm, uint64_t va)
 {
 	const struct arm64_geom *g = &mm->g;
 	uint32_t id = mm->pgd;
 
 	for (unsigned int d = 0; d + 1 < g->levels; d++) {
-		uint64_t desc = mm->tbl[id][arm64_index(g, d, va)];
+		uint64_t desc = arm64_entry(mm, id, arm64_index(g, d, va));
 
 		if (!(desc & PTE_VALID) || !arm64_desc_table(desc))
-			return NULL;
+			return UINT32_MAX;
 		id = arm64_desc_table_id(mm, desc);
 		if (id == UINT32_MAX)
-			return NULL;
+			return UINT32_MAX;
 	}
-	*idx = arm64_index(g, g->levels - 1, va);
-	return mm->tbl[id];
+	return id;
 }
 
-/*
- * A CONT group lies in one PTE table, so each group is checked on that
- * table's entries (one walk of the upper levels per table, not one per
- * page): a page translates at the leaf level exactly when the upper levels
- * reach the table and its entry is a valid page descriptor (0b11).
- */
+const uint64_t *arm64_pte_table(const struct arm64_mm *mm, uint64_t va,
+				unsigned int *idx)
+{
+	uint32_t id = pte_table_id(mm, va);
+
+	if (id == UINT32_MAX)
+		return NULL;
+	*idx = arm64_index(&mm->g, mm->g.levels - 1, va);
+	return mm->tbl[id];	/* NULL for a run table: callers translate */
+}
+
 uint64_t arm64_check_cont(const struct arm64_mm *mm, uint64_t start,
 			  uint64_t end, uint64_t *first_va)
 {
@@ -76,20 +80,28 @@ uint64_t arm64_check_cont(const struct arm64_mm *mm, uint64_t start,
 	uint64_t va = start & ~(g->cont_pte_size - 1);
 	const uint64_t *tbl = NULL;
 	uint64_t tbl_va = 1;	/* not a table's base: nothing looked up yet */
+	uint32_t tid = UINT32_MAX;
+	uint64_t run[128];	/* a run table's group (CONT_PTES <= 128) */
 
 	for (; va < end; va += g->cont_pte_size) {
-		unsigned int idx;
 		const uint64_t *t;
 		uint64_t acc = 0, d0, pa0, attrs0;
 		bool ok = true;
 
 		if ((va >> tshift << tshift) != tbl_va) {
 			tbl_va = va >> tshift << tshift;
-			tbl = arm64_pte_table(mm, va, &idx);
+			tid = pte_table_id(mm, va);
+			tbl = tid == UINT32_MAX ? NULL : mm->tbl[tid];
 		}
-		if (!tbl)
+		if (tid == UINT32_MAX)
 			continue;	/* no page of the group is a leaf PTE */
-		t = tbl + arm64_index(g, g->levels - 1, va);
+		if (tbl) {
+			t = tbl + arm64_index(g, g->levels - 1, va);
+		} else {
+			for (uint64_t i = 0; i < n && i < 128; i++)
+				run[i] = arm64_entry(mm, tid, arm64_index(g, g->levels - 1, va) + i);
+			t = run;
+		}
 		/* any valid page descriptor with PTE_CONT (bits 0, 1, 52) */
 		for (uint64_t i = 0; i < n; i++)
 			acc |= t[i] & (t[i] << 52) & (t[i] << 51) & PTE_CONT;
