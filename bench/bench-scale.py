@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Issue 24 items 2-4, old and new vmaptool side by side in one run.
+"""Issue 24 items 1-4, old and new vmaptool side by side in one run.
 
 bench/bench-scale.py --old VMAPTOOL --new VMAPTOOL [--runs N] [--quick] [--no-callgrind]
+                     [--only=BENCH,...] [--linear-big=SIZE]
 
 Writes its traces (vmaptool gen of the new build) to $TMPDIR/vt-bench-scale/ and, for
 each measurement, runs the old and the new binary alternately --runs times, printing
@@ -18,10 +19,18 @@ wait4(), and of wall time):
               wall and CPU, and the ratio wall(jobs=1) / wall(jobs=2)
   shape       compare --jobs=1 --per-event of map_mem --size=64G (rodata=full):
               the per-event shapes walk the linear map
+  linear      replay (the default strategies) of map_mem --size=256G (rodata=full),
+              old and new: CPU and peak RSS; then of --linear-big (default 8T) with the
+              new build alone (the old one needs 8 bytes per page per strategy: 64 GiB
+              for 8 TiB), and with --verify
+  gate        the bundled gate (what scripts/gate.sh runs: every trace under traces/
+              against traces/baseline.json): CPU and peak RSS
+--only runs the named benches (events, instructions, jobs, shape, linear, gate).
 The outputs of old and new (and of --jobs=1 and --jobs=2) must be byte-identical,
 else exit 1.  On a shared machine compare the ratios of one run, not absolute times.
 """
 import argparse
+import glob
 import json
 import os
 import statistics
@@ -77,7 +86,10 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="smaller traces")
     ap.add_argument("--no-callgrind", action="store_true")
+    ap.add_argument("--only", default="events,instructions,jobs,shape,linear,gate")
+    ap.add_argument("--linear-big", default="8T")
     a = ap.parse_args()
+    only = set(a.only.split(","))
     d = os.path.join(tempfile.gettempdir(), "vt-bench-scale")
     os.makedirs(d, exist_ok=True)
     loops = 25000 if a.quick else 250000
@@ -89,7 +101,12 @@ def main():
                   "--loops=12500"],
         "sh": ["systemheap", f"--buffers={bufs}", "--size=128M", "--live=4", "--mem=16G"],
         "mm": ["map_mem", "--size=" + ("16G" if a.quick else "64G")],
+        "lm": ["map_mem", "--size=" + ("64G" if a.quick else "256G")],
+        "lmbig": ["map_mem", "--size=" + a.linear_big],
     }
+    need = {"events": ["ev"], "instructions": ["ev50k"], "jobs": ["sh"], "shape": ["mm"],
+            "linear": ["lm", "lmbig"]}
+    gen = {k: g for k, g in gen.items() if any(k in need[b] for b in only if b in need)}
     tr = {}
     for k, g in gen.items():
         tr[k] = os.path.join(d, k + ".jsonl")
@@ -97,6 +114,56 @@ def main():
     progs = {"old": a.old, "new": a.new}
     events = 4 * loops
 
+    if "linear" in only:
+        linear(a, progs, tr, d)
+    if "events" in only:
+        events_bench(a, progs, tr, d, events)
+    if "instructions" in only and not a.no_callgrind:
+        instructions(progs, tr, d)
+    if "jobs" in only:
+        jobs(a, progs, tr, d)
+    if "shape" in only:
+        shape(a, progs, tr, d)
+    if "gate" in only:
+        gate(a, progs, d)
+
+
+def gate(a, progs, d):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    t = os.path.join(root, "traces")
+    files = []
+    for pat in ("*.json", "*.jsonl", "test_vmalloc/*.json", "test_vmalloc/*.jsonl"):
+        files += sorted(glob.glob(os.path.join(t, pat)))  # as scripts/gate.sh
+    r = measure("gate", progs, ["gate", "--baseline=" + os.path.join(t, "baseline.json")]
+                + files, a.runs, d)
+    for p in progs:
+        cpu = stats(r[p][0])
+        print(json.dumps({"bench": "gate", "program": p, "runs": a.runs,
+                          "cpu_s": round(cpu[0], 3), "cpu_s_min": round(cpu[1], 3),
+                          "cpu_s_max": round(cpu[2], 3), "peak_rss_kib": r[p][2]}),
+              flush=True)
+
+
+def linear(a, progs, tr, d):
+    r = measure("linear", progs, ["replay", tr["lm"]], a.runs, d)
+    for p in progs:
+        cpu = stats(r[p][0])
+        print(json.dumps({"bench": "linear", "program": p, "size": "256G", "runs": a.runs,
+                          "cpu_s": round(cpu[0], 3), "cpu_s_min": round(cpu[1], 3),
+                          "cpu_s_max": round(cpu[2], 3), "peak_rss_kib": r[p][2]}),
+              flush=True)
+    for extra in ([], ["--verify"]):
+        r = measure("linear-big", {"new": a.new}, ["replay"] + extra + [tr["lmbig"]],
+                    a.runs, d)
+        cpu = stats(r["new"][0])
+        print(json.dumps({"bench": "linear" + ("-verify" if extra else ""), "program": "new",
+                          "size": a.linear_big, "runs": a.runs,
+                          "cpu_s": round(cpu[0], 3), "cpu_s_min": round(cpu[1], 3),
+                          "cpu_s_max": round(cpu[2], 3), "peak_rss_kib": r["new"][2]}),
+              flush=True)
+
+
+def events_bench(a, progs, tr, d, events):
     r = measure("events", progs, ["replay", "--strategy=pagewise", "--jobs=1", "-j", tr["ev"]],
                 a.runs, d)
     for p in progs:
@@ -107,23 +174,26 @@ def main():
                           "events_per_s": round(events / cpu[0]),
                           "peak_rss_kib": r[p][2]}), flush=True)
 
-    if not a.no_callgrind:
-        for p, exe in progs.items():
-            log = os.path.join(d, f"cg-{p}.log")
-            subprocess.run(["valgrind", "--tool=callgrind",
-                            "--callgrind-out-file=" + os.path.join(d, f"cg-{p}.out"),
-                            "--log-file=" + log, exe, "replay", "--strategy=pagewise",
-                            "--jobs=1", "-j", tr["ev50k"]], stdout=subprocess.DEVNULL,
-                           check=True)
-            ir = 0
-            with open(log) as f:
-                for line in f:
-                    if "refs:" in line:
-                        ir = int(line.split("refs:")[1].replace(",", ""))
-            print(json.dumps({"bench": "instructions", "program": p, "events": 50000,
-                              "instructions": ir,
-                              "per_event": round(ir / 50000)}), flush=True)
 
+def instructions(progs, tr, d):
+    for p, exe in progs.items():
+        log = os.path.join(d, f"cg-{p}.log")
+        subprocess.run(["valgrind", "--tool=callgrind",
+                        "--callgrind-out-file=" + os.path.join(d, f"cg-{p}.out"),
+                        "--log-file=" + log, exe, "replay", "--strategy=pagewise",
+                        "--jobs=1", "-j", tr["ev50k"]], stdout=subprocess.DEVNULL,
+                       check=True)
+        ir = 0
+        with open(log) as f:
+            for line in f:
+                if "refs:" in line:
+                    ir = int(line.split("refs:")[1].replace(",", ""))
+        print(json.dumps({"bench": "instructions", "program": p, "events": 50000,
+                          "instructions": ir,
+                          "per_event": round(ir / 50000)}), flush=True)
+
+
+def jobs(a, progs, tr, d):
     jp = {f"{p}-j{j}": exe for p, exe in progs.items() for j in (1, 2)}
     res = {p: ([], [], 0) for p in jp}
     for _ in range(a.runs):
@@ -145,6 +215,8 @@ def main():
                           "cpu_s_jobs2": round(stats(res[f"{p}-j2"][0])[0], 3),
                           "speedup": round(w1 / w2, 2)}), flush=True)
 
+
+def shape(a, progs, tr, d):
     r = measure("shape", progs, ["compare", "--jobs=1", "--per-event", tr["mm"]], a.runs, d)
     for p in progs:
         cpu = stats(r[p][0])

@@ -444,6 +444,37 @@ static void test_run_tables(void)
 	}
 }
 
+/* A run table on an id freed before keeps that id's array: filled whole. */
+static void test_run_reused_id(void)
+{
+	struct arm64_mm mm;
+	struct arm64_counters st;
+	struct arm64_xlat x;
+	uint64_t phys = 0x40000000, virt, size = 4ull << 20;
+	unsigned int idx;
+	uint32_t id;
+
+	TEST_ASSERT_EQ("map", map(&mm, &st, 12, 48, ARM64_LINEAR_NEW, phys, 4096,
+				  ARM64_NO_BLOCK_MAPPINGS | ARM64_NO_CONT_MAPPINGS), 0);
+	TEST_ASSERT_EQ("alloc", arm64_table_alloc(&mm, (int)mm.g.levels - 1, &id), 0);
+	arm64_table_free(&mm, id);
+	virt = arm64_linear_virt(&mm.g, phys, phys);
+	TEST_ASSERT_EQ("map over the freed id",
+		       arm64___create_pgd_mapping(&mm, ARM64_LINEAR_NEW, phys + size, virt + size,
+						  size, arm64_linear_prot(&mm.g),
+						  ARM64_NO_BLOCK_MAPPINGS | ARM64_NO_CONT_MAPPINGS), 0);
+	TEST_ASSERT_VAL("the freed id is an array again", mm.tbl[id] && !mm.run0[id]);
+	TEST_ASSERT_VAL("and the first new PTE table",
+			arm64_pte_table(&mm, virt + size, &idx) == mm.tbl[id]);
+	for (uint64_t va = virt + size; va < virt + 2 * size; va += 4096)
+		if (arm64_translate(&mm, va, &x) || x.pa != phys + (va - virt)) {
+			TEST_ASSERT_VAL("translates", 0);
+			break;
+		}
+	check_verify(&mm, phys + size, size, "reused id");
+	arm64_mm_release(&mm);
+}
+
 int main(void)
 {
 	test_s9();
@@ -454,5 +485,6 @@ int main(void)
 	test_levels();
 	test_remap();
 	test_run_tables();
+	test_run_reused_id();
 	return test_result("test-linear-map");
 }
