@@ -25,7 +25,10 @@ wait4(), and of wall time):
               for 8 TiB), and with --verify
   gate        the bundled gate (what scripts/gate.sh runs: every trace under traces/
               against traces/baseline.json): CPU and peak RSS
---only runs the named benches (events, instructions, jobs, shape, linear, gate).
+  calibrate   calibrate -j --check=calibration/figures.json (the shipped profiles'
+              predictions of every figure): CPU and peak RSS
+--only runs the named benches (events, instructions, jobs, shape, linear, gate,
+calibrate).
 The outputs of old and new (and of --jobs=1 and --jobs=2) must be byte-identical,
 else exit 1.  On a shared machine compare the ratios of one run, not absolute times.
 """
@@ -86,7 +89,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="smaller traces")
     ap.add_argument("--no-callgrind", action="store_true")
-    ap.add_argument("--only", default="events,instructions,jobs,shape,linear,gate")
+    ap.add_argument("--only", default="events,instructions,jobs,shape,linear,gate,calibrate")
     ap.add_argument("--linear-big", default="8T")
     a = ap.parse_args()
     only = set(a.only.split(","))
@@ -126,6 +129,10 @@ def main():
         shape(a, progs, tr, d)
     if "gate" in only:
         gate(a, progs, d)
+    if "calibrate" in only:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        fig = os.path.join(root, "calibration", "figures.json")
+        tree(a, progs, d, "calibrate", ["calibrate", "-j", "--check=" + fig])
 
 
 def gate(a, progs, d):
@@ -134,11 +141,16 @@ def gate(a, progs, d):
     files = []
     for pat in ("*.json", "*.jsonl", "test_vmalloc/*.json", "test_vmalloc/*.jsonl"):
         files += sorted(glob.glob(os.path.join(t, pat)))  # as scripts/gate.sh
-    r = measure("gate", progs, ["gate", "--baseline=" + os.path.join(t, "baseline.json")]
-                + files, a.runs, d)
+    tree(a, progs, d, "gate", ["gate", "--baseline=" + os.path.join(t, "baseline.json")]
+         + files)
+
+
+def tree(a, progs, d, name, args):
+    """A command over the tree's own files, old and new: CPU and peak RSS."""
+    r = measure(name, progs, args, a.runs, d)
     for p in progs:
         cpu = stats(r[p][0])
-        print(json.dumps({"bench": "gate", "program": p, "runs": a.runs,
+        print(json.dumps({"bench": name, "program": p, "runs": a.runs,
                           "cpu_s": round(cpu[0], 3), "cpu_s_min": round(cpu[1], 3),
                           "cpu_s_max": round(cpu[2], 3), "peak_rss_kib": r[p][2]}),
               flush=True)

@@ -32,7 +32,7 @@ struct lm {
 	enum arm64_linear_variant v;
 	unsigned int flags;
 	int dep[ARM64_PTE + 1];		/* depth of each Linux level, -1 if folded */
-	uint64_t run0;			/* != 0: the PTE table to allocate is a run table */
+	uint64_t run0;			/* != 0: allocate a run table of it */
 };
 
 /* An entry of a real table: the pointer and the depth of its table. */
@@ -363,7 +363,8 @@ static int fill_run_table(struct lm *s, struct ent pmd, uint64_t addr,
 	s->run0 = 0;
 	if (err)
 		return err;
-	mm->lin_tlb_units += (int64_t)n * lin_tlb_units(s, dp, arm64_pa_to_desc(g, phys) | prot);
+	mm->lin_tlb_units += (int64_t)n *
+			     lin_tlb_units(s, dp, arm64_pa_to_desc(g, phys) | prot);
 	if (mm->lin_tlb_units > mm->lin_tlb_units_peak)
 		mm->lin_tlb_units_peak = mm->lin_tlb_units;
 	ST(mm, pte_writes) += n;

@@ -98,8 +98,10 @@ uint64_t arm64_check_cont(const struct arm64_mm *mm, uint64_t start,
 		if (tbl) {
 			t = tbl + arm64_index(g, g->levels - 1, va);
 		} else {
+			unsigned int i0 = arm64_index(g, g->levels - 1, va);
+
 			for (uint64_t i = 0; i < n && i < 128; i++)
-				run[i] = arm64_entry(mm, tid, arm64_index(g, g->levels - 1, va) + i);
+				run[i] = arm64_entry(mm, tid, i0 + i);
 			t = run;
 		}
 		/* any valid page descriptor with PTE_CONT (bits 0, 1, 52) */
