@@ -390,8 +390,11 @@ static int alloc_init_cont_pte(struct lm *s, struct ent pmd, uint64_t addr,
 	/* BUG_ON(pmd_sect(pmd)) / BUG_ON(pmd_leaf(pmd)) */
 	if ((*pmd.p & PTE_VALID) && !arm64_desc_table(*pmd.p))
 		return ARM64_LINEAR_EBUG;
+	/* a whole table under a none entry: one run (arm64_table_alloc_run()'s
+	 * conditions: valid leaves, no PA folding) */
 	if (!*pmd.p && !(addr & (span - 1)) && end - addr == span &&
-	    arm64_desc_linear(g) && g->ptrs[s->dep[ARM64_PTE]] % g->cont_ptes == 0)
+	    (prot & PTE_VALID) && arm64_desc_linear(g) &&
+	    g->ptrs[s->dep[ARM64_PTE]] % g->cont_ptes == 0)
 		return fill_run_table(s, pmd, addr, phys, prot);
 	err = table_begin(s, ARM64_PTE, pmd, addr, map, &e);
 	if (err)
