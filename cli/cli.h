@@ -145,7 +145,12 @@ struct vt_cmd {
 };
 
 vt_cmd_fn cmd_replay, cmd_compare, cmd_gate, cmd_gen, cmd_import, cmd_ptdump,
-	  cmd_inspect, cmd_strategies, cmd_profiles, cmd_calibrate;
+	  cmd_inspect, cmd_strategies, cmd_profiles, cmd_calibrate, cmd_complete;
+
+/* The words of --format (in the order of enum vt_format) and of gen's
+ * PATTERN, NULL-terminated: for the parsers and 'vmaptool __complete'. */
+extern const char *const vt_format_names[];
+extern const char *const vt_gen_pattern_names[];
 
 /* ---- help.c: argp's help output, repaired --------------------------- */
 /* Where argp writes help, usage and --version: memory, put out at exit

@@ -578,10 +578,13 @@ static void common_end(struct vt_cli *cli, struct argp_state *state)
 			   "compare only");
 }
 
+/* in the order of enum vt_format */
+const char *const vt_format_names[] = { "table", "json", "csv", "mail", NULL };
+
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
 	/* in the order of enum vt_format */
-	static const char *const formats[] = { "table", "json", "csv", "mail" };
+	const char *const *formats = vt_format_names;
 	static const char *const colours[] = { "auto", "always", "never" };
 	struct vt_cli *cli = state->input;
 	struct vt_model_opts *m = &cli->model;
