@@ -114,11 +114,24 @@ int vt_usage_error(const char *prog, const char *fmt, ...)
 struct vt_trace_args {
 	char **v;
 	int n;
+	char **owned;	/* vt_trace_args_bundled()'s paths, or NULL */
 };
 /* Handle ARGP_KEY_ARGS/ARGP_KEY_NO_ARGS for @a ("no @what given");
  * ARGP_ERR_UNKNOWN for every other key. */
 error_t vt_parse_trace_args(int key, struct argp_state *state,
 			    struct vt_trace_args *a, const char *what);
+/*
+ * A TRACE argument that names no file and holds no '/' ("default",
+ * "systemheap-128m.json") is the bundled trace of that name: NAME, then
+ * NAME.json, then NAME.jsonl in vt_data_dir()/traces (share/vmaptool/traces
+ * of an install, the source tree's traces/ from the build tree).  Returns
+ * that path, malloc'd, or NULL when @arg is to be read as given.
+ */
+char *vt_bundled_trace(const char *arg);
+/* Each of @a's arguments through vt_bundled_trace(): @a->v becomes an
+ * array of its own (vt_trace_args_release() frees it).  0 or -ENOMEM. */
+int vt_trace_args_bundled(struct vt_trace_args *a);
+void vt_trace_args_release(struct vt_trace_args *a);
 
 /* A subcommand: parses @argv (its own options and the common ones into
  * @cli), runs, and returns an exit code; it never exits. */
@@ -132,7 +145,12 @@ struct vt_cmd {
 };
 
 vt_cmd_fn cmd_replay, cmd_compare, cmd_gate, cmd_gen, cmd_import, cmd_ptdump,
-	  cmd_inspect, cmd_strategies, cmd_profiles, cmd_calibrate;
+	  cmd_inspect, cmd_strategies, cmd_profiles, cmd_calibrate, cmd_complete;
+
+/* The words of --format (in the order of enum vt_format) and of gen's
+ * PATTERN, NULL-terminated: for the parsers and 'vmaptool __complete'. */
+extern const char *const vt_format_names[];
+extern const char *const vt_gen_pattern_names[];
 
 /* ---- help.c: argp's help output, repaired --------------------------- */
 /* Where argp writes help, usage and --version: memory, put out at exit

@@ -59,7 +59,7 @@ static struct argp compare_argp = {
 int cmd_compare(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool compare";
-	struct compare_args a = { cli, { NULL, 0 }, false };
+	struct compare_args a = { cli, { NULL, 0, NULL }, false };
 	const char *list;
 	char *expanded = NULL;
 	struct vt_spec_list specs;
@@ -119,7 +119,12 @@ int cmd_compare(struct vt_cli *cli, int argc, char **argv)
 		vt_err("compare needs at least two strategies (--strategy=A,B[,...])");
 		return VT_EC_USAGE;
 	}
+	if (vt_trace_args_bundled(&a.t)) {
+		vt_spec_list_release(&specs);
+		return vt_err_oom_exit();
+	}
 	rc = vt_run_command(cli, a.t.v, a.t.n, &specs, true);
+	vt_trace_args_release(&a.t);
 	vt_spec_list_release(&specs);
 	return rc;
 }

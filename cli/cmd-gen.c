@@ -17,9 +17,11 @@
 
 enum gen_pattern { P_SYSTEMHEAP, P_TEST_VMALLOC, P_IOREMAP, P_MAP_MEM, P__NR };
 
-static const char *const pattern_names[P__NR] = {
-	"systemheap", "test_vmalloc", "ioremap", "map_mem",
+/* the PATTERN words, in the order of enum gen_pattern (cli.h) */
+const char *const vt_gen_pattern_names[] = {
+	"systemheap", "test_vmalloc", "ioremap", "map_mem", NULL
 };
+#define pattern_names vt_gen_pattern_names
 
 enum {
 	OPT_SEED = 0x200, OPT_SIZE, OPT_BUFFERS, OPT_LIVE, OPT_FRAG,

@@ -108,10 +108,8 @@ static int cmp_va(const void *a, const void *b)
 	return x->va_start < y->va_start ? -1 : x->va_start > y->va_start;
 }
 
-int cmd_ptdump(struct vt_cli *cli, int argc, char **argv)
+static int ptdump(struct vt_cli *cli, const char *name, struct ptdump_args a)
 {
-	static char name[] = "vmaptool ptdump";
-	struct ptdump_args a = { cli, NULL, -1 };
 	struct vt_replay_result res;
 	struct vt_run_opts ro;
 	struct vt_replay_req req;
@@ -122,8 +120,6 @@ int cmd_ptdump(struct vt_cli *cli, int argc, char **argv)
 	int rc, wr, ret;
 	FILE *out;
 
-	argv[0] = name;
-	argp_parse(&ptdump_argp, argc, argv, 0, NULL, &a);
 	rc = vt_cli_vmlinux_apply(cli, true, name);
 	if (rc)
 		return rc;
@@ -191,5 +187,22 @@ int cmd_ptdump(struct vt_cli *cli, int argc, char **argv)
 out:
 	free(c.v);
 	vt_spec_list_release(&specs);
+	return rc;
+}
+
+int cmd_ptdump(struct vt_cli *cli, int argc, char **argv)
+{
+	static char name[] = "vmaptool ptdump";
+	struct ptdump_args a = { cli, NULL, -1 };
+	char *bundled;
+	int rc;
+
+	argv[0] = name;
+	argp_parse(&ptdump_argp, argc, argv, 0, NULL, &a);
+	bundled = vt_bundled_trace(a.trace);	/* "default": traces/default.json */
+	if (bundled)
+		a.trace = bundled;
+	rc = ptdump(cli, name, a);
+	free(bundled);
 	return rc;
 }

@@ -29,6 +29,9 @@ static const struct argp replay_argp = {
 	.args_doc = "TRACE...",
 	.doc = "Replay traces under one or more strategies and report PTE "
 	       "writes, walks, TLBIs and barriers per strategy.\v"
+	       "A TRACE that names no file and holds no '/' is the bundled "
+	       "trace of that name (NAME, NAME.json or NAME.jsonl in "
+	       "share/vmaptool/traces): 'vmaptool replay default'.  "
 	       "Exit status: 0 success, 2 usage, 3 bad trace (nothing is "
 	       "written to -o), 4 system error, 5 internal error.",
 	.children = vt_common_children,
@@ -37,7 +40,7 @@ static const struct argp replay_argp = {
 int cmd_replay(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool replay";
-	struct replay_args a = { cli, { NULL, 0 } };
+	struct replay_args a = { cli, { NULL, 0, NULL } };
 	struct vt_spec_list specs;
 	int rc;
 
@@ -49,7 +52,12 @@ int cmd_replay(struct vt_cli *cli, int argc, char **argv)
 	rc = vt_run_parse_strategies(cli->strategies, &specs);
 	if (rc)
 		return rc;
+	if (vt_trace_args_bundled(&a.t)) {
+		vt_spec_list_release(&specs);
+		return vt_err_oom_exit();
+	}
 	rc = vt_run_command(cli, a.t.v, a.t.n, &specs, false);
+	vt_trace_args_release(&a.t);
 	vt_spec_list_release(&specs);
 	return rc;
 }

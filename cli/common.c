@@ -7,6 +7,7 @@
  * never acts or exits (main() and the commands act on what it recorded),
  * and the positional TRACE... operands of replay, compare and gate.
  */
+#define _GNU_SOURCE	/* asprintf */
 #include <argp.h>
 #include <errno.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -576,10 +578,13 @@ static void common_end(struct vt_cli *cli, struct argp_state *state)
 			   "compare only");
 }
 
+/* in the order of enum vt_format */
+const char *const vt_format_names[] = { "table", "json", "csv", "mail", NULL };
+
 static error_t common_parse(int key, char *arg, struct argp_state *state)
 {
 	/* in the order of enum vt_format */
-	static const char *const formats[] = { "table", "json", "csv", "mail" };
+	const char *const *formats = vt_format_names;
 	static const char *const colours[] = { "auto", "always", "never" };
 	struct vt_cli *cli = state->input;
 	struct vt_model_opts *m = &cli->model;
@@ -717,6 +722,56 @@ const struct argp_child vt_common_children[] = {
 	{ &vt_common_argp, 0, NULL, 0 },
 	{ NULL, 0, NULL, 0 }
 };
+
+char *vt_bundled_trace(const char *arg)
+{
+	static const char *const ext[] = { "", ".json", ".jsonl" };
+	struct stat st;
+
+	if (!*arg || !strcmp(arg, "-") || strchr(arg, '/') || !stat(arg, &st) ||
+	    errno != ENOENT)
+		return NULL;
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		char *path;
+
+		if (asprintf(&path, "%s/traces/%s%s", vt_data_dir(), arg, ext[i]) < 0)
+			return NULL;
+		if (!stat(path, &st) && S_ISREG(st.st_mode))
+			return path;
+		free(path);
+	}
+	return NULL;
+}
+
+int vt_trace_args_bundled(struct vt_trace_args *a)
+{
+	char **v = calloc((size_t)a->n + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < a->n; i++) {
+		v[i] = vt_bundled_trace(a->v[i]);
+		if (!v[i])
+			v[i] = strdup(a->v[i]);
+		if (!v[i]) {
+			a->owned = v;
+			vt_trace_args_release(a);
+			return -ENOMEM;
+		}
+	}
+	a->v = a->owned = v;
+	return 0;
+}
+
+void vt_trace_args_release(struct vt_trace_args *a)
+{
+	if (!a->owned)
+		return;
+	for (int i = 0; a->owned[i]; i++)
+		free(a->owned[i]);
+	free(a->owned);
+	a->owned = NULL;
+}
 
 error_t vt_parse_trace_args(int key, struct argp_state *state,
 			    struct vt_trace_args *a, const char *what)

@@ -47,6 +47,8 @@ static const struct vt_cmd cmds[] = {
 	{ "calibrate", cmd_calibrate, "fit the cost profiles to published figures",
 	  VT_APPLIES_FORMAT },
 	{ "help", cmd_help, "this text, or a command's: vmaptool help [COMMAND]", 0 },
+	/* unlisted (no summary): the bash completion's source of words */
+	{ "__complete", cmd_complete, NULL, 0 },
 	{ NULL, NULL, NULL, 0 }
 };
 
@@ -96,7 +98,8 @@ static char *top_help_filter(int key, const char *text, void *input)
 		return (char *)text;
 	fputs("Commands:\n", f);
 	for (const struct vt_cmd *c = cmds; c->name; c++)
-		fprintf(f, "  %-12s %s\n", c->name, c->summary);
+		if (c->summary)
+			fprintf(f, "  %-12s %s\n", c->name, c->summary);
 	fputs("\n'vmaptool COMMAND --help' describes a command's own options. "
 	      "Exit status: 0 success, 1 gate found a regression, 2 usage, "
 	      "3 bad input, 4 system error, 5 internal error.", f);
@@ -134,7 +137,8 @@ static void unknown_command(const char *word)
 	size_t n = 0;
 
 	for (const struct vt_cmd *c = cmds; c->name; c++)
-		names[n++] = c->name;
+		if (c->summary)
+			names[n++] = c->name;
 	hint = vt_suggest(word, names, n);
 	if (hint)
 		vt_err("'%s' is not a vmaptool command; did you mean '%s'? "

@@ -488,9 +488,16 @@ static void faster_lines(const struct text_out *o, json_t *strats, const char *p
 		if (!m)
 			return;
 		snprintf(num, sizeof(num), "%.2f", x >= 1 ? x : 1 / x);
-		if (!strcmp(num, "1.00"))	/* as the table says "same" */
+		if (x == 1)	/* equal estimates, as the table says "same" */
 			fprintf(m, "%s: same speed as %s (estimate, profile %s)",
 				safe(o, json_string_value(json_object_get(s, "name")), b1, sizeof(b1)),
+				safe(o, json_string_value(json_object_get(est, "baseline")), b2, sizeof(b2)),
+				profile ? profile : "-");
+		else if (!strcmp(num, "1.00"))	/* "0.48% slower": the cycles' change */
+			percent(num, sizeof(num), 100 * fabs(1 - 1 / x)),
+			fprintf(m, "%s: %s %s than %s (estimate, profile %s)",
+				safe(o, json_string_value(json_object_get(s, "name")), b1, sizeof(b1)),
+				num, x > 1 ? "faster" : "slower",
 				safe(o, json_string_value(json_object_get(est, "baseline")), b2, sizeof(b2)),
 				profile ? profile : "-");
 		else

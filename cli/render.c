@@ -281,6 +281,23 @@ static char *describe_model(void)
 		describe_entry(f, label, vt_kernels[k].summary,
 			       k == VT_KERNEL_DEFAULT ? " (default)" : "");
 	}
+	/* the axes of vt_axes_resolve(), per generation */
+	fputs("\nAxes every strategy takes from its --kernel where its name\n"
+	      "gives none of a group (+vfree-*, +linear-*; an axis alone\n"
+	      "means zigzag+axis):\n", f);
+	for (int k = 0; k < VT_KERNEL__NR; k++) {
+		uint32_t axes = vt_axes_resolve(0, (enum vt_kernel_gen)k);
+		char label[64], text[128];
+		size_t n = 0;
+
+		snprintf(label, sizeof(label), "--kernel=%s", vt_kernels[k].name);
+		text[0] = '\0';
+		for (uint32_t bit = 1; bit && bit <= axes; bit <<= 1)
+			if ((axes & bit) && vt_axis_name(bit) && n < sizeof(text))
+				n += (size_t)snprintf(text + n, sizeof(text) - n, "%s+%s",
+						      n ? " " : "", vt_axis_name(bit));
+		describe_entry(f, label, text, "");
+	}
 	if (fclose(f)) {
 		free(buf);
 		return NULL;

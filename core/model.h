@@ -98,6 +98,20 @@ struct vt_strategy;
 #define VT_AXIS_LINEAR_P1	(1u << 3)
 #define VT_AXIS_LINEAR_P1P2	(1u << 4)
 #define VT_AXIS_LINEAR_NEW	(1u << 5)
+#define VT_AXES_VFREE (VT_AXIS_VFREE_BULK | VT_AXIS_VFREE_PERPAGE)
+#define VT_AXES_LINEAR (VT_AXIS_LINEAR_OLD | VT_AXIS_LINEAR_P1 | \
+			VT_AXIS_LINEAR_P1P2 | VT_AXIS_LINEAR_NEW)
+
+/*
+ * The axes a strategy whose name gives @axes replays with under @gen: one
+ * of each group.  A group its name leaves empty takes the generation's:
+ * vfree-bulk where its vfree() calls free_pages_bulk()
+ * (vt_kernels[].vfree_bulk), else vfree-perpage; linear-new (map_mem()
+ * as mainline has it since 0e9df1c905d8, v6.10).
+ */
+uint32_t vt_axes_resolve(uint32_t axes, enum vt_kernel_gen gen);
+/* The name of axis @bit ("vfree-bulk"), or NULL. */
+const char *vt_axis_name(uint32_t bit);
 
 struct vt_strategy_spec {
 	const struct vt_strategy *strat;

@@ -44,6 +44,16 @@ void vt_option_set(struct vt_model_opts *o, enum vt_option_id id,
 		*(unsigned int *)p = v;
 }
 
+uint32_t vt_axes_resolve(uint32_t axes, enum vt_kernel_gen gen)
+{
+	if (!(axes & VT_AXES_VFREE))
+		axes |= vt_kernels[gen].vfree_bulk ? VT_AXIS_VFREE_BULK :
+						     VT_AXIS_VFREE_PERPAGE;
+	if (!(axes & VT_AXES_LINEAR))
+		axes |= VT_AXIS_LINEAR_NEW;
+	return axes;
+}
+
 void vt_model_opts_init(struct vt_model_opts *o)
 {
 	*o = (struct vt_model_opts){

@@ -3,8 +3,13 @@
 """Write vmaptool(1) and vmaptool-COMMAND(1) from the built binary's --help.
 
 The pages are generated from the argp tables (the same text --help
-prints), so they cannot drift from the options the binary takes.  Run by
-the build (CMakeLists.txt) and by tests/install/test-install.sh:
+prints), so they cannot drift from the options the binary takes.  The
+sections --help has no text for come from the source tree: EXAMPLES from
+the command lines of README.md's "Examples" and the command's
+docs/vmaptool-COMMAND.md, EXIT STATUS from docs/exit-codes.md's table,
+ENVIRONMENT and FILES from the lists below (tests/cli/test-man-sections.sh
+checks them against the getenv() calls and the installed share/ folders).
+Run by the build (CMakeLists.txt) and by tests/cli/test-man-sections.sh:
 
     gen-man.py VMAPTOOL OUTDIR
 """
@@ -20,6 +25,100 @@ SECTIONS = {
     "inspect": "docs/vmaptool-inspect.md", "strategies": "docs/vmaptool-strategies.md",
     "profiles": "docs/vmaptool-profiles.md",
 }
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Every variable vmaptool reads (getenv() in cli/ and core/), and glibc
+# argp's own.
+ENVIRONMENT = [
+    ("VMAPTOOL_PROFILES", "the folder of the cost profiles --profile=NAME names, "
+     "instead of share/vmaptool/profiles (docs/cost-model.md)"),
+    ("NO_COLOR", "set and not empty: no colour under --color=auto (the default)"),
+    ("TERM", "dumb: no colour under --color=auto"),
+    ("ARGP_HELP_FMT", "read by glibc's argp: the layout of --help"),
+]
+
+# What the binary reads from <bindir>/../share/vmaptool (or, run from the
+# build tree, the source tree), and what the install adds beside it.
+FILES = [
+    ("<prefix>/share/vmaptool/traces/",
+     "the bundled traces; a TRACE that names no file and holds no '/' is read "
+     "from here (NAME, NAME.json or NAME.jsonl): vmaptool replay default"),
+    ("<prefix>/share/vmaptool/profiles/",
+     "the cost profiles, one NAME.json each (--profile=NAME; vmaptool profiles "
+     "lists them; calibrate --write rewrites them)"),
+    ("<prefix>/share/vmaptool/calibration/figures.json",
+     "the published figures vmaptool calibrate fits the profiles to"),
+    ("<prefix>/share/bash-completion/completions/vmaptool", "the bash completion"),
+]
+
+
+def examples(cmd):
+    """The command lines for @cmd (None: every command) of README.md's
+    Examples and of docs/vmaptool-@cmd.md, in order, without repeats."""
+    def lines(path, only_examples):
+        try:
+            text = open(os.path.join(ROOT, path)).read()
+        except OSError:
+            return []
+        if only_examples:
+            text = text.split("## Examples", 1)[-1].split("\n## ", 1)[0]
+        out, fenced = [], False
+        for line in text.split("\n"):
+            if line.startswith("```"):
+                fenced = not fenced
+                continue
+            if not fenced and not line.startswith("    "):
+                continue
+            line = re.sub(r"^\s*(\$ )?", "", line)
+            line = re.sub(r"\s+# .*$", "", line).rstrip()
+            words = line.split()
+            if (len(words) >= 2 and words[0] == "vmaptool" and
+                    (cmd is None or words[1] == cmd) and "[" not in line and
+                    "..." not in line and "|" not in line.split("'")[0]):
+                out.append(line)
+        return out
+    seen, out = set(), []
+    src = lines("README.md", True)
+    if cmd is not None:
+        src += lines(SECTIONS.get(cmd, f"docs/vmaptool-{cmd}.md"), False)
+    for line in src:
+        if line not in seen:
+            seen.add(line)
+            out.append(line)
+    return out
+
+
+def exit_status():
+    """(code, meaning) of docs/exit-codes.md's table."""
+    out = []
+    for line in open(os.path.join(ROOT, "docs/exit-codes.md")):
+        m = re.match(r"^\| (\d+) \| ([^|]*) \|", line)
+        if m:
+            out.append((m.group(1), m.group(2).strip().replace("`", "")))
+    return out
+
+
+def extra_sections(cmd):
+    out = [".SH EXAMPLES"]
+    for line in examples(cmd):
+        out += [".PP", ".nf", esc(line), ".fi"]
+    out += [".PP", esc("The traces/ and tests/ paths are the source tree's; "
+                       "an installed vmaptool finds the bundled traces by name "
+                       "(see FILES)."), ".SH EXIT STATUS"]
+    for code, meaning in exit_status():
+        out += [".TP", f".B {code}", esc(meaning)]
+    out += [".PP", esc("docs/exit-codes.md in the source tree gives examples of each."),
+            ".SH ENVIRONMENT"]
+    for name, text in ENVIRONMENT:
+        out += [".TP", f".B {esc(name)}", esc(text)]
+    out.append(".SH FILES")
+    for name, text in FILES:
+        out += [".TP", f".B {esc(name)}", esc(text)]
+    out += [".PP", esc("<prefix> is the folder above the one holding the vmaptool "
+                       "binary, so a moved prefix keeps working.")]
+    return out
 
 
 def run(binary, *args):
@@ -59,7 +158,7 @@ def commands(top_help, rest=None):
     return out
 
 
-def page(name, summary, help_text, see_also, version):
+def page(name, summary, help_text, see_also, version, cmd=None):
     lines = help_text.rstrip("\n").split("\n")
     usage = lines[0][len("Usage: "):] if lines[0].startswith("Usage: ") else lines[0]
     rest = lines[1:]
@@ -124,6 +223,7 @@ def page(name, summary, help_text, see_also, version):
                 out.append(".PP")
                 continue
             out += [esc(" ".join(l.strip() for l in p.split("\n"))), ".PP"]
+    out += extra_sections(cmd)
     out += [".SH SEE ALSO", esc(see_also)]
     return "\n".join(out) + "\n"
 
@@ -143,12 +243,13 @@ def main():
         f.write(page("vmaptool-help", "this text, or a command's: vmaptool help [COMMAND]",
                      run(binary, "help").replace("Usage: vmaptool [OPTION...] COMMAND [ARG...]",
                                                  "Usage: vmaptool help [COMMAND]", 1),
-                     "vmaptool(1); docs/vmaptool-help.md in the source tree", version))
+                     "vmaptool(1); docs/vmaptool-help.md in the source tree", version,
+                     "help"))
     for c, s in cmds:
         with open(os.path.join(outdir, f"vmaptool-{c}.1"), "w") as f:
             f.write(page(f"vmaptool-{c}", s, run(binary, c, "--help"),
                          f"vmaptool(1); {SECTIONS.get(c, '')} in the source tree",
-                         version))
+                         version, c))
 
 
 if __name__ == "__main__":

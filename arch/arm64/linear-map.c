@@ -9,7 +9,8 @@
  *
  * Versions (see linear-map.h): OLD = v6.9 before 5c63db59c5f8 (read at
  * torvalds/linux @ 004fc58f917c plus the alloc_init_p4d() of v6.9 shown
- * in the context of 0e9df1c905d8's patch); P1 = seed 003 (5c63db59c5f8);
+ * in the context of 0e9df1c905d8's patch); P1 = 5c63db59c5f8 "arm64: mm:
+ * Don't remap pgtables per-cont(pte|pmd) block";
  * P1P2 = + 1fcb7cea8a5f (6.6-stable queue mail of it); NEW = + 0e9df1c905d8
  * (v3 3/3 of the series) as in linux-mm/linux-mm @ 0118174d4e1c.
  *

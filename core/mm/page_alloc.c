@@ -4,7 +4,7 @@
  * (linux-mm/linux-mm @ 00cb34b034a5: pcp_allowed_order(),
  * __rmqueue_pcplist(), nr_pcp_alloc(), rmqueue_bulk(),
  * free_frozen_page_commit(), free_pcppages_bulk(), zone_batchsize(),
- * zone_highsize(); seed 002: free_pages_bulk(), __free_contig_range(),
+ * zone_highsize(); the vfree patch: free_pages_bulk(), __free_contig_range(),
  * free_prepared_contig_range()).  See page_alloc.h for what is left out.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The page allocator of mm/page_alloc.c as vmalloc meets it
- * (linux-mm/linux-mm @ 00cb34b034a5, with seed 002's free_pages_bulk()):
+ * (linux-mm/linux-mm @ 00cb34b034a5, with the vfree patch's free_pages_bulk()):
  * one zone, one CPU, per-CPU free lists (pcp) for the orders
  * pcp_allowed_order() accepts (0 .. PAGE_ALLOC_COSTLY_ORDER = 3, and
  * pageblock_order = HPAGE_PMD_ORDER with THP) in front of the buddy lists.
@@ -93,7 +93,7 @@ int vt___free_page(struct vt_page_alloc *pa, uint64_t pfn);
  * left to right. */
 int vt___free_contig_range(struct vt_page_alloc *pa, uint64_t pfn, uint64_t nr);
 /*
- * free_pages_bulk(pages, nr) (seed 002): one __free_contig_range() per run
+ * free_pages_bulk(pages, nr) (the vfree patch): one __free_contig_range() per run
  * of array entries with consecutive pfns (num_pages_contiguous()); returns
  * the number of runs in *runs (= cond_resched() calls).
  */

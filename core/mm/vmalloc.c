@@ -177,21 +177,17 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 /*
  * Whether vfree() releases pages with free_pages_bulk(): the strategy's
  * +vfree-bulk or +vfree-perpage, else what the --kernel generation does
- * (vt_kernels[].vfree_bulk: vm_area_free_pages() of v7.2 and mainline).
+ * (vt_axes_resolve(): vm_area_free_pages() of v7.2 and mainline).
  */
 static bool vt_vfree_bulk(const struct vt_engine *e)
 {
-	if (e->spec.axes & VT_AXIS_VFREE_BULK)
-		return true;
-	if (e->spec.axes & VT_AXIS_VFREE_PERPAGE)
-		return false;
-	return vt_kernels[e->o.kernel].vfree_bulk;
+	return vt_axes_resolve(e->spec.axes, e->o.kernel) & VT_AXIS_VFREE_BULK;
 }
 
 /*
  * vfree()'s page release after remove_vm_area(): per page __free_page()
  * and cond_resched() (vfree-perpage, v6.16 and older), or
- * vm_area_free_pages()'s free_pages_bulk() (vfree-bulk, seed 002; v7.2,
+ * vm_area_free_pages()'s free_pages_bulk() (vfree-bulk, the free_pages_bulk() patch; v7.2,
  * mainline).  vm->pages holds order-0 pointers: a run's compound order is
  * irrelevant here.
  */
@@ -214,7 +210,7 @@ static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 		return 0;
 	}
 	/*
-	 * free_pages_bulk(vm->pages, vm->nr_pages) (seed 002): one
+	 * free_pages_bulk(vm->pages, vm->nr_pages) (the vfree patch): one
 	 * __free_contig_range() and one cond_resched() per stretch of entries
 	 * whose pfns follow each other (num_pages_contiguous()).  vm->pages
 	 * is kept as runs here: touching runs are one stretch, so the calls
@@ -865,23 +861,24 @@ static void id_text(const struct vt_id *id, char *buf, size_t n)
 /*
  * A linear_map event: one __map_memblock() of map_mem() (boot, rodata
  * writable), built by the version of arch/arm64/mm/mmu.c the strategy's
- * linear axis names (default linear-new).  With --verify every page of
+ * linear axis names (vt_axes_resolve(): default linear-new).  With --verify every page of
  * the range is checked once, here: nothing later changes it.
  */
 static int vt_map_mem(struct vt_engine *e, const struct vt_event *ev,
 			 uint64_t *va)
 {
 	const struct arm64_geom *g = &e->mm.g;
+	uint32_t axes = vt_axes_resolve(e->spec.axes, e->o.kernel);
 	enum arm64_linear_variant v = ARM64_LINEAR_NEW;
 	unsigned int flags = 0;
 	uint64_t virt, prot = arm64_linear_prot(g), bad, first;
 	int ret;
 
-	if (e->spec.axes & VT_AXIS_LINEAR_OLD)
+	if (axes & VT_AXIS_LINEAR_OLD)
 		v = ARM64_LINEAR_OLD;
-	else if (e->spec.axes & VT_AXIS_LINEAR_P1)
+	else if (axes & VT_AXIS_LINEAR_P1)
 		v = ARM64_LINEAR_P1;
-	else if (e->spec.axes & VT_AXIS_LINEAR_P1P2)
+	else if (axes & VT_AXIS_LINEAR_P1P2)
 		v = ARM64_LINEAR_P1P2;
 	if (ev->flags & VT_FLAG(NO_BLOCK_MAPPINGS))
 		flags |= ARM64_NO_BLOCK_MAPPINGS;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * batched: Barry Song's "[RFC PATCH 0/8] mm/vmalloc: Speed up ioremap,
- * vmalloc and vmap with contiguous memory" (2026-04-08, seed 000), patch
+ * vmalloc and vmap with contiguous memory" (2026-04-08), patch
  * by patch (batched@digits).  Patches 1-2 are arch changes carried by the
  * arm64 model (arm64_num_contig_ptes(), arm64_make_huge_pte(),
  * arm64_vmap_pte_range_map_size()); patch 3 is the shift argument of

@@ -88,13 +88,13 @@ static const struct {
 	  "vfree frees every page as order 0 (v6.16 and older)", "mm/vmalloc.c vfree()" },
 	{ "vfree-bulk", VT_AXIS_VFREE_BULK,
 	  "vfree releases contiguous runs with free_pages_bulk()",
-	  "seed 002: vmalloc: optimize vfree with free_pages_bulk()" },
+	  "Ryan Roberts, vmalloc: optimize vfree with free_pages_bulk() (mm-new, 2026-04-01)" },
 	{ "linear-old", VT_AXIS_LINEAR_OLD,
 	  "linear map: fixmap per CONT sub-range, barriers per PTE (<= v6.9)",
 	  "arch/arm64/mm/mmu.c before 5c63db59c5f8" },
 	{ "linear-p1", VT_AXIS_LINEAR_P1,
 	  "linear map: fixmap once per table population",
-	  "5c63db59c5f8 (seed 003)" },
+	  "5c63db59c5f8 arm64: mm: Don't remap pgtables per-cont(pte|pmd) block" },
 	{ "linear-p1p2", VT_AXIS_LINEAR_P1P2,
 	  "linear map: + batched dsb/isb when populating",
 	  "5c63db59c5f8 + 1fcb7cea8a5f" },
@@ -103,9 +103,16 @@ static const struct {
 	  "+ 0e9df1c905d8" },
 };
 
-#define VFREE_AXES (VT_AXIS_VFREE_BULK | VT_AXIS_VFREE_PERPAGE)
-#define LINEAR_AXES (VT_AXIS_LINEAR_OLD | VT_AXIS_LINEAR_P1 | \
-		     VT_AXIS_LINEAR_P1P2 | VT_AXIS_LINEAR_NEW)
+#define VFREE_AXES VT_AXES_VFREE
+#define LINEAR_AXES VT_AXES_LINEAR
+
+const char *vt_axis_name(uint32_t bit)
+{
+	for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); i++)
+		if (axes[i].bit == bit)
+			return axes[i].name;
+	return NULL;
+}
 
 /* One '+axis': at most one choice per axis (strategies.md 1). */
 static int add_axis(struct vt_strategy_spec *out, size_t i, const char *text,

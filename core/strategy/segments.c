@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * segments: Dev Jain's "arm64/perf: map AUX buffer with large pages"
- * (squashed diff of 2026-02-26 in the RFC thread, seed 000).  A vmap with
+ * (squashed diff of 2026-02-26 in the RFC thread).  A vmap with
  * VM_ALLOW_HUGE_VMAP (every vmap under :force) is placed at the largest
  * vm_shift() of its physically contiguous segments, with the area size
  * rounded up to it, and each segment is mapped by its own

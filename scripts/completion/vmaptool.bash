@@ -1,8 +1,14 @@
 # bash completion for vmaptool (installed as
 # share/bash-completion/completions/vmaptool).  Subcommands, their options
 # and option values come from the binary itself (vmaptool help, COMMAND
-# --help, strategies), so they follow the argp tables; batched@ takes the
-# patch digits 1-8 in increasing order.
+# --help, and 'vmaptool __complete KIND' for the words of the tables:
+# formats, profiles, kernels, gen patterns and --test cases, strategies,
+# axes), so they follow the argp tables and the registry; batched@ takes
+# the patch digits 1-8 in increasing order, S+ an axis.
+_vmaptool_complete() {	# the words of a table: formats, profiles, ...
+	"${COMP_WORDS[0]}" __complete "$1" 2>/dev/null
+}
+
 _vmaptool_words() {	# the words of "vmaptool ARGS --help" that are options
 	"${COMP_WORDS[0]}" "$@" --help 2>/dev/null |
 		grep -oE -- '--[a-z0-9][a-z0-9-]*(\[?=)?' | sed 's/\[=$/=/' | sort -u
@@ -31,8 +37,11 @@ _vmaptool() {
 		--strategy)
 			local head=${val%,*} last=${val##*,} names
 			[[ $val == *,* ]] && head="$head," || head=""
-			names=$("${COMP_WORDS[0]}" strategies 2>/dev/null | awk '/^[a-z]/ {print $1}')
-			if [[ $last == batched@* ]]; then
+			names=$(_vmaptool_complete strategies)
+			if [[ $last == *+* ]]; then	# S+AXIS[+AXIS]
+				local a
+				for a in $(_vmaptool_complete axes); do words="$words ${last%+*}+$a"; done
+			elif [[ $last == batched@* ]]; then
 				local d=${last#batched@} n=0 k
 				[[ -n $d ]] && n=${d: -1}
 				for ((k = n + 1; k <= 8; k++)); do words="$words batched@$d$k"; done
@@ -47,15 +56,29 @@ _vmaptool() {
 			[[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == *@* ]] && compopt -o nospace 2>/dev/null
 			[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
 			return 0 ;;
-		--format) words="table json csv" ;;
-		--granule) words="4k 16k 64k" ;;
-		--output|--junit|--markdown|--baseline|--per-event|--vmlinux|--kconfig|--buddyinfo|--profile|--svg)
+		--format) words=$(_vmaptool_complete formats) ;;
+		--kernel) words=$(_vmaptool_complete kernels) ;;
+		--profile)	# a built-in profile's name, or a FILE.json
+			COMPREPLY=($(compgen -W "$(_vmaptool_complete profiles)" -- "$val")
+				   $(compgen -f -- "$val"))
+			[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
+			return 0 ;;
+		--test)	# NAME[,NAME...]
+			local head=${val%,*} last=${val##*,} c
+			[[ $val == *,* ]] && head="$head," || head=""
+			for c in $(_vmaptool_complete tests); do
+				[[ $c == "$last"* ]] && COMPREPLY+=("$head$c")
+			done
+			[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
+			return 0 ;;
+		--output|--junit|--markdown|--baseline|--per-event|--vmlinux|--kconfig|--buddyinfo|--svg)
 			COMPREPLY=($(compgen -f -- "$val"))
 			[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
 			return 0 ;;
-		*)	# WORD|WORD of the option's --help line
-			words=$("${COMP_WORDS[0]}" ${cmd:+$cmd} --help 2>/dev/null |
-				grep -oE -- "$opt=[a-z0-9.|-]+" | head -1 | cut -d= -f2 | tr '|' ' ') ;;
+		*)	# WORD|WORD of the option's --help line (the command's, else the
+			# top-level one, which lists the options every command takes)
+			words=$({ "${COMP_WORDS[0]}" ${cmd:+$cmd} --help; "${COMP_WORDS[0]}" --help; } 2>/dev/null |
+				grep -oE -- "$opt\[?=[a-z0-9.|-]+" | head -1 | cut -d= -f2 | tr '|' ' ') ;;
 		esac
 		COMPREPLY=($(compgen -W "$words" -- "$val"))
 		[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
@@ -78,6 +101,14 @@ _vmaptool() {
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_vmaptool_words "$cmd")" -- "$cur"))
 		[[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
+		return 0
+	fi
+	if [[ $cmd == gen ]]; then	# gen PATTERN: one pattern, no file
+		for ((i++; i < COMP_CWORD; i++)); do
+			[[ ${COMP_WORDS[i]} == -* || ${COMP_WORDS[i]} == = ||
+			   ${COMP_WORDS[i-1]} == = || ${COMP_WORDS[i-1]} == -o ]] || return 0
+		done
+		COMPREPLY=($(compgen -W "$(_vmaptool_complete patterns)" -- "$cur"))
 		return 0
 	fi
 	COMPREPLY=($(compgen -f -- "$cur"))

@@ -41,6 +41,25 @@ rc=0; out=$(cd / && env -i "$R/bin/vmaptool" replay -j --profile=install-only \
 [ "$rc" = 0 ] && grep -q '"profile": "install-only"' <<<"$out" ||
 	fail "moved prefix: replay --profile=install-only exited $rc: $(head -3 <<<"$out")"
 [ -f "$R/share/vmaptool/calibration/figures.json" ] || fail "calibration/figures.json not installed"
+# a bundled trace by name: NAME, NAME.json, NAME.jsonl in share/vmaptool/traces
+rc=0; out=$(cd / && env -i "$R/bin/vmaptool" replay default 2>&1) || rc=$?
+# (the trace line wraps a long path at 72 columns: the path is searched alone)
+[ "$rc" = 0 ] && grep -q "^\(trace:\)\? *$R/share/vmaptool/traces/default.json" <<<"$out" ||
+	fail "moved prefix: replay default exited $rc: $(head -3 <<<"$out")"
+rc=0; out=$(cd / && env -i "$R/bin/vmaptool" compare --strategy=zigzag,batched \
+	systemheap-128m.json 2>&1) || rc=$?
+[ "$rc" = 0 ] && grep -q "^\(trace:\)\? *$R/share/vmaptool/traces/systemheap-128m.json" <<<"$out" ||
+	fail "moved prefix: compare systemheap-128m.json exited $rc: $(head -3 <<<"$out")"
+rc=0; out=$(cd / && env -i "$R/bin/vmaptool" ptdump --at=0 default 2>&1) || rc=$?
+[ "$rc" = 0 ] || fail "moved prefix: ptdump default exited $rc: $(head -3 <<<"$out")"
+# a file of that name in the current directory wins; a name with '/' is a path
+mkdir -p "$TMP/cwd" && cp "$VT_SRC/tests/data/import/vmap.txt" "$TMP/cwd/default"
+rc=0; out=$(cd "$TMP/cwd" && env -i "$R/bin/vmaptool" replay default 2>&1) || rc=$?
+[ "$rc" = 3 ] || fail "a file 'default' in the current directory was not read: exit $rc: $out"
+rc=0; out=$(cd / && env -i "$R/bin/vmaptool" replay ./default 2>&1) || rc=$?
+[ "$rc" = 4 ] || fail "'./default' was resolved against the bundled traces: exit $rc"
+rc=0; out=$(cd / && env -i "$R/bin/vmaptool" replay no-such-trace 2>&1) || rc=$?
+[ "$rc" = 4 ] || fail "replay no-such-trace: exit $rc (expected 4)"
 mv "$R/share/vmaptool/profiles" "$TMP/moved/profiles"
 rc=0; out=$(cd / && env -i "$R/bin/vmaptool" replay "$R/share/vmaptool/traces/default.json" 2>&1) || rc=$?
 [ "$rc" = 4 ] && grep -q "$R/share/vmaptool/profiles" <<<"$out" ||

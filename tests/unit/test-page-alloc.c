@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The page-allocator model (core/page_alloc.c): pcp_allowed_order(), the
- * pcp refill from the buddy, and the two vfree release paths of seed 002
+ * pcp refill from the buddy, and the two vfree release paths of the free_pages_bulk() patch
  * against spec/worked-examples.md S8 (cases A-D), S4 and S5.
  */
 #include <string.h>
@@ -130,7 +130,7 @@ static void test_s4_s5(void)
 }
 
 /*
- * The regression of a06157804399 and its fix (seed 002): a loop of
+ * The regression of a06157804399 and its fix (the free_pages_bulk() patch): a loop of
  * order-2 allocations (fix_size_alloc_test p:4).  Freed per page, the
  * blocks land on the order-0 list and every 15th allocation refills the
  * order-2 list from the buddy (max(63 >> 2, 2) = 15 blocks); freed in

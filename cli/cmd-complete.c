@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmaptool __complete KIND: the words an option or operand takes, one a
+ * line, from the tables that define them, for the bash completion
+ * (scripts/completion/vmaptool.bash); unlisted in 'vmaptool help'.
+ * docs/vmaptool-help.md, "Completion".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/cost/profile.h"
+#include "core/trace/gen.h"
+
+static void words(const char *const *w)
+{
+	for (; *w; w++)
+		puts(*w);
+}
+
+int cmd_complete(struct vt_cli *cli, int argc, char **argv)
+{
+	static const char usage[] = "usage: vmaptool __complete "
+		"formats|profiles|kernels|patterns|tests|axes|strategies";
+	const char *kind = argc == 2 ? argv[1] : "";
+
+	(void)cli;
+	if (!strcmp(kind, "formats")) {
+		words(vt_format_names);
+	} else if (!strcmp(kind, "patterns")) {
+		words(vt_gen_pattern_names);
+	} else if (!strcmp(kind, "kernels")) {
+		for (int k = 0; k < VT_KERNEL__NR; k++)
+			puts(vt_kernels[k].name);
+	} else if (!strcmp(kind, "tests")) {	/* gen --test: the cases, or all */
+		for (int t = 0; t < VT_TV__NR; t++)
+			puts(vt_tv_test_names[t]);
+		puts("all");
+	} else if (!strcmp(kind, "axes")) {
+		for (unsigned int b = 0; b < 32; b++)
+			if (vt_axis_name(1u << b))
+				puts(vt_axis_name(1u << b));
+	} else if (!strcmp(kind, "strategies")) {	/* names, aliases, axes */
+		for (const struct vt_strategy_info *i = vt_strategy_infos(); i->name; i++)
+			puts(i->name);
+	} else if (!strcmp(kind, "profiles")) {
+		struct vt_error err;
+		unsigned int nr = 0;
+		char **names = NULL;
+
+		vt_error_init(&err);
+		if (vt_profile_names(&names, &nr, &err))
+			return vt_report_error(&err);
+		for (unsigned int i = 0; i < nr; i++)
+			puts(names[i]);
+		vt_profile_names_free(names, nr);
+	} else {
+		vt_err("%s", usage);
+		return VT_EC_USAGE;
+	}
+	return ferror(stdout) ? VT_EC_SYSTEM : 0;
+}
