@@ -234,6 +234,7 @@ static void times(char *buf, size_t len, json_t *x)
 static void speedups(FILE *f, json_t *top, json_t *strats, json_t *sp)
 {
 	const char *profile = json_string_value(json_object_get(top, "profile"));
+	const char *erratum = json_string_value(json_object_get(top, "erratum_4118414"));
 	size_t np = json_array_size(json_object_get(top, "profiles")), i;
 	int name_w = 0;
 	char line[512], a[32], b[32], c[32];
@@ -247,8 +248,9 @@ static void speedups(FILE *f, json_t *top, json_t *strats, json_t *sp)
 		name_w = w > name_w ? w : name_w;
 	}
 	snprintf(line, sizeof(line), "estimated speed-up against %s (its time / "
-		 "this one's) with profile %s, and its range over the %zu shipped "
+		 "this one's) with profile %s%s%s, and its range over the %zu shipped "
 		 "profile%s that apply:", name_of(strats, 0), profile ? profile : "-",
+		 erratum ? ", ARM64_ERRATUM_4118414 " : "", erratum ? erratum : "",
 		 np, np == 1 ? "" : "s");
 	emit(f, line, 0);
 	json_array_foreach(sp, i, e) {
@@ -338,10 +340,13 @@ static void trace_block(FILE *f, json_t *root, json_t *t)
 	emit(f, line, 2);
 	rows_print(f, strats, json_object_get(sum, "rows"));
 	speedups(f, top, strats, json_object_get(sum, "speedups"));
-	snprintf(line, sizeof(line), "vmaptool %s (commit %s); kernel %s; %s "
-		 "granule, %" JSON_INTEGER_FORMAT "-bit VA",
+	/* the commit alone on its line: its length moves no other word */
+	snprintf(line, sizeof(line), "vmaptool %s (commit %s)",
 		 json_string_value(json_object_get(tool, "version")),
-		 json_string_value(json_object_get(tool, "commit")),
+		 json_string_value(json_object_get(tool, "commit")));
+	emit(f, line, 2);
+	snprintf(line, sizeof(line), "kernel %s model, %s granule, %"
+		 JSON_INTEGER_FORMAT "-bit VA",
 		 json_string_value(json_object_get(config, "kernel_model")),
 		 json_string_value(json_object_get(g, "granule")),
 		 json_integer_value(json_object_get(g, "va_bits")));

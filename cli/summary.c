@@ -156,7 +156,10 @@ static json_t *summary_top_json(const struct vt_summary *s)
 	    !put(tool, "version", json_string(VT_VERSION)) &&
 	    !put(tool, "commit", json_string(vt_build_commit())) &&
 	    !put(j, "metrics", m) && !put(j, "profiles", pr) && !put(j, "tool", tool) &&
-	    !put(j, "profile", str_or_null(s->chosen ? s->chosen->name : NULL)))
+	    !put(j, "profile", str_or_null(s->chosen ? s->chosen->name : NULL)) &&
+	    /* --erratum-4118414: the chosen profile and the range's */
+	    !(s->chosen && s->chosen->erratum_overridden &&
+	      put(j, "erratum_4118414", json_string(s->chosen->erratum_4118414 ? "on" : "off"))))
 		return j;
 	json_decref(j);
 	return NULL;
