@@ -33,9 +33,9 @@ static struct argp_option compare_options[] = {
 	  "estimated speed-up with its range over the shipped profiles that "
 	  "apply, and where the trace came from (table, mail and JSON)", 0 },
 	{ "metrics", OPT_METRICS, "LIST", 0,
-	  "the summary's metrics, report keys separated by commas (default "
-	  "pte_writes,tlbi,dsb,isb,tables_allocated,tlb_entries,ns); implies "
-	  "--summary", 0 },
+	  "the summary's rows: metric keys of the report separated by "
+	  "commas (default: PTE writes, TLBIs, dsb, isb, tables allocated, "
+	  "TLB entries, ns); implies --summary", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 }
 };
 

@@ -32,6 +32,9 @@ static void emit(FILE *f, const char *text, int indent)
 
 	if (!s)
 		return;
+	/* a continuation keeps room for text (a long strategy name) */
+	if (indent > SUM_COLS / 3)
+		indent = SUM_COLS / 3;
 	for (size_t i = 0; i <= len; i++)
 		s[i] = i < len && ((unsigned char)text[i] < 0x20 ||
 				   (unsigned char)text[i] >= 0x7f) ? '?' : text[i];
@@ -341,7 +344,7 @@ static void trace_block(FILE *f, json_t *root, json_t *t)
 	rows_print(f, strats, json_object_get(sum, "rows"));
 	speedups(f, top, strats, json_object_get(sum, "speedups"));
 	/* the commit alone on its line: its length moves no other word */
-	snprintf(line, sizeof(line), "vmaptool %s (commit %s)",
+	snprintf(line, sizeof(line), "made with vmaptool %s (commit %s)",
 		 json_string_value(json_object_get(tool, "version")),
 		 json_string_value(json_object_get(tool, "commit")));
 	emit(f, line, 2);

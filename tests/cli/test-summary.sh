@@ -40,7 +40,7 @@ for fmt in table mail; do
 	check_block "$TMP/$fmt.out"
 	grep -q '^from: vmaptool gen systemheap --granule=4k' "$TMP/$fmt.out" ||
 		fail "$fmt: the footer does not give gen's command"
-	grep -q '^vmaptool [0-9.]* (commit [0-9a-z-]*)$' "$TMP/$fmt.out" ||
+	grep -q '^made with vmaptool [0-9.]* (commit [0-9a-z-]*)$' "$TMP/$fmt.out" ||
 		fail "$fmt: no version and commit line"
 done
 cmp -s "$TMP/table.out" "$TMP/mail.out" || fail "--summary: table and mail differ"
@@ -50,6 +50,12 @@ run sum-many 0 '' "$V" compare --summary --ablation --strategy=pagewise,batched 
 	"$long/trace.json"
 check_block "$TMP/stdout"
 grep -q 'x (altra-metal) \.\. ' "$TMP/stdout" || fail "--ablation: no speed-up range"
+
+# a strategy name longer than a line (the strategy grammar's axes)
+run sum-long-name 0 '' "$V" compare --summary \
+	--strategy=pagewise,batched@12345678+vfree-bulk,zigzag+vfree-bulk,mainline+vfree-perpage \
+	"$T/vmap-order8.json"
+check_block "$TMP/stdout"
 
 # the table is unchanged without --summary
 "$V" compare "$T/vmap-order8.json" >"$TMP/plain" 2>&1
