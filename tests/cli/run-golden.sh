@@ -38,8 +38,8 @@ echo $? >"$tmp/rc"
 
 normalise() {
 	sed -e "s|$VT_SRC|\$VT_SRC|g" \
-	    -e 's/(commit [0-9a-z-]*)/(commit COMMIT)/g' \
-	    -e 's/"commit": "[0-9a-z-]*"/"commit": "COMMIT"/g' "$1"
+	    -e 's/(commit [^)]*)/(commit COMMIT)/g' \
+	    -e 's/"commit": "[^"]*"/"commit": "COMMIT"/g' "$1"
 }
 normalise "$tmp/stdout" >"$tmp/stdout.n"
 normalise "$tmp/stderr" >"$tmp/stderr.n"
