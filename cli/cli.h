@@ -28,6 +28,7 @@ enum vt_format { VT_FMT_TABLE, VT_FMT_JSON, VT_FMT_CSV, VT_FMT_MAIL };
 enum vt_colour { VT_COLOUR_AUTO, VT_COLOUR_ALWAYS, VT_COLOUR_NEVER };
 
 struct vt_cmd;
+struct vt_summary_opts;
 
 /* Options of interfaces.md 1.1 and 1.3, shared by every subcommand. */
 struct vt_cli {
@@ -51,6 +52,8 @@ struct vt_cli {
 	bool quiet;			/* -q */
 	const char *vmlinux;		/* --vmlinux (cli/vmlinux.c) */
 	const char *kconfig;		/* --kconfig */
+	/* compare --summary/--metrics (cli/report.h); NULL: the full report */
+	const struct vt_summary_opts *summary;
 
 	/* What the parse records besides the options (cli/common.c). */
 	const struct vt_cmd *cmd;	/* the command being parsed; NULL before its word */
@@ -151,6 +154,10 @@ vt_cmd_fn cmd_replay, cmd_compare, cmd_gate, cmd_gen, cmd_import, cmd_ptdump,
  * PATTERN, NULL-terminated: for the parsers and 'vmaptool __complete'. */
 extern const char *const vt_format_names[];
 extern const char *const vt_gen_pattern_names[];
+
+/* ---- version.c ------------------------------------------------------ */
+/* The commit built ("0123456789ab", with "-dirty", or "unknown"). */
+const char *vt_build_commit(void);
 
 /* ---- help.c: argp's help output, repaired --------------------------- */
 /* Where argp writes help, usage and --version: memory, put out at exit

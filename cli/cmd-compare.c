@@ -17,14 +17,25 @@ struct compare_args {
 	struct vt_cli *cli;
 	struct vt_trace_args t;
 	bool ablation;
+	bool summary;
+	const char *metrics;		/* --metrics (implies --summary) */
 };
 
-enum { OPT_ABLATION = 0x200 };
+enum { OPT_ABLATION = 0x200, OPT_SUMMARY, OPT_METRICS };
 
 static struct argp_option compare_options[] = {
 	{ "ablation", OPT_ABLATION, NULL, 0,
 	  "expand a patch series into its cumulative patch sets (listed at "
 	  "the end of this help)", 0 },
+	{ "summary", OPT_SUMMARY, NULL, 0,
+	  "a block of at most 72 columns per trace for a cover letter: the "
+	  "metrics a reviewer reads first with their change in words, the "
+	  "estimated speed-up with its range over the shipped profiles that "
+	  "apply, and where the trace came from (table, mail and JSON)", 0 },
+	{ "metrics", OPT_METRICS, "LIST", 0,
+	  "the summary's rows: metric keys of the report separated by "
+	  "commas (default: PTE writes, TLBIs, dsb, isb, tables allocated, "
+	  "TLB entries, ns); implies --summary", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 }
 };
 
@@ -39,6 +50,13 @@ static error_t compare_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_ABLATION:
 		a->ablation = true;
+		break;
+	case OPT_SUMMARY:
+		a->summary = true;
+		break;
+	case OPT_METRICS:
+		a->summary = true;
+		a->metrics = arg;
 		break;
 	default:
 		return vt_parse_trace_args(key, state, &a->t, "trace");
@@ -59,7 +77,8 @@ static struct argp compare_argp = {
 int cmd_compare(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool compare";
-	struct compare_args a = { cli, { NULL, 0, NULL }, false };
+	struct compare_args a = { cli, { NULL, 0, NULL }, false, false, NULL };
+	struct vt_summary_opts summary;
 	const char *list;
 	char *expanded = NULL;
 	struct vt_spec_list specs;
@@ -90,6 +109,19 @@ int cmd_compare(struct vt_cli *cli, int argc, char **argv)
 		free(set);
 	}
 	argp_parse(&compare_argp, argc, argv, 0, NULL, &a);
+	if (a.summary) {
+		char why[512];
+
+		if (vt_summary_parse_metrics(a.metrics, &summary, why, sizeof(why)))
+			return vt_usage_error(name, "%s", why);
+		if (cli->format == VT_FMT_CSV)
+			return vt_usage_error(name, "--summary is a table, mail or "
+					      "JSON form, not CSV");
+		if (cli->per_event && !cli->per_event_file)
+			return vt_usage_error(name, "--summary: --per-event without FILE "
+					      "replaces the report; give --per-event=FILE");
+		cli->summary = &summary;
+	}
 	rc = vt_cli_vmlinux_apply(cli, true, name);
 	if (rc)
 		return rc;
@@ -126,5 +158,6 @@ int cmd_compare(struct vt_cli *cli, int argc, char **argv)
 	rc = vt_run_command(cli, a.t.v, a.t.n, &specs, true);
 	vt_trace_args_release(&a.t);
 	vt_spec_list_release(&specs);
+	cli->summary = NULL;
 	return rc;
 }

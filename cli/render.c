@@ -121,6 +121,11 @@ int vt_report_render(const struct vt_report *r, FILE *f, enum vt_format fmt,
 {
 	int ret = 0;
 
+	/* --summary: its block in the human forms, the same in both */
+	if (r->summary && (fmt == VT_FMT_TABLE || fmt == VT_FMT_MAIL)) {
+		vt_summary_write(r, f);
+		return ferror(f) ? -EIO : 0;
+	}
 	switch (fmt) {
 	case VT_FMT_JSON:
 		ret = dump_json(r->root, f, JSON_INDENT(2));

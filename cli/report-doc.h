@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "cli/report.h"
+#include "core/cost/estimate.h"
 
 struct vt_report {
 	json_t *root;
@@ -25,6 +26,13 @@ struct vt_report {
 	struct vt_model_opts model;	/* built: the options it was made with */
 	bool per_op;			/* built: add per_op objects */
 	const struct vt_profile *profile;	/* built: the cost profile, or NULL */
+	struct vt_summary *summary;	/* built: compare --summary, or NULL */
+	/* cli/summary.c's, set with the summary: report.c (linked alone
+	 * by the report reader's fuzz harness) calls them through here */
+	int (*summary_add)(const struct vt_report *r, json_t *t,
+			   const struct vt_replay_result *res,
+			   const struct vt_strategy_spec *specs);
+	void (*summary_free)(struct vt_summary *s);
 };
 
 /* The gate's decision: entries {trace, strategy, metric, baseline,
@@ -90,6 +98,11 @@ void vt_report_write_table(const struct vt_report *r, FILE *f,
 			   const struct vt_render_opts *o);
 void vt_report_write_mail(const struct vt_report *r, FILE *f,
 			  const struct vt_render_opts *o);
+/* The cost events of a strategy's totals (its API calls from the op counts). */
+void vt_report_total_counts(const struct vt_strategy_result *sr, struct vt_cost_counts *c);
+/* --summary's text (cli/render-summary.c). */
+struct vt_summary;
+void vt_summary_write(const struct vt_report *r, FILE *f);
 /* {granule, va_bits, levels} of a config. */
 json_t *vt_report_geometry_json(unsigned int page_shift, unsigned int va_bits);
 /* The metrics object of one strategy, op or event (section 4 keys). */

@@ -171,6 +171,8 @@ void vt_report_free(struct vt_report *r)
 	if (!r)
 		return;
 	json_decref(r->root);
+	if (r->summary)
+		r->summary_free(r->summary);
 	free(r);
 }
 
@@ -236,8 +238,7 @@ void vt_report_set_profile(struct vt_report *r, const struct vt_profile *p)
 	r->profile = p;
 }
 
-/* The cost events of a strategy's totals (its API calls from the op counts). */
-static void total_counts(const struct vt_strategy_result *sr, struct vt_cost_counts *c)
+void vt_report_total_counts(const struct vt_strategy_result *sr, struct vt_cost_counts *c)
 {
 	uint64_t api = 0;
 
@@ -264,8 +265,8 @@ static json_t *estimate_json(const struct vt_profile *p, const struct vt_strateg
 	    put(j, "speedup", cs > 0 ? json_real(round6(cb / cs)) : json_null()) ||
 	    put(j, "explained_by", json_incref(list)))
 		goto nomem;
-	total_counts(base, &a);
-	total_counts(sr, &b);
+	vt_report_total_counts(base, &a);
+	vt_report_total_counts(sr, &b);
 	n = vt_cost_explain(p, &a, &b, why, 4);
 	for (unsigned int i = 0; i < n; i++) {
 		json_t *e = json_object();
@@ -362,6 +363,8 @@ int vt_report_add_trace(struct vt_report *r, const char *trace,
 				vt_report_metrics_json(&sr->per_op[op], verify)))
 				goto nomem;
 	}
+	if (r->summary && r->summary_add(r, t, res, specs))
+		goto nomem;
 	json_decref(strats);
 	json_decref(t);
 	return 0;

@@ -45,6 +45,27 @@ struct vt_profile;
  * and compare's speed-up and its explanation are made with it. */
 void vt_report_set_profile(struct vt_report *r, const struct vt_profile *p);
 
+/* ---- compare --summary (cli/summary.c, cli/render-summary.c) -------- */
+
+#define VT_SUMMARY_MAX_METRICS 16
+/* The metrics of the summary, in the order given (--metrics). */
+struct vt_summary_opts {
+	int metric[VT_SUMMARY_MAX_METRICS];	/* index in VT_METRICS */
+	unsigned int nr;
+};
+/* --metrics=LIST (NULL: the default list); -1 with the usage error,
+ * naming the metric a mistyped one is likely to be, in @why. */
+int vt_summary_parse_metrics(const char *list, struct vt_summary_opts *o,
+			     char *why, size_t len);
+/*
+ * Make @r a summary of @opts (it must outlive @r): the estimate under
+ * @chosen and its range over the shipped profiles whose FEAT_TLBIRANGE is
+ * @tlbi_range (the run's), loaded here (one that fails to load is left
+ * out with a warning).  Call before adding traces.  0 or -ENOMEM.
+ */
+int vt_report_set_summary(struct vt_report *r, const struct vt_summary_opts *opts,
+			  const struct vt_profile *chosen, bool tlbi_range);
+
 /* How the human forms look (docs/report-format.md). */
 struct vt_render_opts {
 	int verbose;		/* the options line, rows zero everywhere */

@@ -535,6 +535,12 @@ int vt_run_command(const struct vt_cli *cli, char **traces, int n,
 		return rc;
 	if (!lines_only || cli->svg) {
 		report = vt_report_new(&o.model, o.per_op);
+		if (report && cli->summary &&
+		    vt_report_set_summary(report, cli->summary, o.profile,
+					  o.model.tlbi_range)) {
+			vt_report_free(report);
+			report = NULL;
+		}
 		if (!report) {
 			vt_err("out of memory");
 			return VT_EC_SYSTEM;

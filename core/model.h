@@ -178,6 +178,7 @@ struct vt_replay_result {
 	unsigned int nr;
 	struct vt_strategy_result *s;	/* nr entries, caller frees with vt_replay_result_release() */
 	struct vt_trace_config config;	/* the geometry used */
+	char *meta;			/* the trace's "meta" object (compact JSON) */
 };
 
 struct vt_engine;

@@ -603,11 +603,12 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 	}
 	res->config.page_shift = o.page_shift;
 	res->config.va_bits = o.va_bits;
+	res->meta = strdup(vt_trace_meta_json(rd));
 	res->nr = req->nr_specs;
 	res->s = calloc(req->nr_specs, sizeof(*res->s));
 	eng = calloc(req->nr_specs, sizeof(*eng));
 	memo = calloc(req->nr_specs, sizeof(*memo));
-	if (!res->s || !eng || !memo) {
+	if (!res->s || !eng || !memo || !res->meta) {
 		ret = vt_err_oom(err);
 		goto out;
 	}
@@ -671,6 +672,8 @@ out:
 void vt_replay_result_release(struct vt_replay_result *res)
 {
 	free(res->s);
+	free(res->meta);
 	res->s = NULL;
+	res->meta = NULL;
 	res->nr = 0;
 }

@@ -11,7 +11,10 @@
 # <case>/expected.rc     the exit status
 #
 # Occurrences of $VT_SRC in the output are replaced by
-# that name, so goldens do not depend on where the tree is checked out.
+# that name, so goldens do not depend on where the tree is checked out;
+# the commit vmaptool was built from (compare --summary's "(commit ID)"
+# and JSON "commit": "ID", cli/version.c) becomes COMMIT, so that they do
+# not change with every commit.
 # VT_UPDATE_GOLDEN=1 rewrites the expected files from the actual output
 # (expected.stderr only when it exists or stderr is not empty); review the
 # diff like code.
@@ -34,7 +37,9 @@ eval "set -- $args"
 echo $? >"$tmp/rc"
 
 normalise() {
-	sed -e "s|$VT_SRC|\$VT_SRC|g" "$1"
+	sed -e "s|$VT_SRC|\$VT_SRC|g" \
+	    -e 's/(commit [^)]*)/(commit COMMIT)/g' \
+	    -e 's/"commit": "[^"]*"/"commit": "COMMIT"/g' "$1"
 }
 normalise "$tmp/stdout" >"$tmp/stdout.n"
 normalise "$tmp/stderr" >"$tmp/stderr.n"

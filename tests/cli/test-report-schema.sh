@@ -19,7 +19,8 @@ $V replay -j --granule=16k --va-bits=47 --kernel=v6.12 --purge-at-end $T >"$TMP/
 $V replay -j traces/test_vmalloc/vm_map_ram_test-p1-h0.json traces/systemheap-frag.jsonl >"$TMP/r5.json"
 $V gate --update-baseline --baseline="$TMP/r6.json" $T traces/vmalloc-huge-1m.json 2>/dev/null
 cp traces/baseline.json "$TMP/r7.json"
-python3 - "$VT_SRC/docs/report.schema.json" "$TMP"/r[1-7].json <<'EOF' || die "schema validation"
+$V compare -j --summary --erratum-4118414=off traces/default.json traces/vmap-order8.json >"$TMP/r8.json"
+python3 - "$VT_SRC/docs/report.schema.json" "$TMP"/r[1-8].json <<'EOF' || die "schema validation"
 import copy, json, sys
 import jsonschema
 schema = json.load(open(sys.argv[1]))
@@ -36,6 +37,12 @@ x = copy.deepcopy(d); x["traces"][0]["strategies"][0]["metrics"]["tlbi"] = -1; b
 x = copy.deepcopy(d); del x["traces"][0]["events"]; bad.append(x)
 x = copy.deepcopy(d); x["config"]["granule"] = "8k"; bad.append(x)
 x = copy.deepcopy(d); x["traces"][0]["strategies"][0]["metrics"]["pte_writes"] = 1.5; bad.append(x)
+# compare --summary (r8): its objects are checked too
+d = json.load(open(sys.argv[-1]))
+assert "summary" in d and "summary" in d["traces"][0], "no summary in r8"
+x = copy.deepcopy(d); del x["summary"]["tool"]["commit"]; bad.append(x)
+x = copy.deepcopy(d); x["traces"][0]["summary"]["speedups"][0]["low"] = {"profile": "p"}; bad.append(x)
+x = copy.deepcopy(d); x["traces"][0]["summary"]["rows"][0]["values"][0] = -1; bad.append(x)
 for i, x in enumerate(bad):
     assert list(v.iter_errors(x)), "broken report %d validates" % i
 EOF
