@@ -123,7 +123,9 @@ int cmd_ptdump(struct vt_cli *cli, int argc, char **argv)
 	FILE *out;
 
 	argv[0] = name;
-	argp_parse(&ptdump_argp, argc, argv, 0, NULL, &a);
+	rc = argp_parse(&ptdump_argp, argc, argv, 0, NULL, &a);
+	if (rc)
+		return vt_err_argp(rc);
 	rc = vt_cli_vmlinux_apply(cli, true, name);
 	if (rc)
 		return rc;

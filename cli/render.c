@@ -126,10 +126,10 @@ int vt_report_render(const struct vt_report *r, FILE *f, enum vt_format fmt,
 		ret = dump_json(r->root, f, JSON_INDENT(2));
 		break;
 	case VT_FMT_TABLE:
-		vt_report_write_table(r, f, o);
+		ret = vt_report_write_table(r, f, o);
 		break;
 	case VT_FMT_MAIL:
-		vt_report_write_mail(r, f, o);
+		ret = vt_report_write_mail(r, f, o);
 		break;
 	case VT_FMT_CSV:
 		write_csv(r, f);

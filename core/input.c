@@ -272,6 +272,14 @@ bool vt_json_error_oom(const json_error_t *je)
 	return oom;
 }
 
+static int json_oom(struct vt_error *err, const char *path)
+{
+	snprintf(err->file, sizeof(err->file), "%.255s", path);
+	err->line = err->column = 0;
+	return vt_error_set(err, -ENOMEM,
+			    "out of memory reading the JSON of '%.255s'", path);
+}
+
 int vt_json_error(struct vt_error *err, const char *path,
 		  const json_error_t *je, int code, const char *prefix)
 {
@@ -280,11 +288,8 @@ int vt_json_error(struct vt_error *err, const char *path,
 	 * error): no position, never 2^64 - 1 */
 	err->line = je->line > 0 ? (unsigned long)je->line : 0;
 	err->column = je->line > 0 && je->column > 0 ? (unsigned long)je->column : 0;
-	if (vt_json_error_oom(je)) {
-		err->line = err->column = 0;
-		return vt_error_set(err, -ENOMEM,
-				    "out of memory reading the JSON of '%.255s'", path);
-	}
+	if (vt_json_error_oom(je))
+		return json_oom(err, path);
 	return vt_error_set(err, code, "%s%s", prefix ? prefix : "", je->text);
 }
 
@@ -308,7 +313,10 @@ static int load_json(const char *path, const char *what, uint64_t max,
 		if (!*root && vt_input_limit_hit(in, err))
 			ret = err->code;
 		else if (!*root && vt_json_error_oom(jerr))
-			ret = vt_json_error(err, path, jerr, 0, NULL);
+			/* not vt_json_error(): the check above consumed the
+			 * failures it counts (a syntax error with code 0 was
+			 * the result, exit 3 for out of memory) */
+			ret = json_oom(err, path);
 	}
 	vt_input_close(in, f);
 	return ret;
