@@ -199,6 +199,9 @@ void vt_diag_setup(const struct vt_diag_opts *o);
 int vt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The out-of-memory error; returns VT_EC_SYSTEM, the exit status it is. */
 int vt_err_oom_exit(void);
+/* argp_parse() returned @e (its own allocation failed: ENOMEM; it exits
+ * itself on a usage error): the error; returns the exit status. */
+int vt_err_argp(int e);
 void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vt_dbg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

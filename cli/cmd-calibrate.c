@@ -612,7 +612,9 @@ int cmd_calibrate(struct vt_cli *cli, int argc, char **argv)
 	int ret, wr = 0;
 
 	argv[0] = name;
-	argp_parse(&calib_argp, argc, argv, 0, NULL, &a);
+	ret = argp_parse(&calib_argp, argc, argv, 0, NULL, &a);
+	if (ret)
+		return vt_err_argp(ret);
 	ret = vt_out_check(cli, (struct vt_io[]){ { "--check", a.check, VT_IO_READ },
 					     { "figures file", a.file, VT_IO_READ } }, 2, NULL, 0, NULL);
 	if (ret)

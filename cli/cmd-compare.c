@@ -108,7 +108,9 @@ int cmd_compare(struct vt_cli *cli, int argc, char **argv)
 		}
 		free(set);
 	}
-	argp_parse(&compare_argp, argc, argv, 0, NULL, &a);
+	rc = argp_parse(&compare_argp, argc, argv, 0, NULL, &a);
+	if (rc)
+		return vt_err_argp(rc);
 	if (a.summary) {
 		char why[512];
 

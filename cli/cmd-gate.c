@@ -1026,7 +1026,9 @@ int cmd_gate(struct vt_cli *cli, int argc, char **argv)
 
 	argv[0] = name;
 	vt_gate_opts_init(&a.g);
-	argp_parse(&gate_argp, argc, argv, 0, NULL, &a);
+	rc = argp_parse(&gate_argp, argc, argv, 0, NULL, &a);
+	if (rc)
+		return vt_err_argp(rc);
 	rc = vt_cli_vmlinux_apply(cli, true, name);
 	if (rc)
 		return rc;

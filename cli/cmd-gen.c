@@ -782,7 +782,9 @@ int cmd_gen(struct vt_cli *cli, int argc, char **argv)
 	int rc;
 
 	argv[0] = name;
-	argp_parse(&gen_argp, argc, argv, 0, NULL, &a);
+	rc = argp_parse(&gen_argp, argc, argv, 0, NULL, &a);
+	if (rc)
+		return vt_err_argp(rc);
 	rc = vt_out_check(cli, &(struct vt_io){ "--buddyinfo", a.buddyinfo,
 						VT_IO_READ }, 1, NULL, 0, NULL);
 	if (rc)

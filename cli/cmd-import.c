@@ -170,7 +170,9 @@ int cmd_import(struct vt_cli *cli, int argc, char **argv)
 	a.cli = cli;
 	vt_import_opts_init(&a.opts);
 	argv[0] = name;
-	argp_parse(&import_argp, argc, argv, 0, NULL, &a);
+	rc = argp_parse(&import_argp, argc, argv, 0, NULL, &a);
+	if (rc)
+		return vt_err_argp(rc);
 	/* import needs the image's symbols; its geometry where it has one */
 	rc = vt_cli_vmlinux_apply(cli, false, name);
 	if (rc)

@@ -166,7 +166,9 @@ int cmd_inspect(struct vt_cli *cli, int argc, char **argv)
 	int rc, wr = 0;
 
 	argv[0] = name;
-	argp_parse(&inspect_argp, argc, argv, 0, NULL, cli);
+	rc = argp_parse(&inspect_argp, argc, argv, 0, NULL, cli);
+	if (rc)
+		return vt_err_argp(rc);
 	rc = vt_out_check(cli, NULL, 0, NULL, 0, NULL);
 	if (rc)
 		return rc;

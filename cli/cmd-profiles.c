@@ -122,7 +122,9 @@ int cmd_profiles(struct vt_cli *cli, int argc, char **argv)
 	int ret = 0, wr = 0;
 
 	argv[0] = name;
-	argp_parse(&profiles_argp, argc, argv, 0, NULL, cli);
+	ret = argp_parse(&profiles_argp, argc, argv, 0, NULL, cli);
+	if (ret)
+		return vt_err_argp(ret);
 	ret = vt_out_check(cli, NULL, 0, NULL, 0, NULL);
 	if (ret)
 		return ret;

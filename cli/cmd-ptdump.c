@@ -198,7 +198,9 @@ int cmd_ptdump(struct vt_cli *cli, int argc, char **argv)
 	int rc;
 
 	argv[0] = name;
-	argp_parse(&ptdump_argp, argc, argv, 0, NULL, &a);
+	rc = argp_parse(&ptdump_argp, argc, argv, 0, NULL, &a);
+	if (rc)
+		return vt_err_argp(rc);
 	bundled = vt_bundled_trace(a.trace);	/* "default": traces/default.json */
 	if (bundled)
 		a.trace = bundled;

@@ -45,7 +45,9 @@ int cmd_replay(struct vt_cli *cli, int argc, char **argv)
 	int rc;
 
 	argv[0] = name;
-	argp_parse(&replay_argp, argc, argv, 0, NULL, &a);
+	rc = argp_parse(&replay_argp, argc, argv, 0, NULL, &a);
+	if (rc)
+		return vt_err_argp(rc);
 	rc = vt_cli_vmlinux_apply(cli, true, name);
 	if (rc)
 		return rc;

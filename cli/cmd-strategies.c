@@ -38,7 +38,9 @@ int cmd_strategies(struct vt_cli *cli, int argc, char **argv)
 	int wr;
 
 	argv[0] = name;
-	argp_parse(&strategies_argp, argc, argv, 0, NULL, cli);
+	wr = argp_parse(&strategies_argp, argc, argv, 0, NULL, cli);
+	if (wr)
+		return vt_err_argp(wr);
 	wr = vt_out_check(cli, NULL, 0, NULL, 0, NULL);
 	if (wr)
 		return wr;

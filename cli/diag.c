@@ -12,6 +12,7 @@
  * mapping from an error code to an exit status is here too.
  */
 #define _GNU_SOURCE	/* vasprintf */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -98,6 +99,16 @@ int vt_err_oom_exit(void)
 {
 	vt_err("out of memory");
 	return VT_EC_SYSTEM;
+}
+
+int vt_err_argp(int e)
+{
+	if (!e)
+		return 0;
+	if (e == ENOMEM)
+		return vt_err_oom_exit();
+	vt_err("cannot parse the command line: %s", strerror(e));
+	return VT_EC_USAGE;
 }
 
 void vt_progress(const char *what, long events, bool done)

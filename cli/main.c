@@ -156,8 +156,7 @@ static int top_help(struct vt_cli *cli)
 
 	vt_common_show_all();
 	cli->cmd = NULL;
-	argp_parse(&top_argp, 2, av, ARGP_IN_ORDER, NULL, &a);
-	return 0;
+	return vt_err_argp(argp_parse(&top_argp, 2, av, ARGP_IN_ORDER, NULL, &a));
 }
 
 /* vmaptool help [COMMAND]: the top-level help, or COMMAND --help. */
@@ -216,7 +215,9 @@ int main(int argc, char **argv)
 
 	argp_err_exit_status = VT_EC_USAGE;
 	vt_common_init(&cli);
-	argp_parse(&top_argp, argc, argv, ARGP_IN_ORDER, NULL, &top);
+	rc = argp_parse(&top_argp, argc, argv, ARGP_IN_ORDER, NULL, &top);
+	if (rc)
+		return check_stdout(vt_err_argp(rc));
 	cmd = cmd_find(argv[top.cmd_index]);
 	if (!cmd) {
 		unknown_command(argv[top.cmd_index]);

@@ -8,6 +8,7 @@
  * word longer than a line, so that no line is longer whatever the input.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,10 @@
 #endif
 
 #define SUM_COLS 72
+
+/* An allocation of this render failed: vt_summary_write() returns
+ * -ENOMEM (exit 4) rather than a cut block with exit 0. */
+static _Thread_local bool sum_oom;
 
 /* @text as lines of at most SUM_COLS columns: as it is when it fits,
  * else broken at spaces (a word longer than a line is cut), the
@@ -30,8 +35,10 @@ static void emit(FILE *f, const char *text, int indent)
 	int col;
 	bool start = true;
 
-	if (!s)
+	if (!s) {
+		sum_oom = true;
 		return;
+	}
 	/* a continuation keeps room for text (a long strategy name) */
 	if (indent > SUM_COLS / 3)
 		indent = SUM_COLS / 3;
@@ -114,7 +121,8 @@ static bool rows_columns(FILE *f, json_t *strats, json_t *rows, const bool *fold
 	if (!val_w || !ch_w) {
 		free(val_w);
 		free(ch_w);
-		return false;
+		sum_oom = true;
+		return true;	/* no fallback layout: the render fails */
 	}
 	json_array_foreach(rows, i, row) {
 		const char *m = json_string_value(json_object_get(row, "metric"));
@@ -300,8 +308,10 @@ static void rows_print(FILE *f, json_t *strats, json_t *rows)
 	char line[1024];
 	json_t *row;
 
-	if (!fold)
+	if (!fold) {
+		sum_oom = true;
 		return;
+	}
 	for (k = 1; k < ns; k++) {
 		fold[k] = true;
 		json_array_foreach(rows, i, row)
@@ -358,17 +368,21 @@ static void trace_block(FILE *f, json_t *root, json_t *t)
 		     "(the trace's meta does not say: not made by vmaptool gen or import)") >= 0) {
 		emit(f, from, 6);
 		free(from);
+	} else {
+		sum_oom = true;
 	}
 }
 
-void vt_summary_write(const struct vt_report *r, FILE *f)
+int vt_summary_write(const struct vt_report *r, FILE *f)
 {
 	json_t *t;
 	size_t i;
 
+	sum_oom = false;
 	json_array_foreach(r->traces, i, t) {
 		if (i)
 			fputc('\n', f);
 		trace_block(f, r->root, t);
 	}
+	return sum_oom ? -ENOMEM : 0;
 }

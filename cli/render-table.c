@@ -11,6 +11,7 @@
  * no control characters, every line wrapped at 72 columns.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,13 @@
 #define TEXT_COLS 72		/* what a mail or a terminal can take */
 #define WIDE_NAME_W 26		/* --wide: today's fixed widths */
 #define WIDE_COL_W 12
+
+/*
+ * An allocation of the renderer failed: the text is incomplete, and
+ * vt_report_write_table() / _mail() say so (-ENOMEM, exit 4) instead of
+ * returning a cut report as success.
+ */
+static _Thread_local bool render_oom;
 
 struct text_out {
 	FILE *f;
@@ -400,7 +408,7 @@ static void table_print(const struct text_out *o, json_t *strats,
 	int name_w, words_w, *col_w = calloc(t.nr ? t.nr : 1, sizeof(int));
 
 	if (!col_w) {
-		fputs("(out of memory)\n", o->f);
+		render_oom = true;
 		return;
 	}
 	table_rows(&t, o->verbose);
@@ -485,8 +493,10 @@ static void faster_lines(const struct text_out *o, json_t *strats, const char *p
 			continue;
 		}
 		m = open_memstream(&line, &len);
-		if (!m)
+		if (!m) {
+			render_oom = true;
 			return;
+		}
 		snprintf(num, sizeof(num), "%.2f", x >= 1 ? x : 1 / x);
 		if (x == 1)	/* equal estimates, as the table says "same" */
 			fprintf(m, "%s: same speed as %s (estimate, profile %s)",
@@ -514,8 +524,10 @@ static void faster_lines(const struct text_out *o, json_t *strats, const char *p
 				json_integer_value(json_object_get(e, "baseline_count")),
 				json_integer_value(json_object_get(e, "count")),
 				-json_integer_value(json_object_get(e, "cycles_saved")));
-		if (!fclose(m))
+		if (!fclose(m) && line)
 			prose(o, line, 2);
+		else
+			render_oom = true;
 		free(line);
 		mismap_line(o, s);
 	}
@@ -563,8 +575,10 @@ static void options_line(const struct text_out *o, json_t *config)
 	const char *key;
 	FILE *m = open_memstream(&line, &len);
 
-	if (!m)
+	if (!m) {
+		render_oom = true;
 		return;
+	}
 	fputs("options:", m);
 	json_object_foreach(opts, key, v) {
 		if (json_is_integer(v))
@@ -572,8 +586,10 @@ static void options_line(const struct text_out *o, json_t *config)
 		else
 			fprintf(m, " %s=%s", key, json_string_value(v));
 	}
-	if (!fclose(m))
+	if (!fclose(m) && line)
 		prose(o, line, 9);
+	else
+		render_oom = true;
 	free(line);
 }
 
@@ -594,8 +610,10 @@ static void trace_body(const struct text_out *o, json_t *t, const char *profile,
 	FILE *m;
 
 	m = open_memstream(&line, &len);
-	if (!m)
+	if (!m) {
+		render_oom = true;
 		return;
+	}
 	fprintf(m, "trace: %s (%" JSON_INTEGER_FORMAT " %s",
 		safe(o, json_string_value(json_object_get(t, "trace")), buf, sizeof(buf)),
 		json_integer_value(json_object_get(t, "events")),
@@ -605,8 +623,9 @@ static void trace_body(const struct text_out *o, json_t *t, const char *profile,
 			json_string_value(json_object_get(g, "granule")),
 			json_integer_value(json_object_get(g, "va_bits")));
 	fputc(')', m);
-	if (fclose(m)) {
+	if (fclose(m) || !line) {
 		free(line);
+		render_oom = true;
 		return;
 	}
 	fputc('\n', o->f);
@@ -653,8 +672,8 @@ static const char *profile_label(json_t *config, char *buf, size_t len)
 	return buf;
 }
 
-void vt_report_write_table(const struct vt_report *r, FILE *f,
-			   const struct vt_render_opts *ro)
+int vt_report_write_table(const struct vt_report *r, FILE *f,
+			  const struct vt_render_opts *ro)
 {
 	json_t *config = json_object_get(r->root, "config");
 	char plabel[128];
@@ -664,6 +683,7 @@ void vt_report_write_table(const struct vt_report *r, FILE *f,
 	json_t *t;
 	size_t i;
 
+	render_oom = false;
 	fprintf(f, "config: %s granule, %" JSON_INTEGER_FORMAT "-bit VA, %"
 		JSON_INTEGER_FORMAT " levels, kernel %s\n",
 		json_string_value(json_object_get(config, "granule")),
@@ -674,6 +694,7 @@ void vt_report_write_table(const struct vt_report *r, FILE *f,
 		options_line(&o, config);
 	json_array_foreach(r->traces, i, t)
 		trace_body(&o, t, profile, false);
+	return render_oom ? -ENOMEM : 0;
 }
 
 /*
@@ -719,8 +740,8 @@ static void header_kernel_model(FILE *m, const struct vt_report *r, const char *
  * modelled kernel and geometry, the strategies and which one the changes
  * are against), then the table of each trace.
  */
-void vt_report_write_mail(const struct vt_report *r, FILE *f,
-			  const struct vt_render_opts *ro)
+int vt_report_write_mail(const struct vt_report *r, FILE *f,
+			 const struct vt_render_opts *ro)
 {
 	json_t *config = json_object_get(r->root, "config");
 	json_t *first = json_array_get(r->traces, 0), *t, *s;
@@ -733,13 +754,15 @@ void vt_report_write_mail(const struct vt_report *r, FILE *f,
 	size_t len = 0, i, k;
 	FILE *m;
 
+	render_oom = false;
 	fprintf(f, "Counts of vmaptool %s, a model of the arm64 kernel-mapping\n"
 		"engine (mm/vmalloc.c, arch/arm64), replaying recorded traces.\n\n",
 		json_string_value(json_object_get(json_object_get(r->root, "tool"),
 						  "version")));
 	m = open_memstream(&line, &len);
-	if (!m)
-		return;
+	if (!m) {
+		return -ENOMEM;
+	}
 	fprintf(m, "Trace%s ", json_array_size(r->traces) == 1 ? ":" : "s:");
 	json_array_foreach(r->traces, i, t)
 		fprintf(m, "%s%s (%" JSON_INTEGER_FORMAT " %s)", i ? ", " : "",
@@ -765,9 +788,9 @@ void vt_report_write_mail(const struct vt_report *r, FILE *f,
 	fputc('\n', m);
 	if (profile)
 		fprintf(m, "Estimate: cycles and ns from cost profile %s\n", profile);
-	if (fclose(m)) {
+	if (fclose(m) || !line) {
 		free(line);
-		return;
+		return -ENOMEM;
 	}
 	/* each header line wrapped, its continuation under the value */
 	for (char *p = line, *nl; p && *p; p = nl ? nl + 1 : NULL) {
@@ -782,4 +805,5 @@ void vt_report_write_mail(const struct vt_report *r, FILE *f,
 	/* one trace: the header has named it; several: each table says whose */
 	json_array_foreach(r->traces, i, t)
 		trace_body(&o, t, profile, json_array_size(r->traces) == 1);
+	return render_oom ? -ENOMEM : 0;
 }

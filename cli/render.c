@@ -123,18 +123,18 @@ int vt_report_render(const struct vt_report *r, FILE *f, enum vt_format fmt,
 
 	/* --summary: its block in the human forms, the same in both */
 	if (r->summary && (fmt == VT_FMT_TABLE || fmt == VT_FMT_MAIL)) {
-		vt_summary_write(r, f);
-		return ferror(f) ? -EIO : 0;
+		ret = vt_summary_write(r, f);
+		return !ret && ferror(f) ? -EIO : ret;
 	}
 	switch (fmt) {
 	case VT_FMT_JSON:
 		ret = dump_json(r->root, f, JSON_INDENT(2));
 		break;
 	case VT_FMT_TABLE:
-		vt_report_write_table(r, f, o);
+		ret = vt_report_write_table(r, f, o);
 		break;
 	case VT_FMT_MAIL:
-		vt_report_write_mail(r, f, o);
+		ret = vt_report_write_mail(r, f, o);
 		break;
 	case VT_FMT_CSV:
 		write_csv(r, f);

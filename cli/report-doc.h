@@ -94,15 +94,16 @@ json_t *vt_report_metric_get(json_t *m, int i);
 int vt_change_words(char *buf, size_t len, json_int_t base, json_int_t cur,
 		    int i);
 /* The text table and --format=mail (cli/render-table.c). */
-void vt_report_write_table(const struct vt_report *r, FILE *f,
-			   const struct vt_render_opts *o);
-void vt_report_write_mail(const struct vt_report *r, FILE *f,
+/* -ENOMEM: an allocation failed, the text written is incomplete */
+int vt_report_write_table(const struct vt_report *r, FILE *f,
 			  const struct vt_render_opts *o);
 /* The cost events of a strategy's totals (its API calls from the op counts). */
 void vt_report_total_counts(const struct vt_strategy_result *sr, struct vt_cost_counts *c);
 /* --summary's text (cli/render-summary.c). */
 struct vt_summary;
-void vt_summary_write(const struct vt_report *r, FILE *f);
+int vt_summary_write(const struct vt_report *r, FILE *f);
+int vt_report_write_mail(const struct vt_report *r, FILE *f,
+			 const struct vt_render_opts *o);
 /* {granule, va_bits, levels} of a config. */
 json_t *vt_report_geometry_json(unsigned int page_shift, unsigned int va_bits);
 /* The metrics object of one strategy, op or event (section 4 keys). */

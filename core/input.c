@@ -272,6 +272,65 @@ bool vt_json_error_oom(const json_error_t *je)
 	return oom;
 }
 
+static _Thread_local struct vt_json_budget *json_budget;
+
+void vt_json_budget_begin(struct vt_json_budget *b, uint64_t max)
+{
+	/* at least 16 MiB: a limit set small for the bytes (tests use a
+	 * document's size) must not refuse the KiB a small tree takes */
+	b->max = max ? max : VT_MAX_INPUT_DEFAULT;
+	if (b->max < VT_JSON_BUDGET_MIN)
+		b->max = VT_JSON_BUDGET_MIN;
+	b->used = 0;
+	b->hit = false;
+	b->prev = json_budget;
+	json_budget = b;
+}
+
+bool vt_json_budget_end(struct vt_json_budget *b)
+{
+	json_budget = b->prev;
+	return b->hit;
+}
+
+bool vt_json_budget_charge(size_t size)
+{
+	struct vt_json_budget *b = json_budget;
+	uint64_t cost = ((uint64_t)size + 8 + 15) & ~(uint64_t)15;
+
+	if (!b)
+		return true;
+	if (b->hit || cost > b->max - b->used) {
+		b->hit = true;
+		return false;
+	}
+	b->used += cost;
+	return true;
+}
+
+int vt_json_budget_error(struct vt_error *err, const char *path,
+			 unsigned long line, unsigned long col, const char *what,
+			 uint64_t max)
+{
+	char b[64];
+
+	snprintf(err->file, sizeof(err->file), "%.255s", path);
+	err->line = line;
+	err->column = line ? col : 0;
+	return vt_error_set(err, VT_ERR_INPUT_LIMIT,
+			    "the JSON of %s needs more memory parsed than the %s --max-input allows "
+			    "for a JSON tree (the limit, at least 16 MiB; a tree takes up to about 30 times its text)",
+			    what, vt_input_size_text(max, b, sizeof(b)));
+}
+
+static int json_oom(struct vt_error *err, const char *path)
+{
+	snprintf(err->file, sizeof(err->file), "%.255s", path);
+	err->line = err->column = 0;
+	return vt_error_set(err, -ENOMEM,
+			    "out of memory reading the JSON of '%.255s'", path);
+}
+
 int vt_json_error(struct vt_error *err, const char *path,
 		  const json_error_t *je, int code, const char *prefix)
 {
@@ -280,11 +339,8 @@ int vt_json_error(struct vt_error *err, const char *path,
 	 * error): no position, never 2^64 - 1 */
 	err->line = je->line > 0 ? (unsigned long)je->line : 0;
 	err->column = je->line > 0 && je->column > 0 ? (unsigned long)je->column : 0;
-	if (vt_json_error_oom(je)) {
-		err->line = err->column = 0;
-		return vt_error_set(err, -ENOMEM,
-				    "out of memory reading the JSON of '%.255s'", path);
-	}
+	if (vt_json_error_oom(je))
+		return json_oom(err, path);
 	return vt_error_set(err, code, "%s%s", prefix ? prefix : "", je->text);
 }
 
@@ -304,11 +360,24 @@ static int load_json(const char *path, const char *what, uint64_t max,
 		snprintf(in->limit, sizeof(in->limit), "a %s's limit", what);
 	ret = vt_input_whole(in, err);
 	if (!ret) {
+		struct vt_json_budget bud;
+
+		/* a fixed limit's document (a profile) is small: its tree too */
+		vt_json_budget_begin(&bud, fixed ? 0 : in->max);
 		*root = json_loadf(f, jflags, jerr);
-		if (!*root && vt_input_limit_hit(in, err))
+		if (vt_json_budget_end(&bud)) {
+			json_decref(*root);
+			*root = NULL;
+			vt_json_error_oom(jerr);	/* consumed: not out of memory */
+			ret = vt_json_budget_error(err, path, 0, 0, "the document", bud.max);
+		}
+		else if (!*root && vt_input_limit_hit(in, err))
 			ret = err->code;
 		else if (!*root && vt_json_error_oom(jerr))
-			ret = vt_json_error(err, path, jerr, 0, NULL);
+			/* not vt_json_error(): the check above consumed the
+			 * failures it counts (a syntax error with code 0 was
+			 * the result, exit 3 for out of memory) */
+			ret = json_oom(err, path);
 	}
 	vt_input_close(in, f);
 	return ret;

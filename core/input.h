@@ -93,6 +93,33 @@ void vt_json_alloc_failed(void);
 int vt_json_error(struct vt_error *err, const char *path,
 		  const struct json_error_t *je, int code, const char *prefix);
 
+/*
+ * The memory a JSON tree may take (issue 22, item 2): jansson's tree of a
+ * document costs 10 to 30 times its text (a "meta" of small objects about
+ * 24), so --max-input alone admitted a 1 GiB document needing 24 GB.
+ * Between vt_json_budget_begin() and _end() on a thread, every allocation
+ * jansson makes outside a line arena is charged, as malloc rounds it
+ * (size + 8, to 16 bytes), to the innermost budget, and the first one past
+ * @max (0: VT_MAX_INPUT_DEFAULT; at least VT_JSON_BUDGET_MIN) fails: jansson's parse fails, and _end()
+ * returns true.  Frees are not credited (a parse frees little: the
+ * buffers it grows), so the charge is at most about twice the tree.
+ */
+#define VT_JSON_BUDGET_MIN (16ull << 20)
+struct vt_json_budget {
+	uint64_t max, used;
+	bool hit;
+	struct vt_json_budget *prev;
+};
+void vt_json_budget_begin(struct vt_json_budget *b, uint64_t max);
+bool vt_json_budget_end(struct vt_json_budget *b);
+/* Called by jansson's allocator hook: false if @size is past the budget. */
+bool vt_json_budget_charge(size_t size);
+/* The error of a tree past its budget (VT_ERR_INPUT_LIMIT, exit 3),
+ * located at @path:@line:@col (0: none); @what names the value. */
+int vt_json_budget_error(struct vt_error *err, const char *path,
+			 unsigned long line, unsigned long col, const char *what,
+			 uint64_t max);
+
 /* "1073741824 bytes (1 GiB)"-style text of a byte count, for messages. */
 const char *vt_input_size_text(uint64_t n, char *buf, size_t len);
 

@@ -158,7 +158,9 @@ struct par {
 	struct vt_strategy_result *res;
 	struct par_strat *st;
 	unsigned int nr_threads;
-	struct par_batch slot[PAR_SLOTS];
+	/* on the heap: 1.3 MB in replay_parallel()'s frame made the stack
+	 * grow past a `ulimit -v` the heap had filled: SIGSEGV, not exit 4 */
+	struct par_batch *slot;		/* [PAR_SLOTS] */
 	long produced;			/* batches published */
 	bool done;			/* no more batches */
 	pthread_mutex_t lock;
@@ -456,9 +458,11 @@ static int replay_parallel(const struct vt_replay_req *req,
 	int ret = 0, rret = 0;
 
 	p.st = calloc(req->nr_specs, sizeof(*p.st));
-	if (!t || !p.st) {
+	p.slot = calloc(PAR_SLOTS, sizeof(*p.slot));
+	if (!t || !p.st || !p.slot) {
 		free(t);
 		free(p.st);
+		free(p.slot);
 		return vt_err_oom(err);
 	}
 	vt_error_init(&rerr);
@@ -518,6 +522,7 @@ free:
 		free(p.slot[k].runs);
 		free(p.slot[k].strs);
 	}
+	free(p.slot);
 	free(p.st);
 	free(t);
 	pthread_cond_destroy(&p.more);
@@ -614,6 +619,10 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 	}
 	for (unsigned int i = 0; i < req->nr_specs; i++) {
 		ret = vt_engine_new(&req->specs[i], &o, &eng[i]);
+		if (ret == -ENOMEM) {
+			vt_err_oom(err);
+			goto out;
+		}
 		if (ret) {
 			vt_error_set(err, ret, "%u K pages with %u-bit VA is not a Kconfig-valid pair",
 				     1u << (o.page_shift - 10), o.va_bits);

@@ -873,7 +873,8 @@ int vt_import_write(const struct vt_import *im, struct vt_trace_writer *w,
 
 		rc = spool_read(im->ev_spool, &ev, &runs, &cap);
 		if (rc) {
-			rc = vt_error_set(err, rc, "cannot read the temporary file of the events");
+			rc = vt_error_set(err, rc, "cannot read the temporary file of the events: %s",
+					  strerror(-rc));
 			break;
 		}
 		rc = vt_trace_writer_event(w, &ev, err);

@@ -65,10 +65,21 @@ static int open_common(struct vt_import *im, const unsigned char *head,
 		im->src->ksyms = vt_ksyms_new();
 		if (im->src->ksyms)
 			vt_ksyms_capture_begin(im->src->ksyms);
+		errno = 0;
 		im->src->dat = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS);
 		vt_ksyms_capture_end();
 		if (!im->src->dat) {
+			/*
+			 * libtracecmd says only NULL; a failed malloc() leaves
+			 * ENOMEM (the headers were checked above): out of
+			 * memory, exit 4, not a corrupt recording
+			 */
+			rc = errno;
 			close(fd);
+			if (rc == ENOMEM)
+				return vt_error_set(err, -ENOMEM,
+						    "out of memory reading the trace-cmd recording '%s'",
+						    im->name);
 			return vt_error_set(err, VT_ERR_IMPORT,
 					    "'%s': corrupt or unsupported trace-cmd recording",
 					    im->name);

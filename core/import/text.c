@@ -75,7 +75,7 @@ int vt_im_xz_start(struct vt_import *im, struct vt_error *err)
 
 	im->src->lz = init;
 	if (lzma_stream_decoder(&im->src->lz, xz_memlimit(im), LZMA_CONCATENATED) != LZMA_OK)
-		return vt_error_set(err, -ENOMEM, "cannot start the xz decoder");
+		return vt_error_set(err, -ENOMEM, "cannot start the xz decoder: out of memory");
 	im->src->lz_init = true;
 	return 0;
 }

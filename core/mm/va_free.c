@@ -53,6 +53,7 @@ static void split(struct vt_va_free *f, uint32_t t, uint64_t key,
 		*a = *b = 0;
 		return;
 	}
+	f->steps++;
 	if (N(f, t).start < key) {
 		split(f, N(f, t).r, key, &x, &y);
 		N(f, t).r = x;
@@ -73,6 +74,7 @@ static uint32_t join(struct vt_va_free *f, uint32_t a, uint32_t b)
 {
 	if (!a || !b)
 		return a ? a : b;
+	f->steps++;
 	if (N(f, a).prio > N(f, b).prio) {
 		N(f, a).r = join(f, N(f, a).r, b);
 		update(f, a);
@@ -132,11 +134,12 @@ static void erase(struct vt_va_free *f, uint64_t start)
 }
 
 /* The range with the largest start below @key, or 0. */
-static uint32_t below(const struct vt_va_free *f, uint64_t key)
+static uint32_t below(struct vt_va_free *f, uint64_t key)
 {
 	uint32_t t = f->root, best = 0;
 
 	while (t) {
+		f->steps++;
 		if (N(f, t).start < key) {
 			best = t;
 			t = N(f, t).r;
@@ -148,11 +151,12 @@ static uint32_t below(const struct vt_va_free *f, uint64_t key)
 }
 
 /* The range with the smallest start at or above @key, or 0. */
-static uint32_t from(const struct vt_va_free *f, uint64_t key)
+static uint32_t from(struct vt_va_free *f, uint64_t key)
 {
 	uint32_t t = f->root, best = 0;
 
 	while (t) {
+		f->steps++;
 		if (N(f, t).start >= key) {
 			best = t;
 			t = N(f, t).l;
@@ -200,12 +204,13 @@ static int take(struct vt_va_free *f, uint32_t t, uint64_t a, uint64_t size)
  * that hold a range of @size or more, that reach past @vstart and that
  * start below @vend.
  */
-static uint32_t lowest(const struct vt_va_free *f, uint32_t t, uint64_t size,
+static uint32_t lowest(struct vt_va_free *f, uint32_t t, uint64_t size,
 		       uint64_t align, uint64_t vstart, uint64_t vend, uint64_t *out)
 {
 	while (t && N(f, t).max >= size) {
 		const struct vt_va_node *x = &N(f, t);
 
+		f->steps++;
 		/* the left subtree ends below this range's start */
 		if (x->start > vstart) {
 			uint32_t r = lowest(f, x->l, size, align, vstart, vend, out);

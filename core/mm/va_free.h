@@ -28,6 +28,7 @@ struct vt_va_free {
 	uint32_t used, cap;
 	uint32_t seed;
 	uint64_t nr;		/* ranges in the tree */
+	uint64_t steps;		/* nodes visited: the complexity tests count them */
 };
 
 void vt_va_free_init(struct vt_va_free *f);

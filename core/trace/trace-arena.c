@@ -67,6 +67,9 @@ static void *arena_malloc(size_t size)
 		}
 		a->spilled = true;
 	}
+	/* a document's tree is bounded (core/input.h): refused, not failed */
+	if (!vt_json_budget_charge(size))
+		return NULL;
 	p = malloc(size);
 	if (!p)
 		vt_json_alloc_failed();	/* out of memory, not bad JSON: core/input.c */
@@ -154,11 +157,16 @@ json_t *vt_line_arena_loadb(struct vt_trace_reader *r, const char *line,
 			    size_t n, json_error_t *je)
 {
 	struct line_arena *saved = tl_arena;
+	struct vt_json_budget b;
 	json_t *j;
 
+	/* what spills from the arena is bounded per line (core/input.h) */
+	vt_json_budget_begin(&b, r->max_input);
 	tl_arena = r->arena;
 	j = json_loadb(line, n, JSON_REJECT_DUPLICATES, je);
 	tl_arena = saved;
+	if (vt_json_budget_end(&b))
+		r->budget_hit = true;
 	return j;
 }
 

@@ -233,8 +233,12 @@ int vt_doc_stream_open(struct vt_trace_reader *r, struct vt_error *err)
 	struct vt_trace_fast *fp;
 	char keys[DOC_MAX_KEYS][64];
 	int nr_keys = 0, c, ret = 1;
-	bool have_events = false;
+	bool have_events = false, budget_on = true;
+	struct vt_json_budget bud;
 	json_t *top;
+
+	/* the trees of the values beside "events" (core/input.h) */
+	vt_json_budget_begin(&bud, r->max_input);
 
 	ds->line = 1;
 	ds->mark = SIZE_MAX;
@@ -279,14 +283,25 @@ int vt_doc_stream_open(struct vt_trace_reader *r, struct vt_error *err)
 			if (json_object_set_new(top, key, json_array()))
 				goto out;
 		} else {
+			unsigned long line = ds->line, col = ds->col + 1;
 			const char *p;
 			size_t n;
 			json_error_t je;
 			json_t *v;
+			char what[80];
 
 			if (!ds_value(ds, &p, &n))
 				goto out;
 			v = json_loadb(p, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+			if (bud.hit) {
+				/* "meta" of 24 times its text: refused where it starts */
+				json_decref(v);
+				vt_json_error_oom(&je);	/* consumed: not out of memory */
+				snprintf(what, sizeof(what), "\"%s\"", key);
+				ret = vt_json_budget_error(err, r->name, line, col, what,
+							   bud.max);
+				goto out;
+			}
 			if (!v || json_object_set_new(top, key, v))
 				goto out;
 		}
@@ -302,6 +317,9 @@ end:
 	ds_take(ds);
 	if (ds_skip_ws(ds) >= 0 || ds->io_error || !have_events)
 		goto out;
+	/* the header's own copies (json_dumps() of "meta") are not the tree */
+	vt_json_budget_end(&bud);
+	budget_on = false;
 	{
 		size_t nr = r->nr_events;
 
@@ -319,8 +337,11 @@ end:
 	r->ds_started = false;
 	ret = 0;
 out:
+	if (budget_on)
+		vt_json_budget_end(&bud);
 	if (ret) {
 		r->nr_events = 0;
+		r->budget_hit = false;	/* an element's: the whole-document path */
 		vt_doc_src_release(ds);
 	}
 	json_decref(top);

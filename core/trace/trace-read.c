@@ -70,10 +70,20 @@ static int fast_setup(struct vt_trace_reader *r, struct vt_error *err)
 static int try_jsonl_header(struct vt_trace_reader *r, const char *first,
 			    size_t len, struct vt_error *err)
 {
+	struct vt_json_budget b;
 	json_error_t je;
-	json_t *h = json_loadb(first, len, JSON_REJECT_DUPLICATES, &je);
+	json_t *h;
 	int ret;
 
+	/* a one-line document is parsed whole here: bounded, and past the
+	 * bound read as a document, streamed (core/input.h) */
+	vt_json_budget_begin(&b, r->max_input);
+	h = json_loadb(first, len, JSON_REJECT_DUPLICATES, &je);
+	if (vt_json_budget_end(&b)) {
+		vt_json_error_oom(&je);	/* consumed: not out of memory */
+		json_decref(h);
+		return 0;
+	}
 	if (!h)
 		return 0;
 	if (!json_is_object(h) || json_object_get(h, "events")) {
@@ -107,7 +117,18 @@ static int open_document(struct vt_trace_reader *r, const char *buf,
 		return vt_error_set(err, VT_ERR_TRACE_SYNTAX,
 				    "empty file: expected a JSON trace");
 	}
-	r->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	{
+		struct vt_json_budget b;
+
+		/* the whole tree: a pipe's document (core/input.h) */
+		vt_json_budget_begin(&b, r->max_input);
+		r->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+		if (vt_json_budget_end(&b)) {
+			r->budget_hit = true;
+			json_decref(r->root);
+			r->root = NULL;
+		}
+	}
 	if (!r->root)
 		return vt_trace_json_fail(r, err, &je, 0, -1);
 	ret = vt_trace_parse_header(r, r->root, false, err);

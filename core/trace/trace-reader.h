@@ -56,6 +56,7 @@ struct vt_trace_reader {
 	unsigned int pa_bits;
 	bool skip_unknown;
 	uint64_t max_input;		/* --max-input, 0: the default */
+	bool budget_hit;		/* a tree passed its budget (core/input.h) */
 	struct vt_input *in;		/* the counting stream r->f reads */
 	struct vt_trace_config cfg;
 	unsigned int page_shift;	/* cfg.page_shift or 12 */

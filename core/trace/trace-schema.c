@@ -55,6 +55,20 @@ int vt_trace_json_fail(struct vt_trace_reader *r, struct vt_error *err,
 	unsigned long line = line_base ? line_base : je->line > 0 ? (unsigned long)je->line : 0;
 	unsigned long col = je->column > 0 ? (unsigned long)je->column : 1;
 
+	/* a tree past the memory --max-input allows (core/input.h) */
+	if (r->budget_hit) {
+		char what[64];
+
+		r->budget_hit = false;
+		vt_json_error_oom(je);	/* consumed: not out of memory */
+		if (event >= 0)
+			snprintf(what, sizeof(what), "event %ld", event);
+		else
+			snprintf(what, sizeof(what), "the document");
+		vt_trace_set_loc(err, r->name, line, line ? col : 0, event);
+		return vt_json_budget_error(err, r->name, line, line ? col : 0, what,
+					    r->max_input ? r->max_input : VT_MAX_INPUT_DEFAULT);
+	}
 	/* out of memory is exit 4, not a syntax error (core/input.h) */
 	if (vt_json_error_oom(je)) {
 		vt_trace_set_loc(err, r->name, 0, 0, -1);

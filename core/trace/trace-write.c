@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/input.h"
 #include "core/trace/trace-reader.h"
 
 /* ---- writer --------------------------------------------------------- */
@@ -125,6 +126,8 @@ static int writer_header(struct vt_trace_writer *w,
 		json_error_t je;
 		json_t *m = json_loads(meta_json, JSON_REJECT_DUPLICATES, &je);
 
+		if (!m && vt_json_error_oom(&je))
+			return vt_err_oom(err);
 		if (!m || !json_is_object(m)) {
 			json_decref(m);
 			return vt_error_set(err, -EINVAL,

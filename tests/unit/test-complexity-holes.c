@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The free VA space (core/mm/va_free.c, the augmented treap that models
+ * the kernel's free_vmap_area_root) with many holes (issue 22, item 1):
+ * doubling the holes may cost at most 2.5 times the work, counted in
+ * nodes of the tree visited (e->free.steps: deterministic, never wall
+ * time).  Shapes: N one-page vmallocs with every other one freed and
+ * purged (N/2 holes of two pages, the area and its guard page), then N/2
+ * vmallocs of three pages that fit no hole, then N/2 more of one page that
+ * fit the holes from the lowest; and the same with the second round
+ * asking for an alignment of 32 KiB that only every other hole meets, which a
+ * subtree maximum alone cannot prune.
+ */
+#include "core/mm/engine.h"
+#include "test.h"
+
+static void apply(struct vt_engine *e, long index, struct vt_event *ev)
+{
+	struct vt_error err;
+	uint64_t va;
+
+	vt_error_init(&err);
+	if (vt_engine_apply(e, index, ev, &va, &err)) {
+		fprintf(stderr, "event %ld: %s\n", index, err.msg);
+		exit(TEST_FAIL);
+	}
+}
+
+static uint64_t run(unsigned int n, uint64_t align)
+{
+	struct vt_strategy_spec spec;
+	struct vt_model_opts o;
+	struct vt_engine *e;
+	struct vt_error err;
+	uint64_t steps;
+	long index = 0;
+
+	vt_error_init(&err);
+	vt_model_opts_init(&o);
+	if (vt_strategy_parse("mainline", &spec, &err) || vt_engine_new(&spec, &o, &e)) {
+		fprintf(stderr, "engine: %s\n", err.msg);
+		exit(TEST_FAIL);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct vt_event ev = { .op = VT_OP_VMALLOC, .cpu = -1, .size = 4096 };
+
+		ev.id.present = true;
+		ev.id.num = i + 1;
+		apply(e, index++, &ev);
+	}
+	for (unsigned int i = 0; i < n; i += 2) {
+		struct vt_event ev = { .op = VT_OP_VFREE, .cpu = -1 };
+
+		ev.id.present = true;
+		ev.id.num = i + 1;
+		apply(e, index++, &ev);
+	}
+	{
+		struct vt_event ev = { .op = VT_OP_PURGE, .cpu = -1 };
+
+		apply(e, index++, &ev);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct vt_event ev = { .op = VT_OP_VMALLOC, .cpu = -1,
+				       .size = i < n / 2 ? 3 * 4096 : 4096,
+				       .align = align };
+
+		ev.id.present = true;
+		ev.id.num = n + i + 1;
+		apply(e, index++, &ev);
+	}
+	steps = e->free.steps;
+	vt_engine_free(e);
+	return steps;
+}
+
+int main(void)
+{
+	{
+		uint64_t align = 0;
+		unsigned int n = 8192;
+		uint64_t a = run(n, align), b = run(2 * n, align);
+		double ratio = (double)b / (double)a;
+
+		printf("holes, align %llu: %u areas %llu steps, %u areas %llu steps: x%.2f\n",
+		       (unsigned long long)align, n, (unsigned long long)a, 2 * n,
+		       (unsigned long long)b, ratio);
+		TEST_ASSERT_VAL("doubling the holes costs more than 2.5 times the work",
+				ratio <= 2.5);
+	}
+	return test_result("test-complexity-holes");
+}
