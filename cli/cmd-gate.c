@@ -866,7 +866,8 @@ static void gate_traces_release(struct gate_traces *t)
 	free(t->inputs);
 }
 
-/* Traces: the baseline itself (a glob of its folder) is not one of them;
+/* Traces: the baseline itself (a glob of its folder) is not one of them,
+ * nor another report (skipped with a note);
  * a baseline from standard input has no folder but the current one. */
 static int collect_traces(const struct gate_args *a, struct gate_traces *t)
 {
@@ -880,6 +881,13 @@ static int collect_traces(const struct gate_args *a, struct gate_traces *t)
 	for (int i = 0; i < a->t.n; i++) {
 		if (have_bst && same_file(a->t.v[i], &bst)) {
 			vt_dbg(1, "'%s' is the baseline, not a trace", a->t.v[i]);
+			continue;
+		}
+		if (a->t.n > 1 && vt_run_is_report(a->t.v[i])) {
+			/* another baseline or report beside the traces (one
+			 * operand alone is read as it is, load_current()) */
+			vt_info("gate: skipping '%s': a vmaptool report, not a trace "
+				"(the baseline is '%s')", a->t.v[i], a->baseline);
 			continue;
 		}
 		t->keys[t->n] = trace_key(a->baseline, a->t.v[i]);
