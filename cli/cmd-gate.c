@@ -538,6 +538,9 @@ static int check_report_config(const struct vt_report *base,
 		return vt_err_oom_exit();
 	n = option_diffs(f, NULL, &co, &bo, false);
 	n += profile_diff(f, n, vt_report_profile_name(cur), vt_report_profile_name(base));
+	if (vt_report_cost_of(cur))	/* the baseline's is refused by cmd_gate() */
+		fprintf(f, "%s--cost-of=%s (baseline all)", n++ ? ", " : "",
+			vt_report_cost_of(cur));
 	n = geometry_diffs(f, n, base, cur);
 	if (fclose(f))
 		n = 0;
@@ -1060,6 +1063,16 @@ int cmd_gate(struct vt_cli *cli, int argc, char **argv)
 		if (!(a.update && err.code == -ENOENT))
 			return vt_report_error(&err);
 		base = NULL;
+	}
+	if (base && !a.update && vt_report_cost_of(base)) {
+		/* gate's replay estimates the whole work (--cost-of is not one
+		 * of its options): a part of it would read as a regression */
+		vt_err("gate: the baseline '%s' estimates a part of the work only "
+		       "(made with --cost-of=%s); gate compares whole estimates: "
+		       "make the baseline with 'vmaptool gate --update-baseline'",
+		       a.baseline, vt_report_cost_of(base));
+		vt_report_free(base);
+		return VT_EC_USAGE;
 	}
 	if (base && (rc = rekey_report(a.baseline, a.baseline, base))) {
 		vt_report_free(base);

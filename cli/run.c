@@ -180,6 +180,7 @@ int vt_run_use_profile(struct vt_run_opts *o, struct vt_profile *store,
 		store->erratum_4118414 = o->cli->erratum_4118414 == 1;
 		store->erratum_overridden = true;
 	}
+	store->cost_of = o->cli->cost_of;	/* --cost-of: a part of the work */
 	if (store->tlbi_range && !model_fixed &&
 	    !o->cli->opt_given[VT_OPT_tlbi_range])
 		o->model.tlbi_range = true;
