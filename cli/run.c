@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/run.h"
 #include "core/cost/profile.h"
@@ -420,7 +421,11 @@ bool vt_run_is_report(const char *path)
 	bool yes;
 	FILE *f;
 
-	if (!strcmp(path, "-") || !(f = fopen(path, "rb")))
+	struct stat st;
+
+	/* a regular file only: a pipe or FIFO read here would be consumed */
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    !(f = fopen(path, "rb")))
 		return false;
 	head = malloc(len);
 	yes = head && top_format_is(head, fread(head, 1, len, f), "vmaptool-report");

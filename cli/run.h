@@ -28,8 +28,9 @@ void vt_spec_list_release(struct vt_spec_list *l);
 void vt_run_explain(const char *path, struct vt_error *err);
 
 /* Whether @path is a whole vmaptool report (its top-level "format" is
- * "vmaptool-report" and it loads), such as a gate baseline; false for "-"
- * and for a broken one, which is an error where it is read. */
+ * "vmaptool-report" and it loads), such as a gate baseline; false for "-",
+ * a pipe or FIFO (never read here) and a broken one, which is an error
+ * where it is read. */
 bool vt_run_is_report(const char *path);
 
 /*
