@@ -49,6 +49,7 @@ struct vt_cli {
 	unsigned int jobs;		/* --jobs */
 	int verbose;			/* -v, repeatable */
 	int erratum_4118414;		/* --erratum-4118414: 0 the profile's, 1 on, 2 off */
+	unsigned int cost_of;		/* --cost-of: enum vt_cost_part, 0 all (the default) */
 	bool quiet;			/* -q */
 	const char *vmlinux;		/* --vmlinux (cli/vmlinux.c) */
 	const char *kconfig;		/* --kconfig */
@@ -76,6 +77,7 @@ enum {
 	VT_APPLIES_CPUS = 1 << 6,	/* --cpus alone (gen) */
 	VT_APPLIES_VMLINUX = 1 << 7,	/* --vmlinux, --kconfig */
 	VT_APPLIES_RENDER = 1 << 8,	/* --wide, --color, --svg, --format=mail */
+	VT_APPLIES_COST_OF = 1 << 9,	/* --cost-of (not gate: it gates whole estimates) */
 	VT_APPLIES_REPLAY = VT_APPLIES_FORMAT | VT_APPLIES_STRATEGY |
 			    VT_APPLIES_PROFILE | VT_APPLIES_GEOMETRY |
 			    VT_APPLIES_REPORT | VT_APPLIES_MODEL | VT_APPLIES_VMLINUX,

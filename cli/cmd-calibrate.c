@@ -484,8 +484,10 @@ static void render_table(FILE *out, const struct vt_figure_set *set, const struc
 			wnot = l > wnot ? l : wnot;
 		}
 	}
-	fprintf(out, "%-*s %-*s %-11s %10s %10s %8s %8s\n", wid, "figure", wprof, "profile",
+	fprintf(out, "%-*s %-*s %-11s %10s %10s %8s %8s", wid, "figure", wprof, "profile",
 		"quantity", "published", "predicted", "error", "loo");
+	/* --check: the absolute times the ratios are made of, beside them */
+	fputs(fitted ? "\n" : "  pred.before  pred.after\n", out);
 	for (unsigned int i = 0; i < set->nr; i++) {
 		const struct vt_figure *f = &set->v[i];
 		char pb[32], pp[32], lo[16] = "-";
@@ -497,8 +499,14 @@ static void render_table(FILE *out, const struct vt_figure_set *set, const struc
 		fmt_value(pp, sizeof(pp), f->q, f->predicted);
 		if (f->has_loo)
 			snprintf(lo, sizeof(lo), "%+.1f%%", 100 * f->loo_err);
-		fprintf(out, "%-*s %-*s %-11s %10s %10s %+7.1f%% %8s\n", wid, f->id, wprof,
+		fprintf(out, "%-*s %-*s %-11s %10s %10s %+7.1f%% %8s", wid, f->id, wprof,
 			f->profile, vt_fig_quantity_names[f->q], pb, pp, 100 * f->err, lo);
+		if (!fitted) {
+			fmt_value(pb, sizeof(pb), VT_Q_TIME_BEFORE, f->pred_before_ns);
+			fmt_value(pp, sizeof(pp), VT_Q_TIME_AFTER, f->pred_after_ns);
+			fprintf(out, " %12s %11s", pb, pp);
+		}
+		fputc('\n', out);
 	}
 	fprintf(out, "\n%u figure%s: %u expressed, %u pending (counts this build lacks), %u inexpressible\n",
 		set->nr, set->nr == 1 ? "" : "s", n[VT_FIG_EXPRESSED], n[VT_FIG_PENDING],

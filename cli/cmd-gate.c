@@ -538,6 +538,9 @@ static int check_report_config(const struct vt_report *base,
 		return vt_err_oom_exit();
 	n = option_diffs(f, NULL, &co, &bo, false);
 	n += profile_diff(f, n, vt_report_profile_name(cur), vt_report_profile_name(base));
+	if (vt_report_cost_of(cur))	/* the baseline's is refused by cmd_gate() */
+		fprintf(f, "%s--cost-of=%s (baseline all)", n++ ? ", " : "",
+			vt_report_cost_of(cur));
 	n = geometry_diffs(f, n, base, cur);
 	if (fclose(f))
 		n = 0;
@@ -866,7 +869,8 @@ static void gate_traces_release(struct gate_traces *t)
 	free(t->inputs);
 }
 
-/* Traces: the baseline itself (a glob of its folder) is not one of them;
+/* Traces: the baseline itself (a glob of its folder) is not one of them,
+ * nor another report (skipped with a note);
  * a baseline from standard input has no folder but the current one. */
 static int collect_traces(const struct gate_args *a, struct gate_traces *t)
 {
@@ -880,6 +884,13 @@ static int collect_traces(const struct gate_args *a, struct gate_traces *t)
 	for (int i = 0; i < a->t.n; i++) {
 		if (have_bst && same_file(a->t.v[i], &bst)) {
 			vt_dbg(1, "'%s' is the baseline, not a trace", a->t.v[i]);
+			continue;
+		}
+		if (a->t.n > 1 && vt_run_is_report(a->t.v[i])) {
+			/* another baseline or report beside the traces (one
+			 * operand alone is read as it is, load_current()) */
+			vt_info("gate: skipping '%s': a vmaptool report, not a trace "
+				"(the baseline is '%s')", a->t.v[i], a->baseline);
 			continue;
 		}
 		t->keys[t->n] = trace_key(a->baseline, a->t.v[i]);
@@ -1054,6 +1065,16 @@ int cmd_gate(struct vt_cli *cli, int argc, char **argv)
 		if (!(a.update && err.code == -ENOENT))
 			return vt_report_error(&err);
 		base = NULL;
+	}
+	if (base && !a.update && vt_report_cost_of(base)) {
+		/* gate's replay estimates the whole work (--cost-of is not one
+		 * of its options): a part of it would read as a regression */
+		vt_err("gate: the baseline '%s' estimates a part of the work only "
+		       "(made with --cost-of=%s); gate compares whole estimates: "
+		       "make the baseline with 'vmaptool gate --update-baseline'",
+		       a.baseline, vt_report_cost_of(base));
+		vt_report_free(base);
+		return VT_EC_USAGE;
 	}
 	if (base && (rc = rekey_report(a.baseline, a.baseline, base))) {
 		vt_report_free(base);

@@ -42,6 +42,7 @@ enum {
 	OPT_COLOR,
 	OPT_SVG,
 	OPT_ERRATUM,
+	OPT_COST_OF,
 	OPT_MODEL,	/* + enum vt_option_id: the option table */
 };
 
@@ -98,6 +99,10 @@ static const struct common_opt common_head[] = {
 	{ { "erratum-4118414", OPT_ERRATUM, "on|off", 0,
 	  "apply the ARM64_ERRATUM_4118414 workaround (a repeat of every "
 	  "broadcast TLBI and its dsb) or not, whatever the profile says", 0 }, NO_FILE },
+	{ { "cost-of", OPT_COST_OF, "map|alloc|free|all", 0,
+	  "estimate the cost of a part of the work only: map (page-table work, "
+	  "TLBIs, barriers), alloc (VA range and pages allocated), free (VA range "
+	  "and pages freed, the lazy purge); default all", 0 }, NO_FILE },
 	{ { "granule", OPT_GRANULE, NULL, 0,
 	  "translation granule (overrides the trace's config)", 0 }, NO_FILE },
 	{ { "va-bits", OPT_VA_BITS, "N", 0, NULL, 0 }, NO_FILE },
@@ -188,6 +193,8 @@ static unsigned int applies_bit(int key)
 	case OPT_COLOR:
 	case OPT_SVG:
 		return VT_APPLIES_RENDER;
+	case OPT_COST_OF:
+		return VT_APPLIES_COST_OF;
 	}
 	return 0;
 }
@@ -653,6 +660,14 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 
 		cli->erratum_4118414 = 1 + pick(state, "erratum-4118414", arg, onoff, 2,
 						"on|off");
+		break;
+	}
+	case OPT_COST_OF: {
+		static const char *const parts[] = { "map", "alloc", "free", "all" };
+
+		int i = pick(state, "cost-of", arg, parts, 4, "map|alloc|free|all");
+
+		cli->cost_of = i < 0 ? 0 : (unsigned int)vt_cost_part_find(parts[i]);
 		break;
 	}
 	case OPT_PER_OP:

@@ -658,17 +658,20 @@ static void trace_body(const struct text_out *o, json_t *t, const char *profile,
 }
 
 /*
- * The profile as the estimate lines name it: "altra-metal", or with
- * --erratum-4118414 "altra-metal, ARM64_ERRATUM_4118414 off" (report.c).
+ * The profile as the estimate lines name it: "altra-metal", with
+ * --erratum-4118414 "altra-metal, ARM64_ERRATUM_4118414 off", with
+ * --cost-of "altra-metal, cost of map" (report.c).
  */
 static const char *profile_label(json_t *config, char *buf, size_t len)
 {
 	const char *p = json_string_value(json_object_get(config, "profile"));
 	const char *e = json_string_value(json_object_get(config, "erratum_4118414"));
+	const char *c = json_string_value(json_object_get(config, "cost_of"));
 
-	if (!p || !e)
+	if (!p || (!e && !c))
 		return p;
-	snprintf(buf, len, "%s, ARM64_ERRATUM_4118414 %s", p, e);
+	snprintf(buf, len, "%s%s%s%s%s", p, e ? ", ARM64_ERRATUM_4118414 " : "", e ? e : "",
+		 c ? ", cost of " : "", c ? c : "");
 	return buf;
 }
 

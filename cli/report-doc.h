@@ -98,7 +98,8 @@ int vt_change_words(char *buf, size_t len, json_int_t base, json_int_t cur,
 int vt_report_write_table(const struct vt_report *r, FILE *f,
 			  const struct vt_render_opts *o);
 /* The cost events of a strategy's totals (its API calls from the op counts). */
-void vt_report_total_counts(const struct vt_strategy_result *sr, struct vt_cost_counts *c);
+void vt_report_total_counts(const struct vt_profile *p, const struct vt_strategy_result *sr,
+			    struct vt_cost_counts *c);
 /* --summary's text (cli/render-summary.c). */
 struct vt_summary;
 int vt_summary_write(const struct vt_report *r, FILE *f);

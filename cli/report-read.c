@@ -588,6 +588,12 @@ const char *vt_report_profile_name(const struct vt_report *r)
 						 "profile"));
 }
 
+const char *vt_report_cost_of(const struct vt_report *r)
+{
+	return json_string_value(json_object_get(json_object_get(r->root, "config"),
+						 "cost_of"));
+}
+
 int vt_report_setup(const struct vt_report *r, struct vt_model_opts *o,
 		    char **strategies, bool *per_op, struct vt_error *err)
 {

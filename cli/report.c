@@ -192,6 +192,8 @@ static int set_config(struct vt_report *r, const struct vt_trace_config *g)
 	    (r->profile && r->profile->erratum_overridden &&
 	     put(c, "erratum_4118414",
 		 json_string(r->profile->erratum_4118414 ? "on" : "off"))) ||
+	    (r->profile && r->profile->cost_of && r->profile->cost_of != VT_COST_ALL &&
+	     put(c, "cost_of", json_string(vt_cost_part_name(r->profile->cost_of)))) ||
 	    put(r->root, "config", c))
 		return -ENOMEM;
 	r->have_config = true;
@@ -238,12 +240,15 @@ void vt_report_set_profile(struct vt_report *r, const struct vt_profile *p)
 	r->profile = p;
 }
 
-void vt_report_total_counts(const struct vt_strategy_result *sr, struct vt_cost_counts *c)
+/* The cost events of a strategy's totals (its API calls from the op
+ * counts, those of the sides @p prices). */
+void vt_report_total_counts(const struct vt_profile *p, const struct vt_strategy_result *sr,
+			    struct vt_cost_counts *c)
 {
 	uint64_t api = 0;
 
 	for (int op = 0; op < VT_OP__NR; op++)
-		if (vt_cost_op_is_api(op))
+		if (vt_cost_op_is_api(op) && vt_cost_api_priced(p, op))
 			api += sr->op_events[op];
 	vt_cost_counts_from_stats(c, &sr->total, api);
 }
@@ -265,8 +270,8 @@ static json_t *estimate_json(const struct vt_profile *p, const struct vt_strateg
 	    put(j, "speedup", cs > 0 ? json_real(round6(cb / cs)) : json_null()) ||
 	    put(j, "explained_by", json_incref(list)))
 		goto nomem;
-	vt_report_total_counts(base, &a);
-	vt_report_total_counts(sr, &b);
+	vt_report_total_counts(p, base, &a);
+	vt_report_total_counts(p, sr, &b);
 	n = vt_cost_explain(p, &a, &b, why, 4);
 	for (unsigned int i = 0; i < n; i++) {
 		json_t *e = json_object();

@@ -103,6 +103,9 @@ int vt_report_setup(const struct vt_report *r, struct vt_model_opts *o,
 size_t vt_report_nr_traces(const struct vt_report *r);
 /* The cost profile a report was made with (config.profile), or NULL. */
 const char *vt_report_profile_name(const struct vt_report *r);
+/* The part of the work its estimate is restricted to (config.cost_of,
+ * --cost-of), or NULL for the whole. */
+const char *vt_report_cost_of(const struct vt_report *r);
 const char *vt_report_trace_path(const struct vt_report *r, size_t i);
 /* The geometry trace @i was replayed with. */
 void vt_report_trace_geometry(const struct vt_report *r, size_t i,

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/run.h"
 #include "core/cost/profile.h"
@@ -180,6 +181,7 @@ int vt_run_use_profile(struct vt_run_opts *o, struct vt_profile *store,
 		store->erratum_4118414 = o->cli->erratum_4118414 == 1;
 		store->erratum_overridden = true;
 	}
+	store->cost_of = o->cli->cost_of;	/* --cost-of: a part of the work */
 	if (store->tlbi_range && !model_fixed &&
 	    !o->cli->opt_given[VT_OPT_tlbi_range])
 		o->model.tlbi_range = true;
@@ -370,6 +372,109 @@ void vt_run_explain(const char *path, struct vt_error *err)
 		     what, path);
 }
 
+/*
+ * Whether the top-level object in @p[0..@n) has "format": "@want" (keys in
+ * any order, nested objects and strings skipped).
+ */
+static bool top_format_is(const char *p, size_t n, const char *want)
+{
+	bool fmt_key = false;
+	int depth = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+		size_t s, j;
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			continue;
+		if (fmt_key && c != '"')
+			return false;	/* "format": not a string */
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (--depth <= 0)
+				return false;
+		} else if (c == '"') {
+			for (s = ++i; i < n && p[i] != '"'; i++)
+				if (p[i] == '\\')
+					i++;
+			if (i >= n)
+				return false;
+			if (fmt_key)
+				return i - s == strlen(want) && !memcmp(p + s, want, i - s);
+			for (j = i + 1; j < n && (p[j] == ' ' || p[j] == '\n'); j++)
+				;
+			if (depth == 1 && j < n && p[j] == ':' && i - s == 6 &&
+			    !memcmp(p + s, "format", 6)) {
+				fmt_key = true;
+				i = j;
+			}
+		}
+	}
+	return false;
+}
+
+bool vt_run_is_report(const char *path)
+{
+	size_t len = 65536;	/* a report's "format" follows its "config" */
+	char *head;
+	bool yes;
+	FILE *f;
+
+	struct stat st;
+
+	/* a regular file only: a pipe or FIFO read here would be consumed */
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    !(f = fopen(path, "rb")))
+		return false;
+	head = malloc(len);
+	yes = head && top_format_is(head, fread(head, 1, len, f), "vmaptool-report");
+	free(head);
+	fclose(f);
+	if (yes) {
+		/* and whole: a broken one is an error where it is read */
+		struct vt_report *r = NULL;
+		struct vt_error err;
+
+		vt_error_init(&err);
+		yes = !vt_report_load(path, &r, &err);
+		vt_report_free(r);
+	}
+	return yes;
+}
+
+int vt_run_skip_reports(const char *cmd, char **traces, int *n)
+{
+	struct vt_error err;
+	int reports = 0, kept = 0;
+
+	for (int i = 0; i < *n; i++)
+		reports += vt_run_is_report(traces[i]);
+	if (!reports)
+		return 0;
+	if (reports == *n) {
+		/* nothing else to replay: an error, and what to do instead */
+		vt_error_init(&err);
+		snprintf(err.file, sizeof(err.file), "%s", traces[0]);
+		vt_error_set(&err, VT_ERR_TRACE_VERSION, "this is a vmaptool report "
+			     "(a gate baseline or a 'replay -j' output), not a trace: "
+			     "replay the traces it was made from, or gate them "
+			     "against it with 'vmaptool gate --baseline=%s TRACE...'",
+			     traces[0]);
+		return vt_report_error(&err);
+	}
+	/* a baseline kept beside the traces, taken by their glob */
+	for (int i = 0; i < *n; i++) {
+		if (vt_run_is_report(traces[i]))
+			vt_info("%s: skipping '%s': a vmaptool report (a baseline?), "
+				"not a trace", cmd, traces[i]);
+		else
+			traces[kept++] = traces[i];
+	}
+	*n = kept;
+	return 0;
+}
+
 /* ---- one trace, and the --jobs workers ------------------------------ */
 
 struct job {
@@ -526,6 +631,9 @@ int vt_run_command(const struct vt_cli *cli, char **traces, int n,
 
 	/* outputs that would replace each other or a trace: refused first */
 	rc = vt_out_check(cli, NULL, 0, traces, n, "trace");
+	if (!rc)
+		rc = vt_run_skip_reports(cli->cmd ? cli->cmd->name : "replay",
+					 traces, &n);
 	if (rc)
 		return rc;
 	/* Before the report copies the options: the profile may set one. */

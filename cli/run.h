@@ -27,6 +27,21 @@ void vt_spec_list_release(struct vt_spec_list *l);
  * @err says to run 'vmaptool import' first. */
 void vt_run_explain(const char *path, struct vt_error *err);
 
+/* Whether @path is a whole vmaptool report (its top-level "format" is
+ * "vmaptool-report" and it loads), such as a gate baseline; false for "-",
+ * a pipe or FIFO (never read here) and a broken one, which is an error
+ * where it is read. */
+bool vt_run_is_report(const char *path);
+
+/*
+ * Drop the reports among @traces (a baseline kept beside the traces and
+ * taken by their glob, docs/ci-gate.md), each with a note naming it under
+ * @cmd; *@n becomes the number left.  When every one is a report, nothing
+ * is left to replay: an error naming the first, with what to do instead,
+ * and its exit status (3).
+ */
+int vt_run_skip_reports(const char *cmd, char **traces, int *n);
+
 /*
  * A replay as replay, compare, gate and ptdump ask run.c for it: the
  * common options and what the command made of them.  The command builds

@@ -204,6 +204,9 @@ int vt_report_set_summary(struct vt_report *r, const struct vt_summary_opts *opt
 			p->erratum_4118414 = chosen->erratum_4118414;
 			p->erratum_overridden = true;
 		}
+		/* --cost-of is a switch of the run too: the same part priced */
+		if (chosen)
+			p->cost_of = chosen->cost_of;
 		if (chosen && same_prices(p, chosen)) {
 			s->chosen_in_range = true;
 			s->chosen_at = s->nr_range;
@@ -266,7 +269,7 @@ static double cycles_under(const struct vt_profile *p, const struct vt_strategy_
 	struct vt_cost_counts c;
 	struct vt_cost_estimate e;
 
-	vt_report_total_counts(sr, &c);
+	vt_report_total_counts(p, sr, &c);
 	vt_cost_estimate(p, &c, &e);
 	return e.total;
 }

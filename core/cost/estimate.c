@@ -193,6 +193,62 @@ void vt_cost_counts_add(struct vt_cost_counts *dst, const struct vt_cost_counts 
 	}
 }
 
+enum vt_cost_part vt_cost_event_part(enum vt_cost_event e, bool unmap)
+{
+	switch (e) {
+	case VT_CE_api_call:
+		/* alloc_vmap_area() / free_vmap_area_noflush() */
+		return unmap ? VT_COST_FREE : VT_COST_ALLOC;
+	case VT_CE_page_alloc:		/* vm_area_alloc_pages() */
+	case VT_CE_zone_lock:		/* rmqueue_bulk()/rmqueue_buddy() */
+	case VT_CE_buddy_block:		/* __rmqueue() */
+		return VT_COST_ALLOC;
+	case VT_CE_purge_call:		/* __purge_vmap_area_lazy(): VA back to the free tree */
+	case VT_CE_free_call:		/* __free_frozen_pages() */
+	case VT_CE_buddy_free:		/* __free_one_page() */
+	case VT_CE_contig_range:	/* free_pages_bulk() */
+	case VT_CE_page_free:		/* vfree()'s per-page accounting */
+		return VT_COST_FREE;
+	default:
+		/* descriptor stores, walks, page-table pages, barriers, TLBIs,
+		 * fixmap: the page-table work of mapping and of unmapping */
+		return VT_COST_MAP;
+	}
+}
+
+static const char *const part_names[] = {
+	[VT_COST_MAP] = "map", [VT_COST_ALLOC] = "alloc", [VT_COST_FREE] = "free",
+	[VT_COST_ALL] = "all",
+};
+
+const char *vt_cost_part_name(unsigned int part)
+{
+	return part < sizeof(part_names) / sizeof(part_names[0]) ? part_names[part] : NULL;
+}
+
+int vt_cost_part_find(const char *name)
+{
+	for (unsigned int i = 0; i < sizeof(part_names) / sizeof(part_names[0]); i++)
+		if (part_names[i] && !strcmp(part_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+bool vt_cost_api_priced(const struct vt_profile *p, enum vt_op op)
+{
+	bool unmap = op < VT_OP__NR && !vt_op_is_map(op);
+
+	return !p->cost_of || (p->cost_of & vt_cost_event_part(VT_CE_api_call, unmap));
+}
+
+/* Whether @p prices event @e (an API call: as counted, see estimate.h). */
+static bool part_priced(const struct vt_profile *p, int e)
+{
+	if (!p->cost_of || e == VT_CE_api_call)
+		return true;
+	return p->cost_of & vt_cost_event_part(e, false);
+}
+
 void vt_cost_estimate(const struct vt_profile *p, const struct vt_cost_counts *c,
 		      struct vt_cost_estimate *out)
 {
@@ -200,6 +256,8 @@ void vt_cost_estimate(const struct vt_profile *p, const struct vt_cost_counts *c
 	for (int e = 0; e < VT_CE__NR; e++) {
 		double k = 1;
 
+		if (!part_priced(p, e))
+			continue;	/* --cost-of: another part of the work */
 		if (p->erratum_4118414 && vt_cost_event_is_broadcast_tlbi(e))
 			k = 2;
 		out->cycles[e] = k * c->n[e] * p->p[e].cycles;
@@ -265,7 +323,8 @@ void vt_cost_fill(const struct vt_profile *p, struct vt_stats *s, enum vt_op op)
 
 	if (!p)
 		return;
-	vt_cost_counts_from_stats(&c, s, vt_cost_op_is_api(op) ? 1 : 0);
+	vt_cost_counts_from_stats(&c, s, vt_cost_op_is_api(op) &&
+				  vt_cost_api_priced(p, op) ? 1 : 0);
 	if (res.cycles < 0 || res.ns < 0)
 		return;
 	vt_cost_estimate(p, &c, &est);

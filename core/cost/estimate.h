@@ -115,6 +115,31 @@ void vt_cost_counts_add(struct vt_cost_counts *dst, const struct vt_cost_counts 
 
 struct vt_profile;
 
+/*
+ * The parts of the work an estimate can be restricted to (--cost-of,
+ * docs/cost-model.md "Parts of the work"): the page-table work of mapping
+ * and unmapping with its TLB maintenance and barriers; the allocation of
+ * the VA range (alloc_vmap_area()) and of the pages; their freeing
+ * (free_vmap_area_noflush(), the lazy purge, the page free path).
+ */
+enum vt_cost_part {
+	VT_COST_MAP = 1 << 0,
+	VT_COST_ALLOC = 1 << 1,
+	VT_COST_FREE = 1 << 2,
+	VT_COST_ALL = VT_COST_MAP | VT_COST_ALLOC | VT_COST_FREE,
+};
+
+/* The part event @e is work of; an API call is alloc on the mapping side
+ * of an op (@unmap false), free on the unmapping side. */
+enum vt_cost_part vt_cost_event_part(enum vt_cost_event e, bool unmap);
+
+/* "map", "alloc", "free" or "all" for @part, or NULL; and back (-1). */
+const char *vt_cost_part_name(unsigned int part);
+int vt_cost_part_find(const char *name);
+
+/* Whether an API call of @op is priced under @p's --cost-of. */
+bool vt_cost_api_priced(const struct vt_profile *p, enum vt_op op);
+
 /* The estimate of one set of counts under one profile. */
 struct vt_cost_estimate {
 	double cycles[VT_CE__NR];	/* per event, errata included */
@@ -126,7 +151,10 @@ struct vt_cost_estimate {
  * vt_cost_estimate() - cycles and ns of @c under @p.  A pure function: the
  * same counts and profile give the same numbers on every machine.
  * ARM64_ERRATUM_4118414 (a profile switch) repeats every broadcast TLBI and
- * its dsb ish, doubling their price.
+ * its dsb ish, doubling their price.  Under a restriction of the profile
+ * (p->cost_of) the events of the other parts cost nothing; API calls are
+ * priced as counted (the caller counts only those of the sides priced,
+ * vt_cost_api_priced()).
  */
 void vt_cost_estimate(const struct vt_profile *p, const struct vt_cost_counts *c,
 		      struct vt_cost_estimate *out);

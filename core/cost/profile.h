@@ -46,6 +46,9 @@ struct vt_profile {
 	bool erratum_4118414;	/* ARM64_ERRATUM_4118414: repeat of each broadcast TLBI + dsb */
 	bool erratum_overridden; /* set by the caller for a run (--erratum-4118414), never read
 				  * from or written to a file: the report says so */
+	unsigned int cost_of;	/* enum vt_cost_part: the parts priced (0: all); set by the
+				 * caller for a run (--cost-of), never read from or written
+				 * to a file: the report says so */
 	char errata_basis[320];
 	struct vt_cost_param p[VT_CE__NR];
 	char calibration[320];	/* how the fitted values were obtained (free text) */

@@ -137,7 +137,21 @@ head, row = lines[0], lines[1]
 assert row.index("rk3588-a55") == head.index("profile"), (head, row)
 assert row.index(" speedup") + 1 == head.index("quantity"), (head, row)
 assert "times  (0): none" in lines, lines
+# --check: the predicted absolute times beside the ratio, as in the JSON
+assert head.endswith("  pred.before  pred.after"), head
+assert row.split()[-4:-2] != ["-", "-"] and row.split()[-1] in ("ns", "us", "ms"), row
 assert "1 figure: 1 expressed, 0 pending (counts this build lacks), 0 inexpressible" in lines, lines
+EOF
+# the times in the table are the JSON's predicted_before_ns/_after_ns
+"$VT_BIN" calibrate -j --check="$TMP/one.json" >"$TMP/one.json.out" || fail "-j --check one.json"
+python3 - "$TMP/one.txt" "$TMP/one.json.out" <<'EOF' || fail "calibrate --check times: $(cat "$TMP/one.txt")"
+import json, sys
+row = open(sys.argv[1]).read().split("\n")[1].split()
+f = json.load(open(sys.argv[2]))["figures"][0]
+def ns(v, u):
+    return float(v) * {"ns": 1, "us": 1e3, "ms": 1e6}[u]
+for (v, u), key in ((row[-4:-2], "predicted_before_ns"), (row[-2:], "predicted_after_ns")):
+    assert f[key] > 0 and abs(ns(v, u) / f[key] - 1) < 1e-3, (row, f)
 EOF
 echo '[{"id": "x", "unit": "x", "after": 2}]' >"$TMP/bad.json"
 "$VT_BIN" calibrate "$TMP/bad.json" >/dev/null 2>"$TMP/err"; [ $? = 3 ] || fail "a figure without experiment: not exit 3"

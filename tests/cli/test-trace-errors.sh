@@ -92,4 +92,42 @@ else
 	sed 's/^/  stderr: /' "$TMP/stderr" | head -5
 fi
 
+# A baseline (a vmaptool report) kept beside the traces and taken by their
+# glob is skipped with a note by replay, compare and gate (docs/ci-gate.md);
+# given alone it is an error that says what it is, exit 3.
+R=$TMP/beside
+mkdir -p "$R/traces"
+cp "$VT_SRC/traces/default.json" "$VT_SRC/traces/vmap-order8.json" "$R/traces/"
+"$VT_BIN" gate --update-baseline --baseline="$R/traces/baseline.json" "$R"/traces/*.json 2>/dev/null ||
+	fail "beside: --update-baseline"
+"$VT_BIN" replay -j "$R/traces/default.json" >"$R/alone.json" || fail "beside: replay -j default.json"
+for cmd in replay compare; do
+	if "$VT_BIN" $cmd "$R"/traces/*.json >/dev/null 2>"$TMP/stderr" &&
+	   "$VT_BIN" $cmd -j "$R"/traces/*.json >"$R/out.json" 2>/dev/null &&
+	   grep -q "^vmaptool: $cmd: skipping '$R/traces/baseline.json': a vmaptool report (a baseline?), not a trace$" "$TMP/stderr" &&
+	   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=[x["trace"] for x in d["traces"]]; assert len(t)==2 and not any("baseline" in x for x in t), t' "$R/out.json"; then
+		echo "ok   $cmd traces/*.json beside a baseline"
+	else
+		fail "$cmd traces/*.json beside a baseline: $(cat "$TMP/stderr")"
+	fi
+	"$VT_BIN" $cmd -q "$R"/traces/*.json >/dev/null 2>"$TMP/stderr" && ! [ -s "$TMP/stderr" ] ||
+		fail "$cmd -q: the note is not silent: $(cat "$TMP/stderr")"
+done
+# gate --update-baseline of another baseline: the old one is not a trace
+if "$VT_BIN" gate --update-baseline --baseline="$R/other.json" "$R"/traces/*.json 2>"$TMP/stderr" &&
+   grep -q "^vmaptool: gate: skipping '$R/traces/baseline.json': a vmaptool report, not a trace (the baseline is '$R/other.json')$" "$TMP/stderr" &&
+   "$VT_BIN" gate --baseline="$R/other.json" "$R"/traces/*.json >/dev/null 2>&1; then
+	echo "ok   gate --update-baseline beside another baseline"
+else
+	fail "gate --update-baseline beside another baseline: $(cat "$TMP/stderr")"
+fi
+# a report alone (or only reports): exit 3, what it is and what to do
+"$VT_BIN" replay "$R/traces/baseline.json" "$R/alone.json" >/dev/null 2>"$TMP/stderr"; rc=$?
+[ $rc = 3 ] && grep -q "^$R/traces/baseline.json: error: this is a vmaptool report (a gate baseline or a 'replay -j' output), not a trace: replay the traces it was made from, or gate them against it with 'vmaptool gate --baseline=$R/traces/baseline.json TRACE...'$" "$TMP/stderr" ||
+	fail "replay of reports only: exit $rc: $(cat "$TMP/stderr")"
+# a trace whose meta holds the words is a trace: only the top-level format counts
+printf '{"meta":{"x":{"format":"vmaptool-report"}},"format":"vmaptool-trace","version":1,"config":{"granule":"4k","va_bits":48},"events":[]}\n' >"$R/traces/meta.json"
+"$VT_BIN" replay -j "$R/traces/meta.json" "$R/traces/default.json" >"$R/out.json" 2>"$TMP/stderr" &&
+	! grep -q skipping "$TMP/stderr" || fail "a trace naming vmaptool-report in its meta is skipped: $(cat "$TMP/stderr")"
+
 test_done
