@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/alloc.h"
 #include "core/trace/gen.h"
 #include "core/trace/trace.h"
 
@@ -189,12 +190,10 @@ static unsigned long parse_count(struct argp_state *state, const char *name,
 static void canon_add(struct gen_args *a, const char *name, const char *arg)
 {
 	size_t need = strlen(name) + (arg ? strlen(arg) + 1 : 0) + 4;
-	char *c = realloc(a->canon, a->canon_len + need);
 
-	if (!c)
+	if (VT_REALLOC_ARRAY(a->canon, a->canon_len + need))
 		return;
-	a->canon = c;
-	a->canon_len += sprintf(c + a->canon_len, " --%s%s%s", name,
+	a->canon_len += sprintf(a->canon + a->canon_len, " --%s%s%s", name,
 				arg ? "=" : "", arg ? arg : "");
 }
 
@@ -483,8 +482,6 @@ static char *slurp(const char *path, struct vt_error *err)
 	}
 	do {
 		if (cap - len < 4096) {
-			char *nb;
-
 			cap = cap ? cap * 2 : 8192;
 			if (cap > (64u << 20)) {
 				vt_error_set(err, -EINVAL,
@@ -492,12 +489,10 @@ static char *slurp(const char *path, struct vt_error *err)
 					     path);
 				goto fail;
 			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				vt_error_set(err, -ENOMEM, "out of memory");
+			if (VT_REALLOC_ARRAY(buf, cap)) {
+				vt_err_oom(err);
 				goto fail;
 			}
-			buf = nb;
 		}
 		got = fread(buf + len, 1, cap - len - 1, f);
 		len += got;

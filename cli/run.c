@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Replaying traces for replay, compare and gate: strategy lists, the
- * replay request under the common options, --jobs workers, --per-event
+ * replay request under the common options, the --jobs pool, --per-event
  * lines, and publishing the output only when every trace replayed.
  */
 #include <errno.h>
 #include <lzma.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli/run.h"
 #include "core/cost/profile.h"
+#include "core/pool.h"
 #include "core/strategy/registry.h"
 
 /* The strategy whose name @name (before any '@', ':' or '+') is likely a
@@ -477,7 +477,11 @@ int vt_run_skip_reports(const char *cmd, char **traces, int *n)
 
 /* ---- one trace, and the --jobs workers ------------------------------ */
 
+struct traces;
+
 struct job {
+	struct vt_pool_item item;	/* first: the trace as an item of the --jobs pool */
+	struct traces *t;
 	const char *path;
 	struct vt_replay_result res;
 	struct vt_error err;
@@ -486,13 +490,13 @@ struct job {
 };
 
 /*
- * Replay one trace; @strat_jobs threads for its strategies (one parse,
- * core/replay.c), @progress: the progress line (not while traces run in
- * parallel: their lines would interleave).
+ * Replay one trace; its strategies go to @pool as items (one parse,
+ * core/replay.c; NULL: serial), @progress: the progress line (not while
+ * traces run in parallel: their lines would interleave).
  */
 static int run_one(const struct vt_run_opts *o, struct job *j,
 		   const struct vt_spec_list *specs, FILE *per_event,
-		   unsigned int strat_jobs, bool progress)
+		   struct vt_pool *pool, bool progress)
 {
 	struct run_ctx ctx = { .o = o, .trace = j->path, .specs = specs,
 			       .per_event = per_event };
@@ -501,7 +505,7 @@ static int run_one(const struct vt_run_opts *o, struct job *j,
 	struct vt_replay_req req;
 
 	vt_run_req_init(&req, o, specs, j->path);
-	req.jobs = strat_jobs;
+	req.pool = pool;
 	vt_error_init(&j->err);
 	memset(&j->res, 0, sizeof(j->res));
 	vt_dbg(1, "replaying '%s' under %u strateg%s", j->path, specs->nr,
@@ -526,44 +530,50 @@ static int run_one(const struct vt_run_opts *o, struct job *j,
 	return j->ret;
 }
 
-struct pool {
+/* The traces of one command, as items of one pool of --jobs threads. */
+struct traces {
 	const struct vt_run_opts *o;
-	struct job *jobs;
-	int n;
-	int next;		/* next job to take (atomic) */
-	int failed;		/* set once a job fails: the rest are skipped */
 	const struct vt_spec_list *specs;
+	struct vt_pool *pool;
+	bool progress;
+	int failed;		/* set once a trace fails: the rest are skipped (atomic) */
 };
 
-static void *worker(void *arg)
+static void trace_item(struct vt_pool_item *it)
 {
-	struct pool *p = arg;
-	int i;
+	struct job *j = (struct job *)it;
+	struct traces *t = j->t;
 
-	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->n) {
-		if (__atomic_load_n(&p->failed, __ATOMIC_RELAXED))
-			break;
-		if (run_one(p->o, &p->jobs[i], p->specs, NULL, 1, false) < 0)
-			__atomic_store_n(&p->failed, 1, __ATOMIC_RELAXED);
-	}
-	return NULL;
+	if (__atomic_load_n(&t->failed, __ATOMIC_RELAXED))
+		return;
+	if (run_one(t->o, j, t->specs, NULL, t->pool, t->progress) < 0)
+		__atomic_store_n(&t->failed, 1, __ATOMIC_RELAXED);
 }
 
-/* Run the jobs on up to --jobs threads; the calling thread is one of them. */
-static void run_parallel(struct pool *p, unsigned int nthreads)
+/*
+ * --jobs takes effect here: one pool of o->cli->jobs threads (the caller
+ * one of them, core/pool.c) runs the traces as items, in order, and each
+ * trace's replay submits its (strategy, batch) items to the same pool
+ * (core/replay.c).  A trace that fails stops those not yet started.
+ */
+static int run_pool(const struct vt_run_opts *o, struct job *jobs, int n,
+		    const struct vt_spec_list *specs)
 {
-	pthread_t *t = calloc(nthreads, sizeof(*t));
-	unsigned int started = 0;
+	struct traces t = { .o = o, .specs = specs,
+			    .progress = o->cli->jobs <= 1 || n == 1 };
+	struct vt_pool_group g = { 0 };
 
-	for (unsigned int i = 1; t && i < nthreads; i++) {
-		if (pthread_create(&t[i], NULL, worker, p))
-			break;
-		started++;
+	if (vt_pool_new(o->cli->jobs, &t.pool))
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		jobs[i].t = &t;
+		jobs[i].item.fn = trace_item;
+		jobs[i].item.may_wait = true;
+		vt_pool_submit(t.pool, &jobs[i].item, &g);
 	}
-	worker(p);
-	for (unsigned int i = 1; i <= started; i++)
-		pthread_join(t[i], NULL);
-	free(t);
+	vt_pool_wait_group(t.pool, &g, true);
+	vt_pool_free(t.pool);
+	return 0;
 }
 
 int vt_run_traces(const struct vt_run_opts *o, char **traces, int n,
@@ -571,7 +581,6 @@ int vt_run_traces(const struct vt_run_opts *o, char **traces, int n,
 		  bool ratios, FILE *per_event)
 {
 	struct job *jobs;
-	unsigned int nthreads = o->cli->jobs;
 	int rc = 0;
 
 	if (report)
@@ -583,19 +592,16 @@ int vt_run_traces(const struct vt_run_opts *o, char **traces, int n,
 	}
 	for (int i = 0; i < n; i++)
 		jobs[i].path = traces[i];
-	/* Per-event lines come in trace order, so they replay one by one. */
-	if (per_event || nthreads > (unsigned int)n)
-		nthreads = per_event ? 1 : (unsigned int)n;
-	if (nthreads > 1) {
-		struct pool p = { .o = o, .jobs = jobs, .n = n, .specs = specs };
-
-		run_parallel(&p, nthreads);
-	} else {
-		/* one trace at a time: its strategies get the --jobs threads */
+	/* Per-event lines come in trace and event order: all serial. */
+	if (per_event) {
 		for (int i = 0; i < n; i++)
-			if (run_one(o, &jobs[i], specs, per_event, o->cli->jobs,
+			if (run_one(o, &jobs[i], specs, per_event, NULL,
 				    o->cli->jobs <= 1 || n == 1) < 0)
 				break;
+	} else if (run_pool(o, jobs, n, specs)) {
+		free(jobs);
+		vt_err("out of memory");
+		return VT_EC_SYSTEM;
 	}
 	/* Report the first failure in trace order, as a serial run would. */
 	for (int i = 0; i < n && !rc; i++) {

@@ -183,6 +183,7 @@ struct vt_replay_result {
 
 struct vt_engine;
 struct vt_profile;
+struct vt_pool;
 
 struct vt_replay_req {
 	const char *path;
@@ -191,7 +192,9 @@ struct vt_replay_req {
 	const struct vt_model_opts *opts;	/* geometry: the default a trace's config overrides */
 	bool geometry_from_cli;			/* opts geometry overrides the trace's config */
 	long stop_after;			/* ptdump --at: last event index, -1 = all */
-	unsigned int jobs;			/* threads for the strategies (0, 1: one) */
+	/* --jobs: the strategies' (strategy, batch) items go to this pool
+	 * (core/pool.h); NULL or a pool of one thread: serial. */
+	struct vt_pool *pool;
 	/* The cost profile whose estimate (cycles, ns) fills each event's
 	 * cost metrics; NULL: they stay 0. */
 	const struct vt_profile *profile;

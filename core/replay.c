@@ -12,6 +12,7 @@
 #include "core/alloc.h"
 #include "core/cost/estimate.h"
 #include "core/mm/engine.h"
+#include "core/pool.h"
 
 static uint64_t tlb_peak_entries(const struct vt_engine *e)
 {
@@ -109,10 +110,14 @@ static void account(struct vt_engine *e, struct vt_strategy_result *r,
 /* ---- strategies in parallel ------------------------------------------ */
 
 /*
- * With req->jobs > 1 and more than one strategy, the trace is parsed once
- * (on the calling thread) into batches of events that the strategies'
- * threads replay in order, each engine on its own: the engines share
- * nothing, so each strategy's counts are those of a serial run.  What a
+ * With a pool of more than one thread (req->pool, --jobs) and more than
+ * one strategy, the trace is parsed once (on the calling thread) into
+ * batches of events; each strategy replays them in order as pool items,
+ * one item per (strategy, next batch), so one engine is on one thread at
+ * a time and the engines share nothing: each strategy's counts are those
+ * of a serial run.  The parser, waiting for a slot, runs queued items of
+ * the pool meanwhile (vt_pool_wait()), as does every waiting thread, so a
+ * trace that is itself an item of the pool (cli/run.c) cannot deadlock it.  What a
  * serial run would report comes out the same: the first error in
  * (event, strategy) order, and the --verify findings up to it in that
  * order, replayed after the threads are done.  --per-event and ptdump
@@ -129,7 +134,7 @@ struct par_batch {
 	size_t nr_runs, cap_runs;
 	char *strs;			/* the events' strings, copied */
 	size_t len_strs, cap_strs;
-	int refs;			/* strategies yet to replay it */
+	int refs;			/* strategies yet to replay it (atomic) */
 };
 
 struct par_mismap {
@@ -140,10 +145,13 @@ struct par_mismap {
 };
 
 struct par_strat {
+	struct vt_pool_item item;	/* first: its (strategy, next batch) item */
+	struct par *p;
+	unsigned int idx;		/* the strategy */
 	struct vt_engine *e;
 	struct vt_cost_memo *memo;	/* the strategy's own */
 	long next;			/* the batch it replays next */
-	bool busy;			/* a thread replays it */
+	bool scheduled;			/* its item is queued or running */
 	struct vt_replay_cb cb;		/* e->cb: records mismaps */
 	struct par_mismap *mm;
 	size_t nr_mm, cap_mm;
@@ -153,18 +161,22 @@ struct par_strat {
 	struct vt_error err;
 };
 
+/*
+ * Lock order: the pool's lock, then p->lock (vt_pool_wait()'s test);
+ * vt_pool_submit() is never called with p->lock held.
+ */
 struct par {
 	const struct vt_replay_req *req;
 	struct vt_strategy_result *res;
 	struct par_strat *st;
-	unsigned int nr_threads;
+	unsigned int *todo;		/* strategies to submit, one publication's */
+	struct vt_pool *pool;
+	struct vt_pool_group group;	/* this trace's strategy items */
 	/* on the heap: 1.3 MB in replay_parallel()'s frame made the stack
 	 * grow past a `ulimit -v` the heap had filled: SIGSEGV, not exit 4 */
 	struct par_batch *slot;		/* [PAR_SLOTS] */
 	long produced;			/* batches published */
-	bool done;			/* no more batches */
-	pthread_mutex_t lock;
-	pthread_cond_t more, room;
+	pthread_mutex_t lock;		/* produced, st[].next, st[].scheduled */
 };
 
 static void par_on_mismap(void *ctx, long index, unsigned int strat,
@@ -180,30 +192,6 @@ static void par_on_mismap(void *ctx, long index, unsigned int strat,
 	ps->mm[ps->nr_mm] = (struct par_mismap){ index, strat, ps->nr_mm, first_va,
 						 expected_pa, found_pa, pages };
 	ps->nr_mm++;
-}
-
-/*
- * The next (strategy, batch) to replay: the free strategy furthest behind
- * that has a batch published, so threads balance by the work the
- * strategies take, not by their count.  -1 when none is ready.  Called
- * with p->lock held.
- */
-static int par_pick(const struct par *p, bool *finished)
-{
-	int pick = -1;
-
-	*finished = p->done;
-	for (unsigned int i = 0; i < p->req->nr_specs; i++) {
-		const struct par_strat *ps = &p->st[i];
-
-		if (ps->next < p->produced)
-			*finished = false;
-		if (ps->busy || ps->next >= p->produced)
-			continue;
-		if (pick < 0 || ps->next < p->st[pick].next)
-			pick = (int)i;
-	}
-	return pick;
 }
 
 /* Replay batch @b on strategy @i. */
@@ -236,41 +224,55 @@ static void par_replay_batch(struct par *p, unsigned int i, struct par_batch *b)
 }
 
 /*
- * A worker: claims one strategy's next batch at a time (each engine
- * replays its events in order, on one thread at a time), so a strategy
- * that costs more than the others is not tied to one thread's share.
+ * The item of one strategy: replay its next batch, then queue itself again
+ * if another is published (at the queue's tail, so the strategies take
+ * turns and one that costs more than the others is not tied to a thread).
  */
-static void *par_worker(void *arg)
+static void par_strat_item(struct vt_pool_item *it)
 {
-	struct par *p = arg;
+	struct par_strat *ps = (struct par_strat *)it;
+	struct par *p = ps->p;
+	struct par_batch *b;
+	bool again;
 
 	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		bool finished;
-		int i = par_pick(p, &finished);
-		struct par_strat *ps;
-		struct par_batch *b;
-
-		if (i < 0) {
-			if (finished)
-				break;
-			pthread_cond_wait(&p->more, &p->lock);
-			continue;
-		}
-		ps = &p->st[i];
-		ps->busy = true;
-		b = &p->slot[ps->next % PAR_SLOTS];
-		pthread_mutex_unlock(&p->lock);
-		par_replay_batch(p, (unsigned int)i, b);
-		pthread_mutex_lock(&p->lock);
-		ps->next++;
-		ps->busy = false;
-		if (!--b->refs)
-			pthread_cond_signal(&p->room);
-		pthread_cond_broadcast(&p->more);
-	}
+	b = &p->slot[ps->next % PAR_SLOTS];
 	pthread_mutex_unlock(&p->lock);
-	return NULL;
+	par_replay_batch(p, ps->idx, b);
+	__atomic_sub_fetch(&b->refs, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&p->lock);
+	ps->next++;
+	again = ps->next < p->produced;
+	ps->scheduled = again;
+	pthread_mutex_unlock(&p->lock);
+	if (again)
+		vt_pool_submit(p->pool, &ps->item, &p->group);
+}
+
+/* vt_pool_wait()'s test: every strategy is done with batch @arg. */
+static bool par_slot_free(void *arg)
+{
+	struct par_batch *b = arg;
+
+	return !__atomic_load_n(&b->refs, __ATOMIC_ACQUIRE);
+}
+
+/* Batch @seq - 1 is published: queue an item for each strategy without one. */
+static void par_publish(struct par *p, struct par_batch *b, long seq)
+{
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&p->lock);
+	__atomic_store_n(&b->refs, (int)p->req->nr_specs, __ATOMIC_RELAXED);
+	p->produced = seq;
+	for (unsigned int i = 0; i < p->req->nr_specs; i++)
+		if (!p->st[i].scheduled && p->st[i].next < p->produced) {
+			p->st[i].scheduled = true;
+			p->todo[n++] = i;
+		}
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned int k = 0; k < n; k++)
+		vt_pool_submit(p->pool, &p->st[p->todo[k]].item, &p->group);
 }
 
 /* Copy @ev into batch @b (its runs and strings; pointers fixed later). */
@@ -336,13 +338,9 @@ static int par_cmp_mismap(const void *x, const void *y)
 }
 
 /*
- * Replay the events of @rd on @eng with @nthreads threads.  Returns as the
- * serial loop does: 0 with *@events read, or the error a serial run would
- * have met first.
- */
-/*
  * The producer of replay_parallel(): parse the trace once and publish it
- * in batches, each waiting for its slot to be released by every strategy.
+ * in batches, each waiting for its slot to be released by every strategy
+ * (running the pool's queued items meanwhile).
  * Returns vt_trace_next()'s last result (0 at the end, < 0 on an error in
  * @rerr); *@index counts the events read.
  */
@@ -357,10 +355,7 @@ static int par_produce(struct par *p, struct vt_trace_reader *rd,
 	for (;;) {
 		struct par_batch *b = &p->slot[seq % PAR_SLOTS];
 
-		pthread_mutex_lock(&p->lock);
-		while (b->refs)
-			pthread_cond_wait(&p->room, &p->lock);
-		pthread_mutex_unlock(&p->lock);
+		vt_pool_wait(p->pool, par_slot_free, b, false);
 		b->n = 0;
 		b->base = *index;
 		b->nr_runs = 0;
@@ -378,11 +373,7 @@ static int par_produce(struct par *p, struct vt_trace_reader *rd,
 		if (!b->n)
 			break;
 		par_fix(b);
-		pthread_mutex_lock(&p->lock);
-		b->refs = (int)p->req->nr_specs;
-		p->produced = ++seq;
-		pthread_cond_broadcast(&p->more);
-		pthread_mutex_unlock(&p->lock);
+		par_publish(p, b, ++seq);
 		if (rret < 0)
 			break;
 	}
@@ -444,34 +435,40 @@ static int par_report_mismaps(struct par *p, const struct vt_replay_cb *cb,
 	return 0;
 }
 
+/*
+ * Replay the events of @rd on @eng as items of req->pool.  Returns as the
+ * serial loop does: 0 with *@events read, or the error a serial run would
+ * have met first.
+ */
 static int replay_parallel(const struct vt_replay_req *req,
 			   struct vt_trace_reader *rd, struct vt_engine **eng,
 			   struct vt_cost_memo *memo, struct vt_replay_result *res,
-			   const struct vt_replay_cb *cb, unsigned int nthreads,
-			   long *events, struct vt_error *err)
+			   const struct vt_replay_cb *cb, long *events,
+			   struct vt_error *err)
 {
-	struct par p = { .req = req, .res = res->s, .nr_threads = nthreads };
-	pthread_t *t = calloc(nthreads, sizeof(*t));
+	struct par p = { .req = req, .res = res->s, .pool = req->pool };
 	struct vt_error rerr;
-	unsigned int started = 0, first;
+	unsigned int first;
 	long index = 0, err_index = -1;
-	int ret = 0, rret = 0;
+	int ret = 0, rret;
 
 	p.st = calloc(req->nr_specs, sizeof(*p.st));
+	p.todo = calloc(req->nr_specs, sizeof(*p.todo));
 	p.slot = calloc(PAR_SLOTS, sizeof(*p.slot));
-	if (!t || !p.st || !p.slot) {
-		free(t);
+	if (!p.todo || !p.st || !p.slot) {
+		free(p.todo);
 		free(p.st);
 		free(p.slot);
 		return vt_err_oom(err);
 	}
 	vt_error_init(&rerr);
 	pthread_mutex_init(&p.lock, NULL);
-	pthread_cond_init(&p.more, NULL);
-	pthread_cond_init(&p.room, NULL);
 	for (unsigned int i = 0; i < req->nr_specs; i++) {
 		struct par_strat *ps = &p.st[i];
 
+		ps->item.fn = par_strat_item;
+		ps->p = &p;
+		ps->idx = i;
 		ps->e = eng[i];
 		ps->memo = &memo[i];
 		ps->cb = (struct vt_replay_cb){ .ctx = ps,
@@ -479,26 +476,9 @@ static int replay_parallel(const struct vt_replay_req *req,
 		eng[i]->cb = &ps->cb;
 		vt_error_init(&ps->err);
 	}
-	for (unsigned int i = 0; i < nthreads; i++) {
-		if (pthread_create(&t[i], NULL, par_worker, &p))
-			break;
-		started++;
-	}
-	if (started < nthreads) {
-		/* no threads: the caller replays serially (nothing read yet) */
-		ret = 1;
-		goto produced;
-	}
 	rret = par_produce(&p, rd, cb, &index, &rerr);
-produced:
-	pthread_mutex_lock(&p.lock);
-	p.done = true;
-	pthread_cond_broadcast(&p.more);
-	pthread_mutex_unlock(&p.lock);
-	for (unsigned int i = 0; i < started; i++)
-		pthread_join(t[i], NULL);
-	if (ret == 1)
-		goto free;
+	/* every published batch replayed by every strategy */
+	vt_pool_wait_group(p.pool, &p.group, false);
 	if (cb && cb->progress)
 		cb->progress(cb->ctx, index, true);
 
@@ -513,7 +493,6 @@ produced:
 	}
 	if (!ret)
 		*events = index;
-free:
 	for (unsigned int i = 0; i < req->nr_specs; i++) {
 		eng[i]->cb = cb;
 		free(p.st[i].mm);
@@ -523,10 +502,8 @@ free:
 		free(p.slot[k].strs);
 	}
 	free(p.slot);
+	free(p.todo);
 	free(p.st);
-	free(t);
-	pthread_cond_destroy(&p.more);
-	pthread_cond_destroy(&p.room);
 	pthread_mutex_destroy(&p.lock);
 	return ret;
 }
@@ -590,9 +567,9 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 	const struct vt_trace_config *tc;
 	long index = 0;
 	bool stopped = false;	/* at req->stop_after */
-	unsigned int nthreads = req->jobs < req->nr_specs ? req->jobs : req->nr_specs;
 	/* --per-event lines and ptdump --at are interleaved by event */
-	bool par = nthreads > 1 && req->stop_after < 0 && !(cb && cb->event);
+	bool par = vt_pool_size(req->pool) > 1 && req->nr_specs > 1 &&
+		   req->stop_after < 0 && !(cb && cb->event);
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -631,17 +608,12 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 		eng[i]->cb = cb;
 		eng[i]->strat_idx = i;
 	}
-	if (par) {
-		ret = replay_parallel(req, rd, eng, memo, res, cb, nthreads, &index, err);
-		if (ret < 0)
-			goto out;
-		par = !ret;	/* 1: no threads, replay serially */
-	}
-	if (!par) {
+	if (par)
+		ret = replay_parallel(req, rd, eng, memo, res, cb, &index, err);
+	else
 		ret = replay_serial(req, rd, eng, memo, res, cb, &index, &stopped, err);
-		if (ret < 0)
-			goto out;
-	}
+	if (ret < 0)
+		goto out;
 	/* events read: a --at beyond the trace reads them all (ptdump) */
 	res->events = stopped ? index + 1 : index;
 	for (unsigned int i = 0; i < req->nr_specs; i++) {

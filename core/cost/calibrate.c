@@ -851,152 +851,197 @@ static bool group_free(const struct vt_profile *p, int e, bool free_measured)
 	return p->p[e].fit || (free_measured && p->p[e].source == VT_SRC_MEASURED);
 }
 
+/*
+ * The groups of free prices of one profile: events sharing a group name
+ * share one theta; sigma and bound are the widest of their ranges.
+ */
+static void fit_groups(struct fit_ctx *c, bool free_measured, char (*names)[32],
+		       double *sigma, double *bound)
+{
+	for (int e = 0; e < VT_CE__NR; e++) {
+		unsigned int g;
+
+		c->grp_of[e] = -1;
+		if (!group_free(c->orig, e, free_measured))
+			continue;
+		for (g = 0; g < c->ng; g++)
+			if (!strcmp(names[g], vt_cost_events[e].group))
+				break;
+		if (g == c->ng) {
+			snprintf(names[g], sizeof(names[g]), "%s", vt_cost_events[e].group);
+			sigma[g] = 0;
+			bound[g] = 0;
+			c->ng++;
+		}
+		c->grp_of[e] = g;
+		sigma[g] = fmax(sigma[g], log(fmax(c->orig->p[e].range, 1.0001)) / 2);
+		bound[g] = fmax(bound[g], log(fmax(c->orig->p[e].range, 1.0001)));
+	}
+}
+
+/* Profile pi's observations (ln of each published figure); marks the groups they count. */
+static unsigned int fit_observations(struct fit_ctx *c, unsigned int pi, bool *active)
+{
+	const struct vt_figure_set *set = c->set;
+	unsigned int nobs = 0;
+
+	for (unsigned int i = 0; i < set->nr; i++) {
+		const struct vt_figure *f = &set->v[i];
+
+		if (f->state != VT_FIG_EXPRESSED || !f->ran || f->prof != (int)pi)
+			continue;
+		c->obs[nobs++] = (struct obs){ i, f->q, log(f->published) };
+		if (f->fit_times && f->q != VT_Q_TIME_BEFORE && f->has_before_ns)
+			c->obs[nobs++] = (struct obs){ i, VT_Q_TIME_BEFORE, log(f->before_ns) };
+		if (f->fit_times && f->q != VT_Q_TIME_AFTER && f->has_after_ns)
+			c->obs[nobs++] = (struct obs){ i, VT_Q_TIME_AFTER, log(f->after_ns) };
+		for (int e = 0; e < VT_CE__NR; e++)
+			if (c->grp_of[e] >= 0 && f->covers[e] &&
+			    (f->cb.n[e] > 0 || f->ca.n[e] > 0))
+				active[c->grp_of[e]] = true;
+	}
+	return nobs;
+}
+
+/* Inactive groups are not fitted: nothing observes them. Renumber the rest. */
+static void fit_drop_inactive(struct fit_ctx *c, const bool *active, char (*names)[32],
+			      double *sigma, double *bound)
+{
+	unsigned int map[VT_CE__NR], ng = 0;
+
+	for (int e = 0; e < VT_CE__NR; e++)
+		if (c->grp_of[e] >= 0 && !active[c->grp_of[e]])
+			c->grp_of[e] = -1;
+	for (unsigned int g = 0; g < c->ng; g++)
+		map[g] = active[g] ? ng++ : (unsigned int)-1;
+	for (unsigned int g = 0; g < c->ng; g++)
+		if (active[g]) {
+			memmove(names[map[g]], names[g], sizeof(names[0]));
+			sigma[map[g]] = sigma[g];
+			bound[map[g]] = bound[g];
+		}
+	for (int e = 0; e < VT_CE__NR; e++)
+		if (c->grp_of[e] >= 0)
+			c->grp_of[e] = map[c->grp_of[e]];
+	c->ng = ng;
+}
+
+/* Leave-one-out: refit profile pi without each figure, predict it. */
+static int fit_leave_one_out(struct fit_ctx *c, unsigned int pi, const double *full)
+{
+	struct vt_figure_set *set = c->set;
+
+	for (unsigned int i = 0; i < set->nr; i++) {
+		struct vt_figure *f = &set->v[i];
+		double t[VT_CE__NR];
+		int ret;
+
+		if (f->state != VT_FIG_EXPRESSED || !f->ran || f->prof != (int)pi)
+			continue;
+		memcpy(t, full, sizeof(t));
+		ret = lm(c, t, f->loo_group);
+		if (ret)
+			return ret;
+		set_prices(c, t);
+		f->loo_pred = predict_q(c->prof, f, f->q);
+		f->loo_err = f->loo_pred / f->published - 1;
+		f->has_loo = true;
+	}
+	return 0;
+}
+
+/* The fitted prices go into profile pi, and its groups into fit->g. */
+static int fit_record(struct fit_ctx *c, unsigned int pi, unsigned int nobs,
+		      char (*names)[32], const double *full, const double *det,
+		      struct vt_fit *fit)
+{
+	struct vt_profile *prof = c->prof;
+	unsigned int nf = 0;
+
+	set_prices(c, full);
+	for (unsigned int i = 0; i < c->set->nr; i++)
+		nf += c->set->v[i].state == VT_FIG_EXPRESSED && c->set->v[i].ran &&
+		      c->set->v[i].prof == (int)pi;
+	snprintf(prof->calibration, sizeof(prof->calibration),
+		 "free prices fitted by 'vmaptool calibrate' to %u published figures "
+		 "(%u observations); the others are hardware defaults", nf, nobs);
+	for (int e = 0; e < VT_CE__NR; e++) {
+		if (c->grp_of[e] < 0)
+			continue;
+		prof->p[e].source = VT_SRC_FITTED;
+		prof->p[e].fit = true;
+		prof->p[e].determined = det[c->grp_of[e]];
+	}
+	if (VT_REALLOC_ARRAY(fit->g, (size_t)fit->nr + c->ng))
+		return -ENOMEM;
+	for (unsigned int g = 0; g < c->ng; g++) {
+		struct vt_fit_group *fg = &fit->g[fit->nr++];
+
+		memset(fg, 0, sizeof(*fg));
+		snprintf(fg->name, sizeof(fg->name), "%s", names[g]);
+		fg->prof = pi;
+		fg->theta = full[g];
+		fg->sigma = c->sigma[g];
+		fg->bound = c->bound[g];
+		fg->determined = det[g];
+		fg->active = true;
+	}
+	return 0;
+}
+
+/* Fit profile pi's free prices to its figures; 0 when it has none to fit. */
+static int fit_profile(struct vt_profile *profs, unsigned int pi, struct vt_figure_set *set,
+		       bool free_measured, struct vt_fit *fit)
+{
+	int grp_of[VT_CE__NR];
+	struct vt_profile orig = profs[pi];
+	struct fit_ctx c = { .prof = &profs[pi], .orig = &orig, .set = set,
+			     .grp_of = grp_of, .obs_sigma = fit->obs_sigma };
+	char names[VT_CE__NR][32];
+	double theta[VT_CE__NR] = { 0 }, sigma[VT_CE__NR], bound[VT_CE__NR];
+	double det[VT_CE__NR] = { 0 }, full[VT_CE__NR];
+	bool active[VT_CE__NR] = { false };
+	unsigned int nobs;
+	int ret;
+
+	fit_groups(&c, free_measured, names, sigma, bound);
+	c.sigma = sigma;
+	c.bound = bound;
+	c.obs = calloc(2 * set->nr + 1, sizeof(*c.obs));
+	if (!c.obs)
+		return -ENOMEM;
+	nobs = fit_observations(&c, pi, active);
+	c.nr_obs = nobs;
+	fit_drop_inactive(&c, active, names, sigma, bound);
+	if (!nobs || !c.ng) {
+		free(c.obs);
+		return 0;
+	}
+	ret = lm(&c, theta, -1);
+	if (ret)
+		goto out;
+	determination(&c, theta, det);
+	memcpy(full, theta, sizeof(full));
+	ret = fit_leave_one_out(&c, pi, full);
+	if (ret)
+		goto out;
+	ret = fit_record(&c, pi, nobs, names, full, det, fit);
+out:
+	free(c.obs);
+	return ret;
+}
+
 int vt_calibrate_fit(struct vt_profile *profs, unsigned int nr_profs,
 		     struct vt_figure_set *set, bool free_measured,
 		     struct vt_fit *fit, struct vt_error *err)
 {
-	int grp_of[VT_CE__NR];
-	int ret = 0;
-
 	memset(fit, 0, sizeof(*fit));
 	fit->obs_sigma = 0.05;
 	for (unsigned int pi = 0; pi < nr_profs; pi++) {
-		struct vt_profile orig = profs[pi];
-		struct fit_ctx c = { .prof = &profs[pi], .orig = &orig, .set = set,
-				     .grp_of = grp_of, .obs_sigma = fit->obs_sigma };
-		char names[VT_CE__NR][32];
-		double theta[VT_CE__NR] = { 0 }, sigma[VT_CE__NR], bound[VT_CE__NR];
-		double det[VT_CE__NR] = { 0 }, full[VT_CE__NR];
-		bool active[VT_CE__NR] = { false };
-		unsigned int nobs = 0;
+		int ret = fit_profile(profs, pi, set, free_measured, fit);
 
-		/* Groups of free prices; a group is active if a figure counts it. */
-		for (int e = 0; e < VT_CE__NR; e++) {
-			unsigned int g;
-
-			grp_of[e] = -1;
-			if (!group_free(&orig, e, free_measured))
-				continue;
-			for (g = 0; g < c.ng; g++)
-				if (!strcmp(names[g], vt_cost_events[e].group))
-					break;
-			if (g == c.ng) {
-				snprintf(names[g], sizeof(names[g]), "%s", vt_cost_events[e].group);
-				sigma[g] = 0;
-				bound[g] = 0;
-				c.ng++;
-			}
-			grp_of[e] = g;
-			sigma[g] = fmax(sigma[g], log(fmax(orig.p[e].range, 1.0001)) / 2);
-			bound[g] = fmax(bound[g], log(fmax(orig.p[e].range, 1.0001)));
-		}
-		c.sigma = sigma;
-		c.bound = bound;
-		c.obs = calloc(2 * set->nr + 1, sizeof(*c.obs));
-		if (!c.obs)
-			return vt_error_set(err, -ENOMEM, "out of memory");
-		for (unsigned int i = 0; i < set->nr; i++) {
-			struct vt_figure *f = &set->v[i];
-
-			if (f->state != VT_FIG_EXPRESSED || !f->ran || f->prof != (int)pi)
-				continue;
-			c.obs[nobs++] = (struct obs){ i, f->q, log(f->published) };
-			if (f->fit_times && f->q != VT_Q_TIME_BEFORE && f->has_before_ns)
-				c.obs[nobs++] = (struct obs){ i, VT_Q_TIME_BEFORE, log(f->before_ns) };
-			if (f->fit_times && f->q != VT_Q_TIME_AFTER && f->has_after_ns)
-				c.obs[nobs++] = (struct obs){ i, VT_Q_TIME_AFTER, log(f->after_ns) };
-			for (int e = 0; e < VT_CE__NR; e++)
-				if (grp_of[e] >= 0 && f->covers[e] &&
-				    (f->cb.n[e] > 0 || f->ca.n[e] > 0))
-					active[grp_of[e]] = true;
-		}
-		c.nr_obs = nobs;
-		/* Inactive groups are not fitted: nothing observes them. */
-		for (int e = 0; e < VT_CE__NR; e++)
-			if (grp_of[e] >= 0 && !active[grp_of[e]])
-				grp_of[e] = -1;
-		{
-			unsigned int map[VT_CE__NR], ng = 0;
-
-			for (unsigned int g = 0; g < c.ng; g++)
-				map[g] = active[g] ? ng++ : (unsigned int)-1;
-			for (unsigned int g = 0; g < c.ng; g++)
-				if (active[g]) {
-					memmove(names[map[g]], names[g], sizeof(names[0]));
-					sigma[map[g]] = sigma[g];
-					bound[map[g]] = bound[g];
-				}
-			for (int e = 0; e < VT_CE__NR; e++)
-				if (grp_of[e] >= 0)
-					grp_of[e] = map[grp_of[e]];
-			c.ng = ng;
-		}
-		if (!nobs || !c.ng) {
-			free(c.obs);
-			continue;
-		}
-		ret = lm(&c, theta, -1);
 		if (ret)
-			goto fail;
-		determination(&c, theta, det);
-		memcpy(full, theta, sizeof(full));
-		/* Leave-one-out: refit without each figure, predict it. */
-		for (unsigned int i = 0; i < set->nr; i++) {
-			struct vt_figure *f = &set->v[i];
-			double t[VT_CE__NR];
-
-			if (f->state != VT_FIG_EXPRESSED || !f->ran || f->prof != (int)pi)
-				continue;
-			memcpy(t, full, sizeof(t));
-			ret = lm(&c, t, f->loo_group);
-			if (ret)
-				goto fail;
-			set_prices(&c, t);
-			f->loo_pred = predict_q(c.prof, f, f->q);
-			f->loo_err = f->loo_pred / f->published - 1;
-			f->has_loo = true;
-		}
-		set_prices(&c, full);
-		{
-			unsigned int nf = 0;
-
-			for (unsigned int i = 0; i < set->nr; i++)
-				nf += set->v[i].state == VT_FIG_EXPRESSED && set->v[i].ran &&
-				      set->v[i].prof == (int)pi;
-			snprintf(profs[pi].calibration, sizeof(profs[pi].calibration),
-				 "free prices fitted by 'vmaptool calibrate' to %u published figures "
-				 "(%u observations); the others are hardware defaults", nf, nobs);
-		}
-		for (int e = 0; e < VT_CE__NR; e++) {
-			if (grp_of[e] < 0)
-				continue;
-			profs[pi].p[e].source = VT_SRC_FITTED;
-			profs[pi].p[e].fit = true;
-			profs[pi].p[e].determined = det[grp_of[e]];
-		}
-		{
-			if (VT_REALLOC_ARRAY(fit->g, (size_t)fit->nr + c.ng)) {
-				ret = -ENOMEM;
-				goto fail;
-			}
-			for (unsigned int g = 0; g < c.ng; g++) {
-				struct vt_fit_group *fg = &fit->g[fit->nr++];
-
-				memset(fg, 0, sizeof(*fg));
-				snprintf(fg->name, sizeof(fg->name), "%s", names[g]);
-				fg->prof = pi;
-				fg->theta = full[g];
-				fg->sigma = sigma[g];
-				fg->bound = bound[g];
-				fg->determined = det[g];
-				fg->active = true;
-			}
-		}
-		free(c.obs);
-		continue;
-fail:
-		free(c.obs);
-		return vt_error_set(err, ret, "out of memory");
+			return vt_error_set(err, ret, "out of memory");
 	}
 	for (unsigned int i = 0; i < set->nr; i++) {
 		struct vt_figure *f = &set->v[i];

@@ -412,36 +412,37 @@ static void parse_fields(struct vt_import *im, char *p, struct kev *k)
 }
 
 /*
- * One text line.  Returns 1 for a record, 0 for a line to skip (header,
- * comment, lost-events note), -1 for a line that is not an event, -2 for
- * an event whose time overflows 64-bit nanoseconds (@name holds the time).
+ * Lines that carry no event: blank, comments, trace-cmd headers and the
+ * "CPU:N [LOST n EVENTS]" notes, whose count goes to the summary.
  */
-static int text_parse(struct vt_import *im, char *line, struct kev *k,
-		      char *name, size_t name_sz)
+static bool text_skip_line(struct vt_import *im, char *p)
 {
-	char *p, *br, *e, *cpu_end, *dash;
-	char sym[128];
 	uint64_t v;
-	size_t n;
-	int kind, ts;
 
-	line[strcspn(line, "\r")] = '\0';
-	p = skip_sp(line);
 	if (!*p || *p == '#')
-		return 0;
+		return true;
 	if (!strncmp(p, "cpus=", 5) || !strncmp(p, "version =", 9))
-		return 0;
+		return true;
 	if (!strncmp(p, "CPU:", 4) && strstr(p, "LOST")) {
 		char *l = strstr(p, "LOST");
+		char *e = tok_end(skip_sp(l + 4));
 
-		e = tok_end(skip_sp(l + 4));
 		if (parse_num(skip_sp(l + 4), e - skip_sp(l + 4), &v))
 			im->sum.lost_events += v;
-		return 0;
+		return true;
 	}
-	if (!strncmp(p, "##### CPU", 9))
-		return 0;
-	/* "comm-pid [cpu]": comm may hold spaces and dashes */
+	return !strncmp(p, "##### CPU", 9);
+}
+
+/*
+ * "comm-pid [cpu]": comm may hold spaces and dashes.  Fills comm, pid and
+ * cpu of @k; returns the text after ']', or NULL if the line has no task.
+ */
+static char *text_task(char *p, struct kev *k)
+{
+	char *br, *e, *cpu_end, *dash;
+	uint64_t v;
+
 	br = strstr(p, " [");
 	while (br) {
 		cpu_end = strchr(br + 2, ']');
@@ -456,7 +457,7 @@ static int text_parse(struct vt_import *im, char *line, struct kev *k,
 		br = strstr(br + 1, " [");
 	}
 	if (!br)
-		return -1;
+		return NULL;
 	cpu_end = strchr(br + 2, ']');
 	e = br;
 	while (e > p && e[-1] == ' ')
@@ -465,16 +466,25 @@ static int text_parse(struct vt_import *im, char *line, struct kev *k,
 	dash = strrchr(p, '-');
 	if (!dash || !parse_num(dash + 1, strlen(dash + 1), &v) ||
 	    v > INT32_MAX)
-		return -1;
+		return NULL;
 	*dash = '\0';
 	k->comm = p;
 	k->pid = (int)v;
 	if (!parse_num(br + 2, cpu_end - br - 2, &v) || v > 4096)
-		return -1;
+		return NULL;
 	k->cpu = (int)v;
-	/* optional irq/preempt flags, then "ts:" */
-	p = skip_sp(cpu_end + 1);
-	e = tok_end(p);
+	return cpu_end + 1;
+}
+
+/*
+ * Optional irq/preempt flags, then "ts:" into k->t.  *@pp and *@ep are
+ * left on the time token.  Returns parse_ts()'s 1, 0 or -1.
+ */
+static int text_time(char **pp, char **ep, struct kev *k)
+{
+	char *p = skip_sp(*pp), *e = tok_end(p);
+	int ts;
+
 	ts = e == p || e[-1] != ':' ? 0 : parse_ts(p, e - p - 1, &k->t);
 	if (ts == 0) {
 		/* irqs-off, need-resched, hardirq/softirq ('h', 's', 'H') */
@@ -484,6 +494,80 @@ static int text_parse(struct vt_import *im, char *line, struct kev *k,
 		e = tok_end(p);
 		ts = e == p || e[-1] != ':' ? 0 : parse_ts(p, e - p - 1, &k->t);
 	}
+	*pp = p;
+	*ep = e;
+	return ts;
+}
+
+/* A function-tracer record at @p: "func <-parent" (or "<-- parent"). */
+static void text_function(char *p, struct kev *k)
+{
+	char *e = tok_end(p);
+
+	k->kind = KEV_FUNCTION;
+	if (*e)
+		*e++ = '\0';
+	k->func = p;
+	p = skip_sp(e);
+	if (!strncmp(p, "<-", 2)) {
+		p += 2;
+		while (*p == '-' || *p == ' ')
+			p++;
+		e = tok_end(p);
+		*e = '\0';
+		k->parent = p;
+	}
+}
+
+/*
+ * kprobe location: "(sym+0x0/0x140)" or "(ffff8000803a5b28)"; the symbol
+ * (not an address) goes to @sym.  Returns the text after it.
+ */
+static char *text_kprobe_sym(char *p, char *sym, size_t sym_sz)
+{
+	char *e;
+	uint64_t v;
+
+	sym[0] = '\0';
+	if (*p == '(') {
+		e = strchr(p, ')');
+		if (e) {
+			size_t sl = strcspn(p + 1, "+)");
+
+			if (sl < sym_sz && !parse_num(p + 1, sl, &v) &&
+			    !(sl == 16 && strspn(p + 1, "0123456789abcdef") >= 16)) {
+				memcpy(sym, p + 1, sl);
+				sym[sl] = '\0';
+			}
+			p = e + 1;
+		}
+	}
+	if (!strncmp(skip_sp(p), "[FAILED TO PARSE]", 17))
+		p = skip_sp(p) + 17;
+	return p;
+}
+
+/*
+ * One text line.  Returns 1 for a record, 0 for a line to skip (header,
+ * comment, lost-events note), -1 for a line that is not an event, -2 for
+ * an event whose time overflows 64-bit nanoseconds (@name holds the time).
+ */
+static int text_parse(struct vt_import *im, char *line, struct kev *k,
+		      char *name, size_t name_sz)
+{
+	char *p, *e;
+	char sym[128];
+	size_t n;
+	int kind, ts;
+
+	line[strcspn(line, "\r")] = '\0';
+	p = skip_sp(line);
+	if (text_skip_line(im, p))
+		return 0;
+	p = text_task(p, k);
+	if (!p)
+		return -1;
+	ts = text_time(&p, &e, k);
 	if (ts < 0) {
 		/* the time, for the message */
 		n = (size_t)(e - p - 1) < name_sz ? (size_t)(e - p - 1) : name_sz - 1;
@@ -499,19 +583,7 @@ static int text_parse(struct vt_import *im, char *line, struct kev *k,
 		return -1;
 	if (e[-1] != ':') {
 		/* function tracer: "func <-parent" */
-		k->kind = KEV_FUNCTION;
-		if (*e)
-			*e++ = '\0';
-		k->func = p;
-		p = skip_sp(e);
-		if (!strncmp(p, "<-", 2)) {
-			p += 2;
-			while (*p == '-' || *p == ' ')
-				p++;
-			e = tok_end(p);
-			*e = '\0';
-			k->parent = p;
-		}
+		text_function(p, k);
 		snprintf(name, name_sz, "function");
 		return 1;
 	}
@@ -523,39 +595,10 @@ static int text_parse(struct vt_import *im, char *line, struct kev *k,
 	p = skip_sp(e);
 	if (!strcmp(name, "function")) {
 		/* trace-cmd report: "function: func <-- parent" */
-		k->kind = KEV_FUNCTION;
-		e = tok_end(p);
-		if (*e)
-			*e++ = '\0';
-		k->func = p;
-		p = skip_sp(e);
-		if (!strncmp(p, "<-", 2)) {
-			p += 2;
-			while (*p == '-' || *p == ' ')
-				p++;
-			e = tok_end(p);
-			*e = '\0';
-			k->parent = p;
-		}
+		text_function(p, k);
 		return 1;
 	}
-	sym[0] = '\0';
-	if (*p == '(') {
-		/* kprobe location: "(sym+0x0/0x140)" or "(ffff8000803a5b28)" */
-		e = strchr(p, ')');
-		if (e) {
-			size_t sl = strcspn(p + 1, "+)");
-
-			if (sl < sizeof(sym) && !parse_num(p + 1, sl, &v) &&
-			    !(sl == 16 && strspn(p + 1, "0123456789abcdef") >= 16)) {
-				memcpy(sym, p + 1, sl);
-				sym[sl] = '\0';
-			}
-			p = e + 1;
-		}
-	}
-	if (!strncmp(skip_sp(p), "[FAILED TO PARSE]", 17))
-		p = skip_sp(p) + 17;
+	p = text_kprobe_sym(p, sym, sizeof(sym));
 	kind = vt_im_kind_of(name, sym);
 	if (kind < 0)
 		return 2;	/* an event we do not use */

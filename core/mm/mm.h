@@ -47,4 +47,8 @@ int vt_pages_from_runs(struct vt_engine *e, const struct vt_page_run *r,
 		       uint32_t nr_runs, uint64_t nr_pages);
 int vt_area_keep_runs(struct vt_area *a, const struct vt_page_run *r, uint32_t n);
 
+/* ---- verify.c ---- */
+/* --verify after one event (the model checking itself: no kernel function) */
+int vt_verify_all(struct vt_engine *e);
+
 #endif

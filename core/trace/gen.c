@@ -501,21 +501,10 @@ static int sh_alloc(const struct vt_gen_systemheap *o, struct buddy *b,
 	return 0;
 }
 
-int vt_gen_systemheap(const struct vt_gen_systemheap *o,
-		      const struct vt_gen_out *out, struct vt_error *err)
+/* The options of vt_gen_systemheap() that no allocation can check. */
+static int sh_check(const struct vt_gen_systemheap *o, unsigned int max_order,
+		    struct vt_error *err)
 {
-	unsigned int max_order = max_order_of(out->page_shift);
-	uint64_t page_size = 1ull << out->page_shift, id = 1;
-	struct live live = { 0 };
-	struct runs runs = { 0 };
-	struct vt_rng rng;
-	struct buddy b = { 0 };
-	uint64_t base;
-	int ret;
-
-	ret = check_out(out, err);
-	if (ret)
-		return ret;
 	if (!o->nr_sizes || !o->buffers || !o->live)
 		return vt_error_set(err, -EINVAL,
 				    "systemheap needs sizes, buffers and live > 0");
@@ -540,8 +529,17 @@ int vt_gen_systemheap(const struct vt_gen_systemheap *o,
 			return vt_error_set(err, -EINVAL,
 					    "buffer size %llu is not within 1..1T",
 					    (unsigned long long)o->sizes[i]);
-	vt_rng_init(&rng, out->seed);
-	base = o->base_pfn ? o->base_pfn : 0x80000000ull >> out->page_shift;
+	return 0;
+}
+
+/* The buddy allocator the heap draws from: from --buddyinfo, or --mem all free. */
+static int sh_buddy(const struct vt_gen_systemheap *o, const struct vt_gen_out *out,
+		    unsigned int max_order, struct buddy *b, struct vt_rng *rng,
+		    struct vt_error *err)
+{
+	uint64_t base = o->base_pfn ? o->base_pfn : 0x80000000ull >> out->page_shift;
+	int ret;
+
 	if (base & ((1ull << max_order) - 1))
 		return vt_error_set(err, -EINVAL,
 				    "base pfn 0x%llx is not aligned to MAX_PAGE_ORDER",
@@ -554,7 +552,7 @@ int vt_gen_systemheap(const struct vt_gen_systemheap *o,
 				      max_order, counts, err);
 		if (ret)
 			return ret;
-		ret = buddy_from_counts(&b, base, counts, max_order, &rng, err);
+		return buddy_from_counts(b, base, counts, max_order, rng, err);
 	} else {
 		uint64_t block = 1ull << max_order;
 		uint64_t nr = (o->mem_bytes >> out->page_shift) / block * block;
@@ -563,79 +561,115 @@ int vt_gen_systemheap(const struct vt_gen_systemheap *o,
 			return vt_error_set(err, -EINVAL,
 					    "memory size %llu is not within one MAX_PAGE_ORDER block and 2^32 pages",
 					    (unsigned long long)o->mem_bytes);
-		ret = buddy_init(&b, base, nr, max_order, &rng);
+		ret = buddy_init(b, base, nr, max_order, rng);
 		if (!ret)
-			ret = buddy_fill(&b);
+			ret = buddy_fill(b);
 		if (ret)
 			vt_error_set(err, ret, "out of memory");
+		return ret;
 	}
+}
+
+struct sh_state {
+	struct buddy b;
+	struct live live;
+	struct runs runs;
+	struct vt_rng rng;
+	uint64_t id;
+};
+
+/*
+ * One buffer of @npages: release the oldest live one if the heap is full,
+ * allocate its pages, then system_heap_do_vmap(): vmalloc(sizeof(struct
+ * page *) * npages) for the page array, vmap(), vfree(array).
+ */
+static int sh_buffer(const struct vt_gen_systemheap *o, const struct vt_gen_out *out,
+		     struct sh_state *st, uint64_t npages, struct vt_error *err)
+{
+	uint64_t array_id = 0;
+	struct vt_event ev;
+	struct lbuf lb;
+	int ret;
+
+	if (st->live.n == o->live) {
+		struct lbuf old = live_take(&st->live, &st->rng);
+
+		ret = sh_release(out, &st->b, &old, err);
+		if (ret)
+			return ret;
+	}
+	ret = sh_alloc(o, &st->b, &st->rng, npages, &lb, err);
+	if (ret) {
+		free(lb.blocks);
+		return ret;
+	}
+	st->runs.n = 0;
+	for (size_t i = 0; i < lb.nr; i++)
+		if (runs_add(&st->runs, lb.blocks[i].pfn, lb.blocks[i].order)) {
+			free(lb.blocks);
+			return vt_err_oom(err);
+		}
+
+	if (!o->no_page_array) {
+		array_id = st->id++;
+		ret = emit_simple(out, VT_OP_VMALLOC, array_id,
+				  npages * 8, 0, 0, sh_caller, err);
+	}
+	lb.id = st->id++;
+	ev_init(&ev, VT_OP_VMAP, lb.id, sh_caller);
+	ev.flags = VT_FLAG(VM_MAP);
+	ev.runs = st->runs.v;
+	ev.nr_runs = st->runs.n;
+	ev.has_pages = true;
+	ev.nr_pages = npages;
+	if (!ret)
+		ret = out->emit(out->ctx, &ev, err);
+	if (!ret && !o->no_page_array)
+		ret = emit_simple(out, VT_OP_VFREE, array_id, 0, 0, 0,
+				  sh_caller, err);
+	if (!ret && sh_live_add(&st->live, lb))
+		ret = vt_err_oom(err);
+	if (ret)
+		free(lb.blocks);
+	return ret;
+}
+
+int vt_gen_systemheap(const struct vt_gen_systemheap *o,
+		      const struct vt_gen_out *out, struct vt_error *err)
+{
+	unsigned int max_order = max_order_of(out->page_shift);
+	uint64_t page_size = 1ull << out->page_shift;
+	struct sh_state st = { .id = 1 };
+	int ret;
+
+	ret = check_out(out, err);
+	if (ret)
+		return ret;
+	ret = sh_check(o, max_order, err);
+	if (ret)
+		return ret;
+	vt_rng_init(&st.rng, out->seed);
+	ret = sh_buddy(o, out, max_order, &st.b, &st.rng, err);
 	if (ret)
 		goto out;
-
 	for (unsigned long n = 0; n < o->buffers; n++) {
 		uint64_t len = o->sizes[n % o->nr_sizes];
-		uint64_t npages = (len + page_size - 1) >> out->page_shift;
-		uint64_t array_id = 0;
-		struct vt_event ev;
-		struct lbuf lb;
 
-		if (live.n == o->live) {
-			struct lbuf old = live_take(&live, &rng);
-
-			ret = sh_release(out, &b, &old, err);
-			if (ret)
-				goto out;
-		}
-		ret = sh_alloc(o, &b, &rng, npages, &lb, err);
-		if (ret) {
-			free(lb.blocks);
+		ret = sh_buffer(o, out, &st, (len + page_size - 1) >> out->page_shift, err);
+		if (ret)
 			goto out;
-		}
-		runs.n = 0;
-		for (size_t i = 0; i < lb.nr; i++)
-			if (runs_add(&runs, lb.blocks[i].pfn, lb.blocks[i].order)) {
-				free(lb.blocks);
-				ret = vt_err_oom(err);
-				goto out;
-			}
-
-		/* system_heap_do_vmap(): vmalloc(sizeof(struct page *) *
-		 * npages) for the page array, vmap(), vfree(array). */
-		if (!o->no_page_array) {
-			array_id = id++;
-			ret = emit_simple(out, VT_OP_VMALLOC, array_id,
-					  npages * 8, 0, 0, sh_caller, err);
-		}
-		lb.id = id++;
-		ev_init(&ev, VT_OP_VMAP, lb.id, sh_caller);
-		ev.flags = VT_FLAG(VM_MAP);
-		ev.runs = runs.v;
-		ev.nr_runs = runs.n;
-		ev.has_pages = true;
-		ev.nr_pages = npages;
-		if (!ret)
-			ret = out->emit(out->ctx, &ev, err);
-		if (!ret && !o->no_page_array)
-			ret = emit_simple(out, VT_OP_VFREE, array_id, 0, 0, 0,
-					  sh_caller, err);
-		if (!ret && sh_live_add(&live, lb))
-			ret = vt_err_oom(err);
-		if (ret) {
-			free(lb.blocks);
-			goto out;
-		}
 	}
-	while (live.n) {
-		struct lbuf old = live_take(&live, &rng);
+	while (st.live.n) {
+		struct lbuf old = live_take(&st.live, &st.rng);
 
-		ret = sh_release(out, &b, &old, err);
+		ret = sh_release(out, &st.b, &old, err);
 		if (ret)
 			goto out;
 	}
 out:
-	live_release(&live);
-	free(runs.v);
-	buddy_release(&b);
+	live_release(&st.live);
+	free(st.runs.v);
+	buddy_release(&st.b);
 	return ret;
 }
 

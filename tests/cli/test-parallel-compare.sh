@@ -4,7 +4,8 @@
 # stdout and stderr and exit status alike, for every bundled and scenario
 # trace, with and without --verify (mismap warnings replayed in serial
 # order), for replay and compare, and for a trace that fails mid-way (the
-# error a serial run meets first).
+# error a serial run meets first), and for several traces at once (the
+# traces and their strategies in one pool).
 set -u
 . "$(dirname "$0")/lib.sh"
 tmp=$TMP
@@ -38,6 +39,17 @@ for t in "$VT_SRC"/traces/*.json* "$VT_SRC"/traces/*/*.json* "$VT_SRC"/tests/dat
 	check "replay $t" replay -j --per-op $verify --strategy=$strats "$t"
 	check "compare $t" compare $verify --strategy=$strats "$t"
 done
+# Several traces at once: the traces and their strategies' batches are
+# items of the one --jobs pool (core/pool.c), a trace's parser running
+# queued items while it waits; --jobs=2 leaves one helper thread, so the
+# callers' helping is what finishes the work.
+set -- "$VT_SRC"/tests/data/scenarios/*.json
+check "compare, every scenario at once" compare --verify --strategy=$strats "$@"
+check "replay, a failing trace among others" replay -j --per-op --strategy=$strats "$1" "$tmp/bad.jsonl" "$2"
+"$VT_BIN" compare --verify --strategy=$strats --jobs=2 "$@" >"$tmp/2.out" 2>"$tmp/2.err"
+"$VT_BIN" compare --verify --strategy=$strats --jobs=1 "$@" >"$tmp/1.out" 2>"$tmp/1.err"
+cmp -s "$tmp/1.out" "$tmp/2.out" && cmp -s "$tmp/1.err" "$tmp/2.err" ||
+	fail "compare of every scenario: --jobs=2 differs from --jobs=1"
 # the failing trace really fails, so the error path was compared
 "$VT_BIN" replay -q --jobs=4 --strategy=$strats "$tmp/bad.jsonl" >/dev/null 2>&1
 [ $? -ne 0 ] || { fail "bad.jsonl replays without an error"; }
