@@ -14,7 +14,7 @@
 #include "core/trace/trace.h"
 
 /* The --kernel generations and what-if options: one table, options.def. */
-#define VT_KERNEL(id, name, summary, vfree_bulk) VT_KERNEL_##id,
+#define VT_KERNEL(id, name, summary, vfree_bulk, linear_old) VT_KERNEL_##id,
 enum vt_kernel_gen {
 #include "options.def"
 	VT_KERNEL__NR
@@ -25,6 +25,7 @@ struct vt_kernel_info {
 	const char *name;	/* as --kernel spells it */
 	const char *summary;	/* what it sets, for 'strategies -v' */
 	bool vfree_bulk;	/* vfree() frees with free_pages_bulk() */
+	bool linear_old;	/* map_mem() before 5c63db59c5f8 (v6.10) */
 };
 extern const struct vt_kernel_info vt_kernels[VT_KERNEL__NR];
 
@@ -106,8 +107,10 @@ struct vt_strategy;
  * The axes a strategy whose name gives @axes replays with under @gen: one
  * of each group.  A group its name leaves empty takes the generation's:
  * vfree-bulk where its vfree() calls free_pages_bulk()
- * (vt_kernels[].vfree_bulk), else vfree-perpage; linear-new (map_mem()
- * as mainline has it since 0e9df1c905d8, v6.10).
+ * (vt_kernels[].vfree_bulk), else vfree-perpage; linear-old where the
+ * generation predates Ryan Roberts' map_mem() series (vt_kernels[].linear_old:
+ * 6.1), else linear-new (map_mem() as mainline has it since 0e9df1c905d8,
+ * v6.10).
  */
 uint32_t vt_axes_resolve(uint32_t axes, enum vt_kernel_gen gen);
 /* The name of axis @bit ("vfree-bulk"), or NULL. */

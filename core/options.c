@@ -9,8 +9,9 @@
 #include "arch/arch.h"
 #include "core/model.h"
 
-#define VT_KERNEL(id, n, s, vb)						\
-	[VT_KERNEL_##id] = { .name = n, .summary = s, .vfree_bulk = vb },
+#define VT_KERNEL(id, n, s, vb, lo)						\
+	[VT_KERNEL_##id] = { .name = n, .summary = s, .vfree_bulk = vb,	\
+			     .linear_old = lo },
 const struct vt_kernel_info vt_kernels[VT_KERNEL__NR] = {
 #include "options.def"
 };
@@ -50,7 +51,8 @@ uint32_t vt_axes_resolve(uint32_t axes, enum vt_kernel_gen gen)
 		axes |= vt_kernels[gen].vfree_bulk ? VT_AXIS_VFREE_BULK :
 						     VT_AXIS_VFREE_PERPAGE;
 	if (!(axes & VT_AXES_LINEAR))
-		axes |= VT_AXIS_LINEAR_NEW;
+		axes |= vt_kernels[gen].linear_old ? VT_AXIS_LINEAR_OLD :
+						     VT_AXIS_LINEAR_NEW;
 	return axes;
 }
 

@@ -252,6 +252,19 @@ static void decide_op(struct vt_import *im, const struct area *a,
 	case AK_VMALLOC:
 		s->ev.op = VT_OP_VMALLOC;
 		s->ev.size = a->map_size;
+		/*
+		 * The caller's size where the recording has it: the shift is
+		 * chosen from it, then the area rounded up to that shift
+		 * (__vmalloc_node_range_noprof(), __get_vm_area_node()'s
+		 * size = ALIGN(size, 1ul << shift), mm/vmalloc.c, torvalds/linux
+		 * v6.12), so alloc_vmap_area's size cannot tell
+		 * vmalloc_huge(2 MiB - 4 KiB) (CONT_PTE_SHIFT) from 2 MiB
+		 * (PMD_SHIFT).  Taken only when it rounds up to the mapping.
+		 */
+		if (a->req_size && a->page_shift < 64 &&
+		    a->req_size <= a->map_size &&
+		    a->map_size - a->req_size < (1ULL << a->page_shift))
+			s->ev.size = a->req_size;
 		if (a->page_shift > PAGE_SHIFT_4K || a->huge_caller)
 			s->ev.flags |= VT_FLAG(VM_ALLOW_HUGE_VMAP);
 		if (a->align > PAGE_SIZE_4K && a->page_shift < 64 &&

@@ -53,6 +53,7 @@ enum kev_kind {
 	KP_PURGE,		/* __purge_vmap_area_lazy */
 	KP_BULK,		/* alloc_pages_bulk_noprof */
 	KP_FREE_PAGES,		/* __free_pages */
+	KP_VMALLOC_NODE,	/* __vmalloc_node_range(_noprof): the caller's size */
 	KEV_FUNCTION,		/* ftrace:function */
 	KEV__NR
 };
@@ -125,6 +126,7 @@ struct area {
 	long outer;		/* nested: the vmalloc whose page array it is */
 	unsigned int page_shift;
 	uint64_t phys, map_size;
+	uint64_t req_size;	/* the vmalloc caller's size (kp/vmalloc_node), 0: none */
 	struct u64vec alloc;	/* pairs: pfn, order */
 	struct u64vec chunks;	/* first pfn of each huge chunk */
 	struct u64vec freed;	/* order-0 pfns freed by vfree, in order */
@@ -163,6 +165,7 @@ struct task {
 	bool skip_next_free;
 	const char *pend_caller;	/* parent of __vmalloc_node_range */
 	bool pend_huge;
+	uint64_t pend_size;	/* its size argument (kp/vmalloc_node), 0: none */
 	long purge_slot;	/* purge in progress */
 	bool purge_from_func;
 	bool in_vmr;		/* inside vm_map_ram() (function tracer) */

@@ -74,6 +74,10 @@ const struct kev_desc vt_im_kev_descs[KEV__NR] = {
 		{ "nr" }, { NULL }, 0x1 },
 	[KP_FREE_PAGES] = { { "free_pages" }, "__free_pages", true,
 		{ "page", "order" }, { NULL }, 0 },
+	/* __vmalloc_node_range_noprof(size, ...), __vmalloc_node_range
+	 * before 6.10: found by the event name, the symbol differs */
+	[KP_VMALLOC_NODE] = { { "vmalloc_node" }, "__vmalloc_node_range_noprof",
+		true, { "size" }, { NULL }, 0x1 },
 	[KEV_FUNCTION] = { { "function" }, NULL, false, { NULL }, { NULL },
 		0 },
 };
@@ -216,6 +220,7 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 	if (k->f[5]) {
 		im->sum.alloc_failed++;
 		t->pend_caller = NULL;
+		t->pend_size = 0;
 		return;
 	}
 	/* alloc_vmap_area() BUG()s on an align that is not a power of two
@@ -224,6 +229,7 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 	    ((k->f[0] | k->f[1]) & (PAGE_SIZE_4K - 1))) {
 		im->sum.bad_fields++;
 		t->pend_caller = NULL;
+		t->pend_size = 0;
 		return;
 	}
 	vt_im_see_pointer(im, k->f[3]);
@@ -243,8 +249,10 @@ static void on_alloc_va(struct vt_import *im, struct task *t,
 	a->huge_caller = t->pend_huge;
 	a->page_shift = PAGE_SHIFT_4K;
 	a->outer = -1;
+	a->req_size = t->pend_size;
 	t->pend_caller = NULL;
 	t->pend_huge = false;
+	t->pend_size = 0;
 	im->sum.areas++;
 
 	/* the widest range asked for is the vmalloc range (pass 2 knows
@@ -709,6 +717,12 @@ void vt_im_handle(struct vt_import *im, const struct kev *k)
 		break;
 	case KP_FREE_PAGES:
 		im->sum.kprobes++;
+		break;
+	case KP_VMALLOC_NODE:
+		/* the next alloc_vmap_area() of this task is its area
+		 * (__get_vm_area_node(), mm/vmalloc.c) */
+		im->sum.kprobes++;
+		t->pend_size = k->f[0];
 		break;
 	case KEV_FUNCTION:
 		on_function(im, t, k);

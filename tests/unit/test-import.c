@@ -308,6 +308,35 @@ static void test_huge_nested(void)
 	vt_import_close(im);
 }
 
+/*
+ * vmalloc_huge(2 MiB - 4 KiB): alloc_vmap_area records the area rounded
+ * to the CONT shift the kernel chose from the caller's size (2 MiB plus
+ * the guard page); the kp/vmalloc_node kprobe's size is the caller's, and
+ * the import keeps it, so the replay chooses CONT_PTE_SHIFT as well.
+ */
+static void test_huge_caller_size(void)
+{
+	const struct vt_event *ev;
+	struct vt_import *im;
+	int rc;
+
+	im = import(src, "tests/data/import/vmalloc-huge-cont-size.txt", NULL,
+		    &rc);
+	TEST_ASSERT_VAL("import huge cont", im);
+	if (!im)
+		return;
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 2);
+	ev = vt_import_event(im, 0);
+	TEST_ASSERT_VAL("vmalloc", ev && ev->op == VT_OP_VMALLOC);
+	if (ev) {
+		TEST_ASSERT_EQ("the caller's size", ev->size, (2 << 20) - 4096);
+		TEST_ASSERT_VAL("VM_ALLOW_HUGE_VMAP",
+				ev->flags & VT_FLAG(VM_ALLOW_HUGE_VMAP));
+		TEST_ASSERT_EQ("pages", run_pages(ev), 512);
+	}
+	vt_import_close(im);
+}
+
 static void test_vmap(void)
 {
 	const struct vt_import_summary *s;
@@ -575,6 +604,7 @@ int main(void)
 	if (!src)
 		src = ".";
 	test_huge_nested();
+	test_huge_caller_size();
 	test_vmap();
 	test_vm_map_ram();
 	test_ioremap();

@@ -17,13 +17,13 @@
 static const struct {
 	const char *name;
 	bool eager_barriers, vmap_cont, vmalloc_high_order, flush_per_page;
-	bool modules_128m, vb_dirty_keep, vfree_bulk;
+	bool modules_128m, vb_dirty_keep, vfree_bulk, linear_old;
 } kernels[] = {
-	{ "v6.1", true, false, false, true, true, true, false },
-	{ "v6.12", true, false, false, true, false, false, false },
-	{ "v6.16", false, true, false, false, false, false, false },
-	{ "v7.2", false, true, true, false, false, false, true },
-	{ "mainline", false, true, true, false, false, false, true },
+	{ "v6.1", true, false, false, true, true, true, false, true },
+	{ "v6.12", true, false, false, true, false, false, false, false },
+	{ "v6.16", false, true, false, false, false, false, false, false },
+	{ "v7.2", false, true, true, false, false, false, true, false },
+	{ "mainline", false, true, true, false, false, false, true, false },
 };
 
 static void test_defaults(void)
@@ -89,6 +89,9 @@ static void test_kernels(void)
 			       kernels[k].vb_dirty_keep);
 		TEST_ASSERT_EQ("vfree_bulk", vt_kernels[k].vfree_bulk,
 			       kernels[k].vfree_bulk);
+		TEST_ASSERT_EQ("linear axis", vt_axes_resolve(0, k) & VT_AXES_LINEAR,
+			       kernels[k].linear_old ? VT_AXIS_LINEAR_OLD :
+						       VT_AXIS_LINEAR_NEW);
 		TEST_ASSERT_EQ("cpus kept", o.cpus, 3);
 		TEST_ASSERT_EQ("tlbi_range kept", o.tlbi_range, true);
 		TEST_ASSERT_EQ("purge_at_end kept", o.purge_at_end, true);

@@ -7,18 +7,10 @@ import subprocess
 from a64 import decode
 
 # Model disagreements listed in known-differences-SERIES.txt, by reason: the text explaining
-# each with the kernel source.  None is in the engine's counts: both are the importer's or the
-# model's address space, reported for a fix outside tools/realkernel (issue 25, item 4).
+# each with the kernel source.  None is in the engine's counts: the model's address space,
+# reported for a fix outside tools/realkernel (issue 25, item 4).  (import-huge-size, the
+# importer taking the area's rounded size for a huge vmalloc's, is fixed: kp/vmalloc_node.)
 REASONS = {
-    "import-huge-size":
-        "**import-huge-size** (the importer, not the engine): `vmalloc_huge(2 MiB - 4 KiB)` is recorded by "
-        "`vmalloc:alloc_vmap_area` with the area's size, which `__vmalloc_node_range_noprof()` rounded up "
-        "(`size = ALIGN(real_size, 1UL << shift)`, mm/vmalloc.c, torvalds/linux v7.2), after choosing the "
-        "shift from the caller's size: below PMD_SIZE `arch_vmap_pte_supported_shift()` gives CONT_PTE_SHIFT "
-        "(arch/arm64/include/asm/vmalloc.h), so the kernel maps 32 CONT runs with 32 `vmap_range_noflush()` "
-        "walks. The import replays a 2 MiB vmalloc, for which the model picks PMD_SHIFT and walks once "
-        "(the shape agrees: the PMD block is refused at that unaligned address). The importer should take "
-        "the caller's size (the `__vmalloc_node_range_noprof` kprobe's size argument).",
     "import-vmalloc-start":
         "**import-vmalloc-start** (the model's address space, not the engine): 6.1's vmalloc area begins "
         "after a 128 MiB modules region (`MODULES_VSIZE = SZ_128M`, `VMALLOC_START = MODULES_END`: "
