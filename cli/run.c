@@ -468,8 +468,14 @@ int vt_run_skip_reports(const char *cmd, char **traces, int *n)
 		if (vt_run_is_report(traces[i]))
 			vt_info("%s: skipping '%s': a vmaptool report (a baseline?), "
 				"not a trace", cmd, traces[i]);
-		else
-			traces[kept++] = traces[i];
+		else {
+			/* a swap, not a copy: every path stays in the array,
+			 * which vt_trace_args_release() may own */
+			char *keep = traces[i];
+
+			traces[i] = traces[kept];
+			traces[kept++] = keep;
+		}
 	}
 	*n = kept;
 	return 0;
