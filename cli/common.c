@@ -136,7 +136,7 @@ static const struct common_opt common_head[] = {
 	  "most bytes of one input held at once: a JSON trace, a JSON Lines "
 	  "line, a recording after decompression (K, M, G, T suffixes; default 1G)", 0 }, NO_FILE },
 	{ { "jobs", OPT_JOBS, "N", 0,
-	  "replay up to N traces, or the strategies of one trace, in parallel (default: the number of cores)", 0 }, NO_FILE },
+	  "N threads in parallel, shared by the traces and their strategies (default: the number of cores)", 0 }, NO_FILE },
 	{ { "quiet", 'q', NULL, 0, "no warnings or informational messages", 0 }, NO_FILE },
 	{ { "verbose", 'v', NULL, 0, "more detail; repeat for debug output", 0 }, NO_FILE },
 	{ { NULL, 'h', NULL, 0, "same as --help", 0 }, NO_FILE },
