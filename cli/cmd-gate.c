@@ -944,9 +944,12 @@ static int replay_current(const struct gate_args *a, struct vt_report *base,
 		n = 0;
 		for (int i = 0; i < t->n; i++)
 			if (vt_gate_key_match(base->traces, t->keys[i]) >= 0) {
-				char *k = t->keys[i];
+				char *k = t->keys[i], *in = t->inputs[i];
 
-				t->inputs[n] = t->inputs[i];
+				/* both swapped: the unmatched ones are read
+				 * below, each as itself */
+				t->inputs[i] = t->inputs[n];
+				t->inputs[n] = in;
 				t->keys[i] = t->keys[n];
 				t->keys[n++] = k;
 			}

@@ -169,5 +169,14 @@ mutate prof2.json "d['config']['profile'] = 'nosuch-profile'"
 expect 3 "^prof2.json: error: config.profile: no cost profile 'nosuch-profile'" \
 	"$V" gate --baseline=prof2.json default.json
 
+# a malformed trace the baseline does not hold is an error wherever it
+# falls among the inputs, not "missing" (the reordering once swapped the
+# keys alone, so a bad trace before a good one was never read)
+printf 'garbage\n' > a-bad.json
+expect 3 "^a-bad.json:1:[0-9]+: error: invalid JSON" \
+	"$V" gate --allow-missing --baseline=b.json a-bad.json default.json
+expect 3 "^a-bad.json:1:[0-9]+: error: invalid JSON" \
+	"$V" gate --baseline=b.json a-bad.json default.json
+
 echo "gate refuses bad baselines, reports and inputs with exit 3"
 test_done
