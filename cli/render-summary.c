@@ -242,7 +242,9 @@ static void times(char *buf, size_t len, json_t *x)
 }
 
 /* The estimated speed-ups: the chosen profile's figure and the range. */
-static void speedups(FILE *f, json_t *top, json_t *strats, json_t *sp)
+/* @cost_of: --cost-of's part (config.cost_of), or NULL for the whole */
+static void speedups(FILE *f, json_t *top, json_t *strats, json_t *sp,
+		     const char *cost_of)
 {
 	const char *profile = json_string_value(json_object_get(top, "profile"));
 	const char *erratum = json_string_value(json_object_get(top, "erratum_4118414"));
@@ -259,9 +261,10 @@ static void speedups(FILE *f, json_t *top, json_t *strats, json_t *sp)
 		name_w = w > name_w ? w : name_w;
 	}
 	snprintf(line, sizeof(line), "estimated speed-up against %s (its time / "
-		 "this one's) with profile %s%s%s, and its range over the %zu shipped "
-		 "profile%s that apply:", name_of(strats, 0), profile ? profile : "-",
+		 "this one's) with profile %s%s%s%s%s, and its range over the %zu "
+		 "shipped profile%s that apply:", name_of(strats, 0), profile ? profile : "-",
 		 erratum ? ", ARM64_ERRATUM_4118414 " : "", erratum ? erratum : "",
+		 cost_of ? ", cost of " : "", cost_of ? cost_of : "",
 		 np, np == 1 ? "" : "s");
 	emit(f, line, 0);
 	json_array_foreach(sp, i, e) {
@@ -352,7 +355,8 @@ static void trace_block(FILE *f, json_t *root, json_t *t)
 		 json_integer_value(json_object_get(g, "va_bits")));
 	emit(f, line, 2);
 	rows_print(f, strats, json_object_get(sum, "rows"));
-	speedups(f, top, strats, json_object_get(sum, "speedups"));
+	speedups(f, top, strats, json_object_get(sum, "speedups"),
+		 json_string_value(json_object_get(config, "cost_of")));
 	/* the commit alone on its line: its length moves no other word */
 	snprintf(line, sizeof(line), "made with vmaptool %s (commit %s)",
 		 json_string_value(json_object_get(tool, "version")),

@@ -58,6 +58,11 @@ run sum-long-name 0 '' "$V" compare --summary \
 check_block "$TMP/stdout"
 
 # the table is unchanged without --summary
+# --cost-of: the block says which part its speed-up prices
+"$V" compare --summary --cost-of=map "$T/vmap-order8.json" >"$TMP/part" 2>&1 ||
+	fail "--summary --cost-of=map: $(cat "$TMP/part")"
+tr '\n' ' ' <"$TMP/part" | grep -q 'generic-a76, cost of map, and its range' ||
+	fail "--summary --cost-of=map does not name the part: $(cat "$TMP/part")"
 "$V" compare "$T/vmap-order8.json" >"$TMP/plain" 2>&1
 grep -q '^config: 4k granule' "$TMP/plain" || fail "compare without --summary: not the table"
 
