@@ -235,7 +235,7 @@ static int booted_chain(struct arm64_mm *mm, uint64_t va)
  *   module_direct_base at _end - SZ_128M without KASLR, so they sit just
  *   below KIMAGE_VADDR = MODULES_END, in the entry holding MODULES_END - 1
  *   (a recorded arm64 kernel had the PMD table there: the execmem areas of
- *   ../shared/recordings/fix256_x10 took no __pmd_alloc()).
+ *   tests/data/recordings/fix256_x10.trace.dat took no __pmd_alloc()).
  *
  * Every other entry is none until a walk populates it and pays for the
  * table: vmap_try_huge_pud()/vmap_try_huge_pmd() (mm/vmalloc.c, linux-mm
