@@ -236,7 +236,11 @@ static void describe_entry(FILE *f, const char *label, const char *text,
 {
 	const char *p = text;
 
-	fprintf(f, "%-24s", label);
+	/* a label that fills its column gets a line of its own */
+	if (strlen(label) > 22)
+		fprintf(f, "%s\n%24s", label, "");
+	else
+		fprintf(f, "%-24s", label);
 	for (;;) {
 		size_t n = strcspn(p, "\n");
 
