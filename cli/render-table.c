@@ -513,7 +513,7 @@ static void faster_lines(const struct text_out *o, json_t *strats, const char *p
 		else
 			fprintf(m, "%s: %s%s %s than %s (estimate, profile %s)",
 				safe(o, json_string_value(json_object_get(s, "name")), b1, sizeof(b1)),
-				num, o->mail ? "x" : "\u00d7",
+				num, "x",	/* ASCII in every locale, as the rows' "26x fewer" */
 				x >= 1 ? "faster" : "slower",
 				safe(o, json_string_value(json_object_get(est, "baseline")), b2, sizeof(b2)),
 				profile ? profile : "-");

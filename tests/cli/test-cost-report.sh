@@ -61,7 +61,7 @@ V replay --profile="$TMP/bad.json" "$TRACE" >/dev/null 2>&1; [ $? = 3 ] || fail 
 # compare: the speed-up line with the counts that explain it
 # --wide: the line unwrapped (by default it is wrapped at 72 columns)
 V compare --wide --strategy=pagewise,batched "$TRACE" >"$TMP/cmp.txt" || fail "compare"
-grep -qE '^batched: [0-9.]+× (faster|slower) than pagewise \(estimate, profile generic-a76\): set_pte_at [0-9]+ -> [0-9]+' "$TMP/cmp.txt" ||
+grep -qE '^batched: [0-9.]+x (faster|slower) than pagewise \(estimate, profile generic-a76\): set_pte_at [0-9]+ -> [0-9]+' "$TMP/cmp.txt" ||
 	fail "compare has no speed-up line: $(tail -2 "$TMP/cmp.txt")"
 V compare -j --strategy=pagewise,batched "$TRACE" >"$TMP/cmp.json" && $LINT "$TMP/cmp.json" || fail "compare -j lint"
 [ "$(get "$TMP/cmp.json" "d['traces'][0]['strategies'][1]['estimate']['explained_by'][0]['event']")" = set_pte_at ] ||
