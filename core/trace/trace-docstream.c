@@ -224,6 +224,37 @@ static bool ds_scan_events(struct vt_trace_reader *r, struct vt_trace_fast *fp)
 }
 
 /*
+ * A member of the top object other than "events" (meta, config) as a
+ * jansson value into @top, its tree charged to @bud.  Returns 0, 1 (not
+ * one value: the whole-document path) or a negative code (the budget).
+ */
+static int ds_member(struct vt_trace_reader *r, struct vt_json_budget *bud,
+		     json_t *top, const char *key, struct vt_error *err)
+{
+	struct doc_src *ds = &r->ds;
+	unsigned long line = ds->line, col = ds->col + 1;
+	const char *p;
+	size_t n;
+	json_error_t je;
+	json_t *v;
+	char what[80];
+
+	if (!ds_value(ds, &p, &n))
+		return 1;
+	v = json_loadb(p, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+	if (bud->hit) {
+		/* "meta" of 24 times its text: refused where it starts */
+		json_decref(v);
+		vt_json_error_oom(&je);	/* consumed: not out of memory */
+		snprintf(what, sizeof(what), "\"%s\"", key);
+		return vt_json_budget_error(err, r->name, line, col, what, bud->max);
+	}
+	if (!v || json_object_set_new(top, key, v))
+		return 1;
+	return 0;
+}
+
+/*
  * Pass 1.  Returns 0 (streaming), 1 (use the whole-document path) or a
  * negative code (out of memory).
  */
@@ -283,27 +314,10 @@ int vt_doc_stream_open(struct vt_trace_reader *r, struct vt_error *err)
 			if (json_object_set_new(top, key, json_array()))
 				goto out;
 		} else {
-			unsigned long line = ds->line, col = ds->col + 1;
-			const char *p;
-			size_t n;
-			json_error_t je;
-			json_t *v;
-			char what[80];
-
-			if (!ds_value(ds, &p, &n))
+			ret = ds_member(r, &bud, top, key, err);
+			if (ret)
 				goto out;
-			v = json_loadb(p, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
-			if (bud.hit) {
-				/* "meta" of 24 times its text: refused where it starts */
-				json_decref(v);
-				vt_json_error_oom(&je);	/* consumed: not out of memory */
-				snprintf(what, sizeof(what), "\"%s\"", key);
-				ret = vt_json_budget_error(err, r->name, line, col, what,
-							   bud.max);
-				goto out;
-			}
-			if (!v || json_object_set_new(top, key, v))
-				goto out;
+			ret = 1;
 		}
 		c = ds_skip_ws(ds);
 		if (c == '}')
