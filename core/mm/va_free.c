@@ -5,6 +5,7 @@
  * split and merge recurse.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ void vt_va_free_init(struct vt_va_free *f)
 void vt_va_free_release(struct vt_va_free *f)
 {
 	free(f->n);
+	free(f->amax);
 	vt_va_free_init(f);
 }
 
@@ -35,12 +37,75 @@ static uint64_t subtree_max(const struct vt_va_free *f, uint32_t t)
 	return t ? N(f, t).max : 0;
 }
 
+/* end - ALIGN(start, 2^shift) of range @t in 4 KiB units rounded up
+ * (never below the truth, so a prune by it is safe), saturated. */
+static uint32_t aligned_len(const struct vt_va_free *f, uint32_t t, unsigned int shift)
+{
+	uint64_t s = N(f, t).start, e = N(f, t).end;
+	uint64_t a = (s + (1ull << shift) - 1) & ~((1ull << shift) - 1);
+	uint64_t u;
+
+	if (a < s || a >= e)
+		return 0;
+	u = ((e - a) >> 12) + !!((e - a) & 4095);
+	return u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+}
+
 static void update(struct vt_va_free *f, uint32_t t)
 {
-	uint64_t m = len(f, t), l = subtree_max(f, N(f, t).l),
-		 r = subtree_max(f, N(f, t).r);
+	uint32_t lt = N(f, t).l, rt = N(f, t).r;
+	uint64_t m = len(f, t), l = subtree_max(f, lt), r = subtree_max(f, rt);
 
 	N(f, t).max = m > l ? (m > r ? m : r) : (l > r ? l : r);
+	for (uint32_t c = f->aclasses; c; c &= c - 1) {
+		unsigned int k = (unsigned int)__builtin_ctz(c);
+		uint32_t v = aligned_len(f, t, VT_VA_ALIGN_SHIFT0 + k);
+
+		if (lt && f->amax[lt][k] > v)
+			v = f->amax[lt][k];
+		if (rt && f->amax[rt][k] > v)
+			v = f->amax[rt][k];
+		f->amax[t][k] = v;
+	}
+}
+
+/* The alignment class of @align, or -1 for none kept (at most a page,
+ * not a power of two, or above the classes). */
+static int align_class(uint64_t align)
+{
+	unsigned int shift;
+
+	if (align < (1ull << VT_VA_ALIGN_SHIFT0) || (align & (align - 1)))
+		return -1;
+	shift = (unsigned int)__builtin_ctzll(align);
+	if (shift >= VT_VA_ALIGN_SHIFT0 + VT_VA_ALIGN_CLASSES)
+		return -1;
+	return (int)(shift - VT_VA_ALIGN_SHIFT0);
+}
+
+/* Every node's augmentation again, children first: once per alignment
+ * class, when a request first asks for it. */
+static void update_all(struct vt_va_free *f, uint32_t t)
+{
+	if (!t)
+		return;
+	update_all(f, N(f, t).l);
+	update_all(f, N(f, t).r);
+	update(f, t);
+}
+
+/* Whether subtree @t may hold @size bytes at alignment class @k (-1:
+ * none): its largest range, and its largest aligned length. */
+static bool may_fit(const struct vt_va_free *f, uint32_t t, uint64_t size, int k)
+{
+	uint32_t a;
+
+	if (N(f, t).max < size)
+		return false;
+	if (k < 0)
+		return true;
+	a = f->amax[t][k];
+	return a == UINT32_MAX || ((uint64_t)a << 12) >= size;
 }
 
 /* @t into the nodes starting below @key (*a) and the others (*b). */
@@ -100,7 +165,8 @@ static int insert(struct vt_va_free *f, uint64_t start, uint64_t end)
 				c = UINT32_MAX;
 			if (c <= f->cap)	/* 2^32 nodes */
 				return -ENOMEM;
-			if (VT_REALLOC_ARRAY(f->n, c))
+			if (VT_REALLOC_ARRAY(f->n, c) ||
+			    (f->amax && VT_REALLOC_ARRAY(f->amax, c)))
 				return -ENOMEM;
 			f->cap = c;
 		}
@@ -110,8 +176,8 @@ static int insert(struct vt_va_free *f, uint64_t start, uint64_t end)
 	f->seed ^= f->seed << 13;
 	f->seed ^= f->seed >> 17;
 	f->seed ^= f->seed << 5;
-	N(f, t) = (struct vt_va_node){ .start = start, .end = end,
-				       .max = end - start, .prio = f->seed };
+	N(f, t) = (struct vt_va_node){ .start = start, .end = end, .prio = f->seed };
+	update(f, t);
 	split(f, f->root, start, &a, &b);
 	f->root = join(f, join(f, a, t), b);
 	f->nr++;
@@ -207,7 +273,11 @@ static int take(struct vt_va_free *f, uint32_t t, uint64_t a, uint64_t size)
 static uint32_t lowest(struct vt_va_free *f, uint32_t t, uint64_t size,
 		       uint64_t align, uint64_t vstart, uint64_t vend, uint64_t *out)
 {
-	while (t && N(f, t).max >= size) {
+	int k = align_class(align);
+
+	if (k >= 0 && !(f->aclasses & (1u << k)))
+		k = -1;		/* the class is not kept (yet) */
+	while (t && may_fit(f, t, size, k)) {
 		const struct vt_va_node *x = &N(f, t);
 
 		f->steps++;
@@ -238,8 +308,28 @@ static uint32_t lowest(struct vt_va_free *f, uint32_t t, uint64_t size,
 int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 			   uint64_t vstart, uint64_t vend, uint64_t *out)
 {
-	uint64_t a;
-	uint32_t t = lowest(f, f->root, size, align, vstart, vend, &a);
+	int k = align_class(align);
+	uint64_t a, steps = f->steps;
+	uint32_t t;
+
+	t = lowest(f, f->root, size, align, vstart, vend, &a);
+	/*
+	 * An aligned search that visited far more nodes than the tree is
+	 * deep (over 1,024 + 16 log2(ranges): misaligned ranges long enough
+	 * but never fitting, which the largest length cannot prune; issue
+	 * 22, unit/test-complexity-holes) keeps its class from then on: one
+	 * pass over the nodes, at most once per class, and every later
+	 * search of the class skips those subtrees.  The fit is the same
+	 * either way (the aligned lengths only prune subtrees holding none);
+	 * a trace whose searches stay short keeps none and pays nothing.
+	 */
+	if (k >= 0 && !(f->aclasses & (1u << k)) &&
+	    f->steps - steps > 1024 + 16 * (uint64_t)(64 - __builtin_clzll(f->nr | 1)) &&
+	    (f->amax || (f->amax = calloc(f->cap ? f->cap : 1, sizeof(*f->amax))))) {
+		/* (no memory for it: the searches stay as they were) */
+		f->aclasses |= 1u << k;
+		update_all(f, f->root);
+	}
 
 	if (!t)
 		return -ENOSPC;

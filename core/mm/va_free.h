@@ -15,6 +15,13 @@
 
 #include <stdint.h>
 
+/* Alignments 2^13 .. 2^30 (8 KiB, the smallest a page-aligned range does
+ * not meet by itself, to 1 GiB) whose aligned free length each node keeps
+ * for its subtree, so the lowest fit of an aligned request skips the
+ * subtrees whose ranges are long enough but never start at the alignment. */
+#define VT_VA_ALIGN_SHIFT0	13
+#define VT_VA_ALIGN_CLASSES	18
+
 struct vt_va_node {
 	uint64_t start, end;
 	uint64_t max;		/* the largest end - start in this subtree */
@@ -29,6 +36,12 @@ struct vt_va_free {
 	uint32_t seed;
 	uint64_t nr;		/* ranges in the tree */
 	uint64_t steps;		/* nodes visited: the complexity tests count them */
+	/* per node and alignment class k (2^(VT_VA_ALIGN_SHIFT0 + k)) in
+	 * aclasses: the largest end - ALIGN(start) in its subtree, in 4 KiB
+	 * units rounded up, UINT32_MAX for that or more; allocated when a
+	 * class is first kept (a search of it ran long), NULL before */
+	uint32_t (*amax)[VT_VA_ALIGN_CLASSES];
+	uint32_t aclasses;
 };
 
 void vt_va_free_init(struct vt_va_free *f);

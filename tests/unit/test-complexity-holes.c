@@ -76,8 +76,8 @@ static uint64_t run(unsigned int n, uint64_t align)
 
 int main(void)
 {
-	{
-		uint64_t align = 0;
+	for (int k = 0; k < 2; k++) {
+		uint64_t align = k ? 32768 : 0;
 		unsigned int n = 8192;
 		uint64_t a = run(n, align), b = run(2 * n, align);
 		double ratio = (double)b / (double)a;
