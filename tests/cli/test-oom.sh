@@ -40,7 +40,14 @@ for kb in 50000 80000 120000; do
 	RUN_VMEM_KB=$kb
 	# the limit leaves room for vmaptool itself: a small trace replays
 	run "small trace under $kb KiB" 0 '' "$VT_BIN" replay "$TMP/small.json"
-	run "trace under $kb KiB" 4 "$OOM"'trace.json' "$VT_BIN" replay "$TMP/trace.json"
+	# the trace's meta tree (about 100 MB as the streaming reader builds
+	# it) may fit 120 MB or not with the --jobs pool's threads and their
+	# malloc arenas counted in the address space: only the limits it
+	# cannot fit (any exit but 4 there is the defect; exit 0 at 120 MB was
+	# seen one run in three under ctest -j2)
+	if [ "$kb" -lt 120000 ]; then
+		run "trace under $kb KiB" 4 "$OOM"'trace.json' "$VT_BIN" replay "$TMP/trace.json"
+	fi
 	run "baseline under $kb KiB" 4 "$OOM"'report.json' \
 		"$VT_BIN" gate --baseline="$TMP/report.json" "$TMP/small.json"
 	run "figures under $kb KiB" 4 "$OOM"'figures.json' \
