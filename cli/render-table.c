@@ -422,34 +422,10 @@ static void table_print(const struct text_out *o, json_t *strats,
 
 /* ---- lines of prose -------------------------------------------------- */
 
-/* Bytes of the first @cols columns of @p[0..n) (a UTF-8 sequence is one
- * column), ended after its last '/' when there is one: a long path breaks
- * between its components. */
-static size_t word_cut(const char *p, size_t n, int cols)
-{
-	size_t j = 0, slash = 0;
-	int w = 0;
-
-	while (j < n) {
-		size_t k = j + 1;
-
-		while (k < n && ((unsigned char)p[k] & 0xc0) == 0x80)
-			k++;
-		if (w + 1 > cols)
-			break;
-		w++;
-		if (p[j] == '/')
-			slash = k;
-		j = k;
-	}
-	return slash ? slash : (j ? j : 1);
-}
-
 /*
  * @text as lines of at most 72 columns (broken at spaces; a word longer
- * than a line, a long path, is broken after a '/' or where the line
- * ends), continuation lines indented by @indent; --wide prints it on one
- * line as before.
+ * than a line stays whole), continuation lines indented by @indent;
+ * --wide prints it on one line as before.
  */
 static void prose(const struct text_out *o, const char *text, int indent)
 {
@@ -468,25 +444,12 @@ static void prose(const struct text_out *o, const char *text, int indent)
 		/* columns, not bytes: a UTF-8 sequence is one column */
 		for (size_t j = 0; j < n; j++)
 			w += ((unsigned char)p[j] & 0xc0) != 0x80;
-		/* a word no line can hold starts beside the last one */
-		if (!line_start && col + 1 + w > TEXT_COLS &&
-		    w <= TEXT_COLS - indent) {
+		if (!line_start && col + 1 + w > TEXT_COLS) {
 			fprintf(o->f, "\n%*s", indent, "");
 			col = indent;
 		} else if (!line_start) {
 			fputc(' ', o->f);
 			col++;
-		}
-		/* a word wider than the rest of the line: in pieces */
-		while (col + w > TEXT_COLS && TEXT_COLS - col > 0) {
-			size_t cut = word_cut(p, n, TEXT_COLS - col);
-
-			for (size_t j = 0; j < cut; j++)
-				w -= ((unsigned char)p[j] & 0xc0) != 0x80;
-			fprintf(o->f, "%.*s\n%*s", (int)cut, p, indent, "");
-			col = indent;
-			p += cut;
-			n -= cut;
 		}
 		fprintf(o->f, "%.*s", (int)n, p);
 		col += w;

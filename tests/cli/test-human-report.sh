@@ -109,17 +109,6 @@ for m in mail.txt mail2.txt; do
 	LC_ALL=C grep -q '[^ -~]' "$m" && fail "$m: a byte that is not printable ASCII"
 done
 grep -q '^Traces: t.json (24 events), ' mail.txt || fail "mail: no Traces line"
-# a path longer than a line breaks after a '/', in the header and above
-# each table, so mail and table keep to 72 columns
-long=a-rather-long-directory-name-for-testing/another-long-directory/yet-one-more
-mkdir -p "$long" && cp t.json "$long/a-trace-with-a-long-name.json"
-for fmt in mail table; do
-	vt compare --format=$fmt "$long/a-trace-with-a-long-name.json" t.json >long-$fmt.txt ||
-		fail "--format=$fmt of a long path: exit $?"
-	check_width long-$fmt.txt
-	grep -Eq '^ +yet-one-more/a-trace-with-a-long-name.json \(24 events\)' long-$fmt.txt ||
-		fail "--format=$fmt: the long path is not broken after a '/': $(head -12 long-$fmt.txt)"
-done
 grep -q '^Kernel: mainline model, 4k granule, 48-bit VA, 4 levels$' mail.txt || fail "mail: no Kernel line"
 grep -q '^Strategies: pagewise (changes are against it), zigzag, batched,' mail.txt ||
 	fail "mail: no Strategies line"
