@@ -169,7 +169,7 @@ struct par {
 	const struct vt_replay_req *req;
 	struct vt_strategy_result *res;
 	struct par_strat *st;
-	unsigned int *todo;		/* strategies to submit, one publication's */
+	unsigned int *to_submit;		/* strategies to submit, one publication's */
 	struct vt_pool *pool;
 	struct vt_pool_group group;	/* this trace's strategy items */
 	/* on the heap: 1.3 MB in replay_parallel()'s frame made the stack
@@ -268,11 +268,11 @@ static void par_publish(struct par *p, struct par_batch *b, long seq)
 	for (unsigned int i = 0; i < p->req->nr_specs; i++)
 		if (!p->st[i].scheduled && p->st[i].next < p->produced) {
 			p->st[i].scheduled = true;
-			p->todo[n++] = i;
+			p->to_submit[n++] = i;
 		}
 	pthread_mutex_unlock(&p->lock);
 	for (unsigned int k = 0; k < n; k++)
-		vt_pool_submit(p->pool, &p->st[p->todo[k]].item, &p->group);
+		vt_pool_submit(p->pool, &p->st[p->to_submit[k]].item, &p->group);
 }
 
 /* Copy @ev into batch @b (its runs and strings; pointers fixed later). */
@@ -453,10 +453,10 @@ static int replay_parallel(const struct vt_replay_req *req,
 	int ret = 0, rret;
 
 	p.st = calloc(req->nr_specs, sizeof(*p.st));
-	p.todo = calloc(req->nr_specs, sizeof(*p.todo));
+	p.to_submit = calloc(req->nr_specs, sizeof(*p.to_submit));
 	p.slot = calloc(PAR_SLOTS, sizeof(*p.slot));
-	if (!p.todo || !p.st || !p.slot) {
-		free(p.todo);
+	if (!p.to_submit || !p.st || !p.slot) {
+		free(p.to_submit);
 		free(p.st);
 		free(p.slot);
 		return vt_err_oom(err);
@@ -502,7 +502,7 @@ static int replay_parallel(const struct vt_replay_req *req,
 		free(p.slot[k].strs);
 	}
 	free(p.slot);
-	free(p.todo);
+	free(p.to_submit);
 	free(p.st);
 	pthread_mutex_destroy(&p.lock);
 	return ret;
