@@ -52,6 +52,16 @@ test_require()
 		test_skip "no $1${2:+ (package $2)}"
 }
 
+# test_require_unsanitized WHY: skip under an ASan build of VT_BIN (it
+# replaces malloc and reserves terabytes of shadow address space)
+test_require_unsanitized()
+{
+	if nm "$VT_BIN" 2>/dev/null | grep -q __asan_init ||
+	   ldd "$VT_BIN" 2>/dev/null | grep -q libasan; then
+		test_skip "a sanitizer build $1"
+	fi
+}
+
 if [ "${TEST_NO_BIN:-0}" != 1 ] && [ ! -x "$VT_BIN" ]; then
 	test_skip "no vmaptool binary at $VT_BIN"
 fi

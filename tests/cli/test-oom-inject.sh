@@ -24,11 +24,7 @@
 
 set -u
 . "$(dirname "$0")/lib.sh"
-if nm "$VT_BIN" 2>/dev/null | grep -q __asan_init ||
-   ldd "$VT_BIN" 2>/dev/null | grep -q libasan; then
-	echo "skip: a sanitizer build replaces malloc itself"
-	exit 77
-fi
+test_require_unsanitized "replaces malloc itself"
 LIB=${VT_FAILALLOC:-$(dirname "$VT_BIN")/libvt-failalloc.so}
 [ -f "$LIB" ] || test_skip "the fault-injection library $LIB is not built"
 

@@ -13,12 +13,7 @@
 
 set -u
 . "$(dirname "$0")/lib.sh"
-# ASan reserves terabytes of shadow address space: ulimit -v cannot apply
-if nm "$VT_BIN" 2>/dev/null | grep -q __asan_init ||
-   ldd "$VT_BIN" 2>/dev/null | grep -q libasan; then
-	echo "skip: a sanitizer build cannot run under ulimit -v"
-	exit 77
-fi
+test_require_unsanitized "cannot run under ulimit -v"
 
 # 13 MB of JSON that takes about 300 MB as a jansson tree: 400,000 small
 # objects, in a trace's "meta", a report and a figures file
