@@ -32,6 +32,8 @@
 # Skips, for what a fresh machine may lack (and only that), naming it:
 #   test_skip WHY                 exit 77 saying why
 #   test_require CMD [PACKAGE]    skip unless CMD is on the PATH
+# Paths:
+#   test_fixed_src                VT_SRC through a link of fixed length
 
 VT_SRC=${VT_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 VT_BIN=${VT_BIN:-$VT_SRC/build/ci/vmaptool}
@@ -69,10 +71,23 @@ fi
 # the failure count lives beside TMP, so that TMP holds only what the test
 # puts there
 TEST_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/vt-$TEST_NAME.XXXXXX") || exit 1
-trap 'rm -rf "$TEST_ROOT"' EXIT
+trap 'rm -rf "$TEST_ROOT" ${VT_SRC_LINK_DIR:+"$VT_SRC_LINK_DIR"}' EXIT
 TMP=$TEST_ROOT/tmp
 mkdir "$TMP" || exit 1
 : >"$TEST_ROOT/failures"
+
+# test_fixed_src: reach the tree through a link of one fixed length, so
+# that a report wrapping a line around a path (a word longer than a line is
+# kept whole, docs/report-format.md) wraps the same wherever the tree is
+# cloned; VT_SRC_REAL keeps the tree's own path
+test_fixed_src()
+{
+	VT_SRC_REAL=$VT_SRC
+	VT_SRC_LINK_DIR=$(mktemp -d /tmp/vt-src.XXXXXX) || exit 1
+	ln -s "$VT_SRC_REAL" "$VT_SRC_LINK_DIR/src" || exit 1
+	VT_SRC=$VT_SRC_LINK_DIR/src
+	VT_DATA=$VT_SRC/tests/data
+}
 
 fail()
 {

@@ -26,6 +26,10 @@ case_dir=$(cd "$case_dir" && pwd) || exit 2
 [ -f "$case_dir/args" ] || { echo "$case_dir: no args file"; exit 2; }
 tmp=$TMP
 
+# the tree through a link of fixed length: wrapping does not depend on
+# where it is cloned
+test_fixed_src
+
 args=$(head -n 1 "$case_dir/args")
 args=${args//\$\{VT_SRC\}/$VT_SRC}
 args=${args//\$VT_SRC/$VT_SRC}
@@ -37,7 +41,7 @@ eval "set -- $args"
 echo $? >"$tmp/rc"
 
 normalise() {
-	sed -e "s|$VT_SRC|\$VT_SRC|g" \
+	sed -e "s|$VT_SRC|\$VT_SRC|g" -e "s|$VT_SRC_REAL|\$VT_SRC|g" \
 	    -e 's/(commit [^)]*)/(commit COMMIT)/g' \
 	    -e 's/"commit": "[^"]*"/"commit": "COMMIT"/g' "$1"
 }
