@@ -90,12 +90,14 @@ def examples(cmd):
     return out
 
 
-def exit_status():
-    """(code, meaning) of docs/exit-codes.md's table."""
+def exit_status(cmd):
+    """(code, meaning) of docs/exit-codes.md's table; code 1 is gate's
+    alone (vt_exit_code() in cli/diag.c: a regression or a missing trace),
+    so a page of another command leaves it out."""
     out = []
     for line in open(os.path.join(ROOT, "docs/exit-codes.md")):
         m = re.match(r"^\| (\d+) \| ([^|]*) \|", line)
-        if m:
+        if m and (m.group(1) != "1" or cmd in (None, "gate")):
             out.append((m.group(1), m.group(2).strip().replace("`", "")))
     return out
 
@@ -107,7 +109,7 @@ def extra_sections(cmd):
     out += [".PP", esc("The traces/ and tests/ paths are the source tree's; "
                        "an installed vmaptool finds the bundled traces by name "
                        "(see FILES)."), ".SH EXIT STATUS"]
-    for code, meaning in exit_status():
+    for code, meaning in exit_status(cmd):
         out += [".TP", f".B {code}", esc(meaning)]
     out += [".PP", esc("docs/exit-codes.md in the source tree gives examples of each."),
             ".SH ENVIRONMENT"]

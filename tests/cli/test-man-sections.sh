@@ -57,6 +57,11 @@ $(vt --help)"	# the options every command takes are listed there
 	done <<<"$ex"
 	st=$(section "$f" "EXIT STATUS")
 	for k in $codes; do
+		# 1 is gate's alone (a regression, a missing trace)
+		if [ "$k" = 1 ] && [ -n "$c" ] && [ "$c" != gate ]; then
+			grep -qE "^ +1( |$)" <<<"$st" && fail "$page(1): EXIT STATUS lists gate's 1"
+			continue
+		fi
 		grep -qE "^ +$k( |$)" <<<"$st" || fail "$page(1): EXIT STATUS lacks $k"
 	done
 	env=$(section "$f" ENVIRONMENT)
