@@ -5,10 +5,13 @@
  * (scripts/completion/vmaptool.bash); unlisted in 'vmaptool help'.
  * docs/vmaptool-help.md, "Completion".
  */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/report.h"
 #include "core/cost/profile.h"
 #include "core/trace/gen.h"
 
@@ -18,10 +21,42 @@ static void words(const char *const *w)
 		puts(*w);
 }
 
+/* A name vt_bundled_trace() resolves: a trace of the data folder (.json or
+ * .jsonl), not the gate's baseline.json */
+static int is_bundled_trace(const struct dirent *e)
+{
+	const char *dot = strrchr(e->d_name, '.');
+
+	return e->d_name[0] != '.' && dot && strcmp(e->d_name, "baseline.json") &&
+	       (!strcmp(dot, ".json") || !strcmp(dot, ".jsonl"));
+}
+
+/* Those names without their extension, sorted */
+static void bundled_traces(void)
+{
+	struct dirent **list;
+	char path[4096];
+	int n;
+
+	if (snprintf(path, sizeof(path), "%s/traces", vt_data_dir()) >=
+	    (int)sizeof(path))
+		return;
+	n = scandir(path, &list, is_bundled_trace, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *name = list[i]->d_name;
+
+		printf("%.*s\n", (int)(strrchr(name, '.') - name), name);
+		free(list[i]);
+	}
+	if (n >= 0)
+		free(list);
+}
+
 int cmd_complete(struct vt_cli *cli, int argc, char **argv)
 {
 	static const char usage[] = "usage: vmaptool __complete "
-		"formats|profiles|kernels|patterns|tests|axes|strategies";
+		"formats|profiles|kernels|patterns|tests|axes|strategies|"
+		"metrics|traces";
 	const char *kind = argc == 2 ? argv[1] : "";
 
 	(void)cli;
@@ -43,6 +78,16 @@ int cmd_complete(struct vt_cli *cli, int argc, char **argv)
 	} else if (!strcmp(kind, "strategies")) {	/* names, aliases, axes */
 		for (const struct vt_strategy_info *i = vt_strategy_infos(); i->name; i++)
 			puts(i->name);
+	} else if (!strcmp(kind, "metrics")) {	/* compare --metrics */
+		for (int i = 0; i < VT_M__NR; i++) {
+			char buf[64];
+			const char *n = vt_summary_metric_name(i, buf, sizeof(buf));
+
+			if (n)
+				puts(n);
+		}
+	} else if (!strcmp(kind, "traces")) {	/* bundled traces by name */
+		bundled_traces();
 	} else if (!strcmp(kind, "profiles")) {
 		struct vt_error err;
 		unsigned int nr = 0;

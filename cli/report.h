@@ -57,6 +57,9 @@ struct vt_summary_opts {
  * naming the metric a mistyped one is likely to be, in @why. */
 int vt_summary_parse_metrics(const char *list, struct vt_summary_opts *o,
 			     char *why, size_t len);
+/* The name --metrics takes for metric @i in @buf, or NULL for a metric
+ * it refuses (the --verify counts). */
+const char *vt_summary_metric_name(int i, char *buf, size_t len);
 /*
  * Make @r a summary of @opts (it must outlive @r): the estimate under
  * @chosen and its range over the shipped profiles whose FEAT_TLBIRANGE is

@@ -52,6 +52,14 @@ static void report_path(int i, char *buf, size_t len)
 	snprintf(buf, len, "%s", n);
 }
 
+const char *vt_summary_metric_name(int i, char *buf, size_t len)
+{
+	if (vt_metric_kinds[i] == VT_MK_VERIFY)
+		return NULL;
+	report_path(i, buf, len);
+	return buf;
+}
+
 int vt_summary_parse_metrics(const char *list, struct vt_summary_opts *o,
 			     char *why, size_t len)
 {
@@ -60,10 +68,8 @@ int vt_summary_parse_metrics(const char *list, struct vt_summary_opts *o,
 	const char *p = list ? list : default_metrics;
 
 	memset(o, 0, sizeof(*o));
-	for (int i = 0; i < VT_M__NR; i++) {
-		report_path(i, paths[i], sizeof(paths[i]));
-		cands[i] = vt_metric_kinds[i] == VT_MK_VERIFY ? NULL : paths[i];
-	}
+	for (int i = 0; i < VT_M__NR; i++)
+		cands[i] = vt_summary_metric_name(i, paths[i], sizeof(paths[i]));
 	for (;;) {
 		size_t n = strcspn(p, ",");
 		char word[64];

@@ -3,7 +3,8 @@
 # and option values come from the binary itself (vmaptool help, COMMAND
 # --help, and 'vmaptool __complete KIND' for the words of the tables:
 # formats, profiles, kernels, gen patterns and --test cases, strategies,
-# axes), so they follow the argp tables and the registry; batched@ takes
+# axes, compare's --metrics, the bundled traces replay and compare take by
+# name), so they follow the argp tables and the registry; batched@ takes
 # the patch digits 1-8 in increasing order, S+ an axis.
 _vmaptool_complete() {	# the words of a table: formats, profiles, ...
 	"${COMP_WORDS[0]}" __complete "$1" 2>/dev/null
@@ -63,10 +64,11 @@ _vmaptool() {
 				   $(compgen -f -- "$val"))
 			[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
 			return 0 ;;
-		--test)	# NAME[,NAME...]
-			local head=${val%,*} last=${val##*,} c
+		--test|--metrics)	# NAME[,NAME...]: gen's cases, compare's metrics
+			local head=${val%,*} last=${val##*,} c kind=tests
+			[[ $opt == --metrics ]] && kind=metrics
 			[[ $val == *,* ]] && head="$head," || head=""
-			for c in $(_vmaptool_complete tests); do
+			for c in $(_vmaptool_complete $kind); do
 				[[ $c == "$last"* ]] && COMPREPLY+=("$head$c")
 			done
 			[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
@@ -112,5 +114,8 @@ _vmaptool() {
 		return 0
 	fi
 	COMPREPLY=($(compgen -f -- "$cur"))
+	if [[ $cmd == replay || $cmd == compare ]]; then	# a bundled trace by name
+		COMPREPLY+=($(compgen -W "$(_vmaptool_complete traces)" -- "$cur"))
+	fi
 }
 complete -F _vmaptool vmaptool

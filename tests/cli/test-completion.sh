@@ -4,7 +4,8 @@
 # calls it (COMP_WORDS, COMP_CWORD, _vmaptool): every option's values come
 # from the binary's tables (vmaptool __complete KIND) or its --help, so
 # formats (mail too), profiles, kernels, gen patterns, gen --test cases and
-# the axes after '+' complete, and every WORD|WORD option of every command.
+# the axes after '+', compare's --metrics and the bundled trace names
+# complete, and every WORD|WORD option of every command.
 . "$(dirname "$0")/lib.sh"
 test_require bash
 
@@ -39,10 +40,15 @@ expect "--strategy=pagewise,batched@12+linear-p1 --strategy=pagewise,batched@12+
 	compare --strategy=pagewise,batched@12+linear-p1
 expect "--strategy=zigzag+vfree-bulk+linear-new" replay --strategy=zigzag+vfree-bulk+linear-n
 expect "--color=always" replay --color=al
+expect "--metrics=pte_writes,tlbi,tlbi_by_kind.vaale1is --metrics=pte_writes,tlbi,tlbi_by_kind.vaae1is --metrics=pte_writes,tlbi,tlbi_by_kind.vale1is" \
+	compare --metrics=pte_writes,tlbi,tlbi_by_kind.va
+expect "systemheap-128m systemheap-frag" compare --strategy=zigzag,batched systemheap
+expect "default" replay def
+expect "" gate def	# gate takes files only
 expect "--granule=16k" gen --granule=1
 
 # each table's every word, from the binary itself
-for kind in formats profiles kernels patterns tests axes strategies; do
+for kind in formats profiles kernels patterns tests axes strategies metrics traces; do
 	n=$("$VT_BIN" __complete "$kind" | wc -l)
 	[ "$n" -ge 2 ] || fail "__complete $kind lists $n words"
 done
