@@ -169,6 +169,11 @@ FILE *vt_help_stream(void);
 /* The candidate of @cands (NULL entries skipped) that @word is most
  * likely a typo of, or NULL when none is close (cli/suggest.c). */
 const char *vt_suggest(const char *word, const char *const *cands, size_t n);
+/* At the common parser's ARGP_KEY_INIT: a long option of argv that no
+ * option of the command (a prefix of one included, as getopt_long takes
+ * it) matches, but one is close to, is a usage error naming that one. */
+struct argp_state;
+void vt_check_long_options(struct argp_state *state);
 
 /* ---- vmlinux.c: --vmlinux, --kconfig -------------------------------- */
 struct vt_kimage;

@@ -610,6 +610,7 @@ static error_t common_parse(int key, char *arg, struct argp_state *state)
 	}
 	if (key == ARGP_KEY_INIT) {
 		state->out_stream = vt_help_stream();
+		vt_check_long_options(state);
 		return 0;
 	}
 	if (key == 'h') {

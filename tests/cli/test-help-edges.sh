@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The first contact (issue 11 items 2 and 5): -h, `vmaptool help [CMD]`,
-# "did you mean" for a command and a strategy, each command's --help
+# "did you mean" for a command, a strategy and a long option, each command's --help
 # listing only the options it takes (and those working), options that do
 # not apply being usage errors on either side of the command word,
 # ptdump --at beyond the trace (exit 2), and a trace-cmd recording given
@@ -27,6 +27,19 @@ run 2 help gte; grep -q "did you mean 'gate'" "$TMP/err" || die "no suggestion f
 run 2 replay --strategy=zigzg "$T"; grep -q "did you mean 'zigzag'" "$TMP/err" || die "no suggestion for zigzg"
 run 2 replay --strategy=batched@2 "$T"; grep -q "did you mean" "$TMP/err" && die "a suggestion for a right name"
 run 2 frobnicate; grep -q "did you mean" "$TMP/err" && die "a suggestion for a word far from every command"
+# a mistyped long option: the closest of the command's own, on either side
+# of the command word; a prefix getopt takes, and an option's argument
+# given apart, are no typos
+run 2 replay --verfy "$T"; grep -q "^vmaptool replay: unrecognized option '--verfy'; did you mean '--verify'?" "$TMP/err" ||
+	die "no suggestion for --verfy: $(cat "$TMP/err")"
+run 2 --kernle=v6.1 replay "$T"; grep -q "^vmaptool: unrecognized option '--kernle'; did you mean '--kernel'?" "$TMP/err" ||
+	die "no suggestion for --kernle: $(cat "$TMP/err")"
+run 2 compare --summery "$T"; grep -q "did you mean '--summary'" "$TMP/err" || die "no suggestion for --summery"
+run 2 gen systemheap --bufers=3; grep -q "did you mean '--buffers'" "$TMP/err" || die "no suggestion for --bufers"
+run 2 replay --xyzzy "$T"; grep -q "unrecognized option '--xyzzy'" "$TMP/err" || die "--xyzzy: $(cat "$TMP/err")"
+grep -q "did you mean" "$TMP/err" && die "a suggestion for --xyzzy"
+run 0 replay --verif --strat zigzag -o /dev/null --kernel v6.12 "$T"
+run 4 replay -q -- --verfy; grep -q "did you mean" "$TMP/err" && die "a suggestion for an operand after --"
 
 # each command's help: its own options; the others are usage errors
 run 0 strategies --help
