@@ -422,43 +422,14 @@ static void table_print(const struct text_out *o, json_t *strats,
 
 /* ---- lines of prose -------------------------------------------------- */
 
-/*
- * @text as lines of at most 72 columns (broken at spaces; a word longer
- * than a line stays whole), continuation lines indented by @indent;
- * --wide prints it on one line as before.
- */
+/* @text as lines of at most 72 columns (vt_wrap()); --wide prints it on
+ * one line as before. */
 static void prose(const struct text_out *o, const char *text, int indent)
 {
-	const char *p = text;
-	bool line_start = true;
-	int col = 0;
-
-	if (o->wide && !o->mail) {
+	if (o->wide && !o->mail)
 		fprintf(o->f, "%s\n", text);
-		return;
-	}
-	while (*p) {
-		size_t n = strcspn(p, " ");
-		int w = 0;
-
-		/* columns, not bytes: a UTF-8 sequence is one column */
-		for (size_t j = 0; j < n; j++)
-			w += ((unsigned char)p[j] & 0xc0) != 0x80;
-		if (!line_start && col + 1 + w > TEXT_COLS) {
-			fprintf(o->f, "\n%*s", indent, "");
-			col = indent;
-		} else if (!line_start) {
-			fputc(' ', o->f);
-			col++;
-		}
-		fprintf(o->f, "%.*s", (int)n, p);
-		col += w;
-		line_start = false;
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-	fputc('\n', o->f);
+	else
+		vt_wrap(o->f, text, 0, indent, TEXT_COLS);
 }
 
 /* compare: "batched mis-maps 240 pages: not a valid speed-up" (report.c) */

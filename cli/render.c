@@ -229,29 +229,25 @@ out:
 
 /* ---- strategies ----------------------------------------------------- */
 
-/* One entry of the model description: @label, then @text's lines, the
- * first beside the label, the rest under it. */
+/* One entry of the model description: @label, then @text (its line
+ * breaks are soft) beside it, wrapped at 79 columns (argp's --help margin)
+ * under the text's column. */
 static void describe_entry(FILE *f, const char *label, const char *text,
 			   const char *suffix)
 {
-	const char *p = text;
+	char para[1024];
+	size_t n;
 
 	/* a label that fills its column gets a line of its own */
 	if (strlen(label) > 22)
 		fprintf(f, "%s\n%24s", label, "");
 	else
 		fprintf(f, "%-24s", label);
-	for (;;) {
-		size_t n = strcspn(p, "\n");
-
-		fprintf(f, "%.*s", (int)n, p);
-		p += n;
-		if (!*p)
-			break;
-		fprintf(f, "\n%24s", "");
-		p++;
-	}
-	fprintf(f, "%s\n", suffix);
+	n = (size_t)snprintf(para, sizeof(para), "%s%s", text, suffix);
+	for (size_t i = 0; i < n && i < sizeof(para); i++)
+		if (para[i] == '\n')
+			para[i] = ' ';
+	vt_wrap(f, para, 24, 24, 79);
 }
 
 /*
@@ -367,10 +363,14 @@ out_json:
 		for (i = infos; i->name; i++)
 			if ((int)strlen(i->name) > w)
 				w = (int)strlen(i->name);
+		/* 79 columns, as argp's --help */
 		for (i = infos; i->name; i++) {
-			fprintf(f, "%-*s  %s\n", w, i->name, i->summary ? i->summary : "");
-			if (i->origin && *i->origin)
-				fprintf(f, "%-*s  models: %s\n", w, "", i->origin);
+			fprintf(f, "%-*s  ", w, i->name);
+			vt_wrap(f, i->summary ? i->summary : "", w + 2, w + 2, 79);
+			if (i->origin && *i->origin) {
+				fprintf(f, "%-*s  models: ", w, "");
+				vt_wrap(f, i->origin, w + 10, w + 10, 79);
+			}
 		}
 		if (describe)
 			fprintf(f, "\nWhat-if options of the modelled kernel:\n%s%s",

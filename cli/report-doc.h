@@ -110,4 +110,12 @@ json_t *vt_report_geometry_json(unsigned int page_shift, unsigned int va_bits);
 /* The metrics object of one strategy, op or event (section 4 keys). */
 json_t *vt_report_metrics_json(const struct vt_stats *s, bool verify);
 
+/*
+ * @text from column @col, broken at spaces into lines of at most @cols
+ * columns (UTF-8 sequences count one), continuation lines indented by
+ * @indent; a word longer than a line stays whole (docs/report-format.md).
+ * Ends the line.
+ */
+void vt_wrap(FILE *f, const char *text, int col, int indent, int cols);
+
 #endif
