@@ -248,6 +248,7 @@ int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
 	if (automatic) {
 		e->mm.st = &e->apg;
 		e->w.st = &e->pg;
+		e->apg_used = true;	/* fold_arch_counters() folds it */
 	}
 	if (e->nr_lazy) {
 		for (uint64_t i = 0; i < e->nr_lazy; i++) {
