@@ -74,12 +74,14 @@ static const unsigned char str_stop[256] = {
 };
 
 /*
- * Whether one of the eight bytes of @x is in str_stop (SWAR: a byte is 0
- * after the XOR exactly when it equals the byte compared; the borrow of
- * "x - 0x20" reaches a high bit only from a byte below 0x20; bytes of
- * 0x80 and above have theirs set).  Never false when one is.
+ * The bytes of @x that are in str_stop, as the high bit of each (SWAR: a
+ * byte is 0 after the XOR exactly when it equals the byte compared; the
+ * borrow of "x - 0x20" reaches a high bit only from a byte below 0x20;
+ * bytes of 0x80 and above have theirs set).  A borrow can flag a byte
+ * above a flagged one, never one below: the lowest flag is the first
+ * stop byte (little-endian loads: the first in memory).
  */
-static inline bool stop_word(uint64_t x)
+static inline uint64_t stop_bits(uint64_t x)
 {
 	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
 	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\'), d = x ^ (ones * 0x7f);
@@ -99,16 +101,23 @@ static inline __attribute__((always_inline)) bool cursor_plain_string(struct cur
 
 	if (!cursor_expect(c, '"'))
 		return false;
-	/* eight bytes a step while none of them stops the string */
-	for (p = c->p; c->e - p >= 8; p += 8) {
-		uint64_t x;
+	p = c->p;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* eight bytes a step to the first byte that stops the string */
+	for (; c->e - p >= 8; p += 8) {
+		uint64_t x, m;
 
 		memcpy(&x, p, sizeof(x));
-		if (stop_word(x))
-			break;
+		m = stop_bits(x);
+		if (m) {
+			p += __builtin_ctzll(m) >> 3;
+			goto stop;
+		}
 	}
+#endif
 	while (p < c->e && !str_stop[(unsigned char)*p])
 		p++;
+stop:
 	if (p == c->e || *p != '"')
 		return false;
 	*s = c->p;
@@ -120,15 +129,14 @@ static inline __attribute__((always_inline)) bool cursor_plain_string(struct cur
 /* A JSON integer the jansson path takes as json_int_t >= 0 (18 digits). */
 static inline bool cursor_plain_int(struct cursor *c, uint64_t *out)
 {
-	const char *p = c->p;
+	/* at most 19 digits read: a 19th makes it too long */
+	const char *p = c->p, *lim = c->e - c->p > 19 ? c->p + 19 : c->e;
 	uint64_t x = 0;
-	int nd = 0;
+	size_t nd;
 
-	while (p < c->e && *p >= '0' && *p <= '9' && nd <= 18) {
-		x = x * 10 + (*p - '0');
-		p++;
-		nd++;
-	}
+	while (p < lim && (unsigned char)(*p - '0') <= 9)
+		x = x * 10 + (unsigned char)(*p++ - '0');
+	nd = p - c->p;
 	if (!nd || nd > 18 || (nd > 1 && c->p[0] == '0'))
 		return false;
 	if (p < c->e && (*p == '.' || *p == 'e' || *p == 'E' ||
@@ -305,7 +313,7 @@ static const unsigned char op_len[VT_OP__NR] = {
 static int find_op(const char *s, size_t len)
 {
 	for (int i = 0; i < VT_OP__NR; i++)
-		if (op_len[i] == len && !memcmp(op_name[i], s, len))
+		if (op_len[i] == len && name_is(s, len, op_name[i]))
 			return i;
 	return -1;
 }
