@@ -31,7 +31,7 @@ static uint64_t linear_tlb_peak_entries(const struct vt_engine *e)
 }
 
 /*
- * dst1 += src, dst2 += src, src = 0 in one pass over the metrics: the
+ * dst1 += src, dst2 += src, src = 0 in one pass over the stats: the
  * per-event accounting's add to the totals and the op's row.  An event
  * touches a third of the metrics or so: a pair of zeros is skipped (no
  * add, no store), and only the pairs it touched are cleared.
@@ -64,6 +64,10 @@ static void stats_fold(struct vt_stats *restrict dst1, struct vt_stats *restrict
 		dst2->m[i] += src->m[i];
 		src->m[i] = 0;
 	}
+	/* not a metric, but summed as vt_stats_add() sums it: compare's
+	 * mis-map flag without --verify reads the total (cli/report.c) */
+	dst1->overrun_pages += src->overrun_pages;
+	dst2->overrun_pages += src->overrun_pages;
 	src->overrun_pages = 0;
 }
 
