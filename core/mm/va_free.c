@@ -77,9 +77,9 @@ static bool update_classes(struct vt_va_free *f, uint32_t t)
 	return changed;
 }
 
-/* @t's augmentation from its range and its children (node 0, "none",
+/* @t's largest length from its range and its children (node 0, "none",
  * has max 0); whether it changed. */
-static bool update(struct vt_va_free *f, uint32_t t)
+static bool update_max(struct vt_va_free *f, uint32_t t)
 {
 	struct vt_va_node *x = &N(f, t);
 	uint64_t m = x->end - x->start, l = N(f, x->l).max, r = N(f, x->r).max;
@@ -89,6 +89,14 @@ static bool update(struct vt_va_free *f, uint32_t t)
 	m = m > r ? m : r;
 	changed = x->max != m;
 	x->max = m;
+	return changed;
+}
+
+/* @t's whole augmentation; whether it changed. */
+static bool update(struct vt_va_free *f, uint32_t t)
+{
+	bool changed = update_max(f, t);
+
 	if (f->aclasses)
 		changed |= update_classes(f, t);
 	return changed;
@@ -97,14 +105,22 @@ static bool update(struct vt_va_free *f, uint32_t t)
 /*
  * augment_tree_propagate_from(): the nodes path[0..d] (root first) after
  * a change at path[d], bottom up, until one's augmentation is unchanged:
- * every node above it depends on nothing below it but its value.
+ * every node above it depends on nothing below it but its value.  The
+ * largest length and the aligned ones stop apart: a node above a child
+ * whose aligned lengths did not change keeps its own (a range that
+ * shrinks at an edge changes its length every time, its aligned lengths
+ * seldom: they saturate for the large ranges).
  */
 static void propagate(struct vt_va_free *f, const uint32_t *path, int d)
 {
-	for (; d >= 0; d--) {
+	bool m = true, c = f->aclasses != 0;
+
+	for (; d >= 0 && (m || c); d--) {
 		f->steps++;
-		if (!update(f, path[d]))
-			return;
+		if (m)
+			m = update_max(f, path[d]);
+		if (c)
+			c = update_classes(f, path[d]);
 	}
 }
 
