@@ -462,21 +462,23 @@ static bool fits(const struct vt_va_node *x, uint64_t size, uint64_t align,
  * In address order, as a scan of the ranges would, but only into subtrees
  * that hold a range of @size or more (at class @k's alignment when kept),
  * that reach past @vstart and that start below @vend.  Iterative: path[]
- * holds the nodes from the root to the current one and went[] whether
- * each descent from path[i] went right, so the range found comes with
- * its path (*@depth, -1 if none).  Returns false if the path would pass
- * VA_PATH.
+ * holds the nodes from the root to the current one, so the range found
+ * comes with its path (*@depth, -1 if none), and left[] the depths whose
+ * node waits for its left subtree's search (the nodes an in-order walk
+ * comes back to).  Returns false if the path would pass VA_PATH.
  */
 static bool lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 		   uint64_t vstart, uint64_t vend, int k, uint32_t *path,
 		   int *depth, uint64_t *out)
 {
-	bool went[VA_PATH];
+	uint8_t left[VA_PATH];
 	uint32_t t = f->root;
-	int d = 0;
+	int d = 0, nl = 0;
 
 	*depth = -1;
 	for (;;) {
+		const struct vt_va_node *x;
+
 		if (t && may_fit(f, t, size, k)) {
 			if (d == VA_PATH)
 				return false;
@@ -484,27 +486,27 @@ static bool lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 			path[d] = t;
 			/* the left subtree ends below this range's start */
 			if (N(f, t).start > vstart) {
-				went[d++] = false;
+				left[nl++] = (uint8_t)d++;
 				t = N(f, t).l;
 				continue;
 			}
 		} else {
-			/* back up to the first node whose left side is done */
-			do {
-				if (!d)
-					return true;
-				d--;
-			} while (went[d]);
+			/* back to the last node whose left side is done */
+			if (!nl)
+				return true;
+			d = left[--nl];
 			t = path[d];
 		}
-		if (N(f, t).start >= vend)
+		x = &N(f, t);
+		if (x->start >= vend)
 			return true;
-		if (fits(&N(f, t), size, align, vstart, vend, out)) {
+		if (x->end - x->start >= size &&
+		    fits(x, size, align, vstart, vend, out)) {
 			*depth = d;
 			return true;
 		}
-		went[d++] = true;
-		t = N(f, t).r;
+		d++;
+		t = x->r;
 	}
 }
 
