@@ -48,9 +48,9 @@ static void stats_fold(struct vt_stats *restrict dst1, struct vt_stats *restrict
 	for (; i + 2 <= VT_M__NR; i += 2) {
 		v2 a, b, v;
 
-		memcpy(&v, &src->m[i], sizeof(v));
-		if (!(v[0] | v[1]))
+		if (!(src->m[i] | src->m[i + 1]))	/* scalar: no lane moves */
 			continue;
+		memcpy(&v, &src->m[i], sizeof(v));
 		memcpy(&a, &dst1->m[i], sizeof(a));
 		memcpy(&b, &dst2->m[i], sizeof(b));
 		a += v;
