@@ -447,8 +447,7 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 	uint64_t v;
 	int op = -1, ret;
 
-	memset(ev, 0, sizeof(*ev));
-	ev->cpu = -1;
+	*ev = (struct vt_event){ .cpu = -1 };	/* stores, not a rep stos */
 	if (!cursor_expect(&c, '{'))
 		return 0;
 	do {
