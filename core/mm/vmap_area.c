@@ -14,14 +14,12 @@
 
 /* ---- the vmap-area allocator (alloc_vmap_area(), free_vmap_area()) ------- */
 
-static int vrange_push(struct vt_vrange **v, uint64_t *nr, uint64_t *cap,
-		       uint64_t at, struct vt_vrange r)
+/* [start, end) appended to the lazy list */
+static int lazy_push(struct vt_engine *e, uint64_t start, uint64_t end)
 {
-	if (VT_ALLOC_GROW(*v, *nr + 1, *cap))
+	if (VT_ALLOC_GROW(e->lazy, e->nr_lazy + 1, e->cap_lazy))
 		return -ENOMEM;
-	memmove(&(*v)[at + 1], &(*v)[at], (*nr - at) * sizeof(**v));
-	(*v)[at] = r;
-	(*nr)++;
+	e->lazy[e->nr_lazy++] = (struct vt_vrange){ start, end };
 	return 0;
 }
 
@@ -296,8 +294,7 @@ int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
 /* free_vmap_area_noflush(): lazy; a purge once lazy_max_pages is exceeded */
 int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
 {
-	int err = vrange_push(&e->lazy, &e->nr_lazy, &e->cap_lazy, e->nr_lazy,
-			      (struct vt_vrange){ start, end });
+	int err = lazy_push(e, start, end);
 
 	if (err)
 		return err;
