@@ -4,16 +4,17 @@
  * shallow (expected depth about 2 ln n: 25 for 100,000 ranges).
  *
  * As mm/vmalloc.c does on its rbtree (linux-mm/linux-mm @ 00cc00cd1fb6),
- * a range that shrinks or grows in place keeps its node:
- * adjust_va_to_fit_type() cuts an allocation out of the range that holds
- * it (the whole range, its left or right edge, or its middle, which adds
- * one range), merge_or_add_vmap_area() extends a neighbour, and
- * augment_tree_propagate_from() recomputes the largest lengths from the
- * changed node towards the root, stopping at the first node whose
- * augmentation did not change.  The descents record their path (the
- * parents, which the nodes do not keep); a tree deeper than VA_PATH (a
- * path no random treap of 2^32 nodes reaches in practice) falls back to
- * split and join, which need no path.
+ * a range that shrinks or grows in place keeps its node: va_clip()
+ * (adjust_va_to_fit_type() before v6.9) cuts an allocation out of the
+ * range that holds it (the whole range, its left or right edge, or its
+ * middle, which adds one range), merge_or_add_vmap_area() extends a
+ * neighbour, and augment_tree_propagate_from() recomputes the largest
+ * lengths from the changed node towards the root, stopping at the first
+ * node whose augmentation did not change.  The descents record their
+ * path (the parents, which the nodes do not keep); a tree deeper than
+ * VA_PATH (far deeper than a random treap grows; a trace that makes one
+ * deeper still gets the same fit) falls back to split and join, which
+ * need no path.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -407,10 +408,10 @@ int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end)
 }
 
 /*
- * adjust_va_to_fit_type(): [a, a + size) out of range path[d], which
- * holds it: the whole range, its left edge, its right edge (the node
- * shrinks in place) or its middle (the node keeps the left part, one new
- * range the right one).
+ * va_clip(): [a, a + size) out of range path[d], which holds it: the
+ * whole range, its left edge, its right edge (the node shrinks in place)
+ * or its middle (the node keeps the left part, one new range the right
+ * one).
  */
 static int take(struct vt_va_free *f, const uint32_t *path, int d,
 		uint64_t a, uint64_t size)
