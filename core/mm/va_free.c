@@ -5,7 +5,7 @@
  *
  * As mm/vmalloc.c does on its rbtree (linux-mm/linux-mm @ 00cc00cd1fb6),
  * a range that shrinks or grows in place keeps its node: va_clip()
- * (adjust_va_to_fit_type() before v6.9) cuts an allocation out of the
+ * (adjust_va_to_fit_type() in older trees) cuts an allocation out of the
  * range that holds it (the whole range, its left or right edge, or its
  * middle, which adds one range), merge_or_add_vmap_area() extends a
  * neighbour, and augment_tree_propagate_from() recomputes the largest
