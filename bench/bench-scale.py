@@ -13,7 +13,10 @@ wait4(), and of wall time):
   events      replay --strategy=pagewise --jobs=1 of 1M small events (test_vmalloc
               fix_size_alloc_test + random_size_align_alloc_test: vmalloc of 1-10
               pages, vfree): events/s of CPU time
-  instructions callgrind's instruction count of the same replay of 50k events, per event
+  instructions callgrind's instruction count of the same replay of 50k events, per event,
+              and per event the inclusive counts of its parts (callgrind_annotate):
+              reader, engine, va_lowest_fit and va_merge (the free VA tree), accounting,
+              cost_memo (inside accounting)
   jobs        compare (the default strategies) of a CPU-bound system-heap trace
               (8192 buffers of 128 MiB, order 8, 4 live) with --jobs=1 and --jobs=2:
               wall and CPU, and the ratio wall(jobs=1) / wall(jobs=2)
@@ -36,6 +39,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -187,11 +191,41 @@ def events_bench(a, progs, tr, d, events):
                           "peak_rss_kib": r[p][2]}), flush=True)
 
 
+# where the instructions of an event go: callgrind_annotate's inclusive count of these
+# functions (file:function as it prints them), per event
+PARTS = {"reader": "core/trace/trace-read.c:vt_trace_next",
+         "engine": "core/mm/vmalloc.c:vt_engine_apply",
+         "va_lowest_fit": "core/mm/va_free.c:vt_va_free_take_lowest",
+         "va_merge": "core/mm/va_free.c:vt_va_free_add",
+         "accounting": "core/replay.c:account",
+         "cost_memo": "core/cost/estimate.c:vt_cost_fill_memo"}
+
+
+def parts(out):
+    """{part: inclusive instructions} from a callgrind output file ({} without
+    callgrind_annotate)."""
+    try:
+        text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
+                               "--auto=no", out],
+                              capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return {}
+    got = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(\S+)", line)
+        if not m:
+            continue
+        for key, fn in PARTS.items():
+            if m.group(2).endswith(fn) and key not in got:
+                got[key] = int(m.group(1).replace(",", ""))
+    return got
+
+
 def instructions(progs, tr, d):
     for p, exe in progs.items():
         log = os.path.join(d, f"cg-{p}.log")
-        subprocess.run(["valgrind", "--tool=callgrind",
-                        "--callgrind-out-file=" + os.path.join(d, f"cg-{p}.out"),
+        out = os.path.join(d, f"cg-{p}.out")
+        subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
                         "--log-file=" + log, exe, "replay", "--strategy=pagewise",
                         "--jobs=1", "-j", tr["ev50k"]], stdout=subprocess.DEVNULL,
                        check=True)
@@ -202,7 +236,10 @@ def instructions(progs, tr, d):
                     ir = int(line.split("refs:")[1].replace(",", ""))
         print(json.dumps({"bench": "instructions", "program": p, "events": 50000,
                           "instructions": ir,
-                          "per_event": round(ir / 50000)}), flush=True)
+                          "per_event": round(ir / 50000),
+                          "per_event_parts": {k: round(v / 50000)
+                                              for k, v in parts(out).items()}}),
+              flush=True)
 
 
 def jobs(a, progs, tr, d):

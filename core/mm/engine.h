@@ -27,10 +27,11 @@ struct vt_area {
 	uint64_t phys;			/* ioremap */
 	struct vt_page_run *runs;	/* the pages asked for (verify, vfree) */
 	uint32_t nr_runs;
+	uint64_t runs_cap;		/* runs' room: a vmalloc's, kept in the pool */
 	struct vt_area *nested;		/* vmalloc'd page-pointer array */
 	struct vt_vmap_block *vb;	/* vm_map_ram from a vmap block */
 	uint64_t bad;			/* --verify: pages found wrong */
-	struct vt_area *hnext;		/* id hash chain */
+	struct vt_area *hnext;		/* id hash chain; the pool's list */
 };
 
 struct vt_vrange {
@@ -68,6 +69,11 @@ struct vt_engine {
 	uint64_t hash_size, nr_areas;
 	struct vt_siphash_key hash_key;
 	uint64_t hash_probes;		/* chain steps: the complexity tests count them */
+	/* freed areas for the next ones (area_new()): no allocation per
+	 * event once the live set has peaked */
+	struct vt_area *area_pool;
+	/* an automatic purge counted into apg this event (fold_arch_counters()) */
+	bool apg_used;
 	/* --verify: the written areas of an event, sorted by VA */
 	struct vt_area **vsort;
 	uint64_t vsort_cap;

@@ -38,9 +38,12 @@ static bool id_eq(const struct vt_id *a, const struct vt_id *b)
 	return a->is_str ? !strcmp(a->str, b->str) : a->num == b->num;
 }
 
-static struct vt_area **area_slot(struct vt_engine *e, const struct vt_id *id)
+/* The slot of @id (hash @h = id_hash()): the live area's link, or the
+ * NULL link at the end of its chain. */
+static struct vt_area **area_slot_h(struct vt_engine *e, const struct vt_id *id,
+				    uint64_t h)
 {
-	struct vt_area **pp = &e->hash[id_hash(e, id) & (e->hash_size - 1)];
+	struct vt_area **pp = &e->hash[h & (e->hash_size - 1)];
 
 	e->hash_probes++;
 	while (*pp && !id_eq(&(*pp)->id, id)) {
@@ -50,13 +53,19 @@ static struct vt_area **area_slot(struct vt_engine *e, const struct vt_id *id)
 	return pp;
 }
 
-static int area_insert(struct vt_engine *e, struct vt_area *a)
+static struct vt_area **area_slot(struct vt_engine *e, const struct vt_id *id)
+{
+	return area_slot_h(e, id, id_hash(e, id));
+}
+
+/* @a (its id hashing to @h) into the table, which doubles when full */
+static int area_insert(struct vt_engine *e, struct vt_area *a, uint64_t h)
 {
 	if (e->nr_areas + 1 > e->hash_size) {
 		uint64_t n = e->hash_size * 2;
-		struct vt_area **h = calloc(n, sizeof(*h));
+		struct vt_area **t = calloc(n, sizeof(*t));
 
-		if (!h)
+		if (!t)
 			return -ENOMEM;
 		for (uint64_t i = 0; i < e->hash_size; i++) {
 			struct vt_area *x = e->hash[i], *nx;
@@ -65,30 +74,56 @@ static int area_insert(struct vt_engine *e, struct vt_area *a)
 				nx = x->hnext;
 				uint64_t b = id_hash(e, &x->id) & (n - 1);
 
-				x->hnext = h[b];
-				h[b] = x;
+				x->hnext = t[b];
+				t[b] = x;
 				e->hash_probes++;
 			}
 		}
 		free(e->hash);
-		e->hash = h;
+		e->hash = t;
 		e->hash_size = n;
 	}
 	a->hnext = NULL;
-	*area_slot(e, &a->id) = a;
+	*area_slot_h(e, &a->id, h) = a;
 	e->nr_areas++;
 	return 0;
 }
 
-static void area_free(struct vt_area *a)
+/* A pooled area keeps a vmalloc's run buffer of up to this many runs;
+ * any other goes back to libc when its area ends. */
+#define AREA_RUNS_KEEP 64
+
+/*
+ * An area (and its nested page-array area) back to the pool, as the
+ * kernel's vmap_area_cachep slab keeps freed vmap_areas: the next
+ * area_new() takes it without an allocation.
+ */
+static void area_free(struct vt_engine *e, struct vt_area *a)
 {
 	if (!a)
 		return;
-	area_free(a->nested);
+	area_free(e, a->nested);
 	if (a->id.is_str)
 		free(a->id.str);
-	free(a->runs);
-	free(a);
+	if (a->op != VT_OP_VMALLOC || a->runs_cap > AREA_RUNS_KEEP) {
+		free(a->runs);
+		a->runs = NULL;
+		a->runs_cap = 0;
+	}
+	a->hnext = e->area_pool;
+	e->area_pool = a;
+}
+
+/* The pool and what it holds back to libc (vt_engine_free()). */
+static void area_pool_release(struct vt_engine *e)
+{
+	while (e->area_pool) {
+		struct vt_area *n = e->area_pool->hnext;
+
+		free(e->area_pool->runs);
+		free(e->area_pool);
+		e->area_pool = n;
+	}
 }
 
 /*
@@ -130,8 +165,8 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 				  unsigned int order, uint64_t nr)
 {
 	const struct arm64_geom *g = &e->mm.g;
-	struct vt_page_run *runs = NULL;
-	uint64_t n = 0, cap = 0, done = 0, pfn, bulk[100];
+	struct vt_page_run *runs = a->runs;	/* a pooled area's buffer */
+	uint64_t n = 0, cap = a->runs_cap, done = 0, pfn, bulk[100];
 	int err = 0;
 
 	if (e->o.vmalloc_high_order) {
@@ -166,11 +201,10 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 			err = runs_append(&runs, &n, &cap, pfn, 1ull << order);
 		done += 1ull << order;
 	}
-	if (err) {
-		free(runs);
+	a->runs = runs;		/* freed with the area, as on success */
+	a->runs_cap = cap;
+	if (err)
 		return err;
-	}
-	a->runs = runs;
 	a->nr_runs = (uint32_t)n;	/* <= VT_RUNS_MAX */
 	return vt_pages_from_runs(e, runs, a->nr_runs, nr);
 }
@@ -265,12 +299,34 @@ static void vt_page_alloc_account(struct vt_engine *e)
 
 /* ---- the API flows -------------------------------------------------------- */
 
-static struct vt_area *area_new(const struct vt_event *ev, enum vt_op op)
+/*
+ * A zeroed area from the pool (area_free()) or libc.  A vmalloc keeps the
+ * pooled run buffer (vt_vm_area_alloc_pages() appends to it); the other
+ * ops set their runs with vt_area_keep_runs(), which allocates its own.
+ */
+static struct vt_area *area_new(struct vt_engine *e, const struct vt_event *ev,
+				enum vt_op op)
 {
-	struct vt_area *a = calloc(1, sizeof(*a));
+	struct vt_area *a = e->area_pool;
 
-	if (!a)
-		return NULL;
+	if (a) {
+		struct vt_page_run *runs = a->runs;
+		uint64_t cap = a->runs_cap;
+
+		e->area_pool = a->hnext;
+		if (op != VT_OP_VMALLOC) {
+			free(runs);
+			runs = NULL;
+			cap = 0;
+		}
+		memset(a, 0, sizeof(*a));
+		a->runs = runs;
+		a->runs_cap = cap;
+	} else {
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			return NULL;
+	}
 	a->op = op;
 	a->flags = ev ? ev->flags : 0;
 	a->prot = ev ? ev->prot : VT_PROT_KERNEL;
@@ -280,7 +336,8 @@ static struct vt_area *area_new(const struct vt_event *ev, enum vt_op op)
 		if (ev->id.is_str) {
 			a->id.str = strdup(ev->id.str);
 			if (!a->id.str) {
-				free(a);
+				a->id.is_str = false;	/* nothing to free */
+				area_free(e, a);
 				return NULL;
 			}
 		}
@@ -326,7 +383,7 @@ static int vmalloc_page_array(struct vt_engine *e, struct vt_area *a)
 
 	if (array_size <= e->mm.g.page_size)
 		return 0;
-	a->nested = area_new(NULL, VT_OP_VMALLOC);
+	a->nested = area_new(e, NULL, VT_OP_VMALLOC);
 	if (!a->nested)
 		return -ENOMEM;
 	return vt___vmalloc_node_range_noprof(e, NULL, a->nested, array_size, 1);
@@ -357,9 +414,12 @@ static int area_keep_runs_prefix(struct vt_area *a, const struct vt_page_run *r,
 	uint32_t i;
 
 	/* a cut inside a block of run i leaves at most i + 2 runs */
+	free(a->runs);
+	a->runs_cap = 0;
 	a->runs = malloc(((uint64_t)n + 1) * sizeof(*r));
 	if (!a->runs)
 		return -ENOMEM;
+	a->runs_cap = (uint64_t)n + 1;
 	for (i = 0; i < n && nr; i++) {
 		uint64_t pages = r[i].count << r[i].order;
 
@@ -398,7 +458,7 @@ static int vmalloc_failed_attempt(struct vt_engine *e, struct vt_area *a,
 				  uint64_t size, uint64_t align,
 				  unsigned int shift, struct vt_area **out)
 {
-	struct vt_area *f = area_new(NULL, VT_OP_VMALLOC);
+	struct vt_area *f = area_new(e, NULL, VT_OP_VMALLOC);
 	int err;
 
 	*out = NULL;
@@ -409,19 +469,19 @@ static int vmalloc_failed_attempt(struct vt_engine *e, struct vt_area *a,
 	e->place_ev = NULL;	/* a recorded va is the retry's */
 	err = vt___get_vm_area_node(e, f, size, align, shift);
 	if (err) {
-		area_free(f);
+		area_free(e, f);
 		return err == VT_ERR_VA_EXHAUSTED ? 0 : err;
 	}
 	err = vmalloc_page_array(e, f);
 	if (err == VT_ERR_VA_EXHAUSTED) {
 		/* no page array: cleanup_vm_area_work() runs free_vm_area(),
 		 * the same unmap walk and lazy free without a kvfree() */
-		area_free(f->nested);
+		area_free(e, f->nested);
 		f->nested = NULL;
 		err = 0;
 	}
 	if (err) {
-		area_free(f);
+		area_free(e, f);
 		return err;
 	}
 	*out = f;
@@ -532,7 +592,7 @@ out:
 	if (failed) {
 		int e2 = vt_vfree_unmap(e, failed);
 
-		area_free(failed);
+		area_free(e, failed);
 		if (!err)
 			err = e2;
 	}
@@ -725,7 +785,7 @@ void vt_engine_free(struct vt_engine *e)
 
 		for (; a; a = n) {
 			n = a->hnext;
-			area_free(a);
+			area_free(e, a);
 		}
 	}
 	while (e->blocks) {
@@ -734,6 +794,7 @@ void vt_engine_free(struct vt_engine *e)
 		free(e->blocks);
 		e->blocks = n;
 	}
+	area_pool_release(e);
 	free(e->hash);
 	free(e->vsort);
 	vt_va_free_release(&e->free);
@@ -824,16 +885,22 @@ static int vt_map_mem(struct vt_engine *e, const struct vt_event *ev,
 }
 
 /* Fold what the arch model counted into the engine's metrics of the same
- * names (ev, and pg for an automatic purge) and start again from zero. */
+ * names (ev, and pg for an automatic purge) and start again from zero.
+ * apg is touched only by an automatic purge (apg_used): the other events
+ * fold aev alone. */
 static void fold_arch_counters(struct vt_engine *e)
 {
-#define FOLD(name)							\
-	e->ev.m[VT_M_##name] += e->aev.c[ARCH_C(name)];			\
-	e->pg.m[VT_M_##name] += e->apg.c[ARCH_C(name)];
+#define FOLD(name) e->ev.m[VT_M_##name] += e->aev.c[ARCH_C(name)];
 	ARCH_COUNTERS(FOLD)
 #undef FOLD
 	memset(&e->aev, 0, sizeof(e->aev));
+	if (!e->apg_used)
+		return;
+#define FOLD(name) e->pg.m[VT_M_##name] += e->apg.c[ARCH_C(name)];
+	ARCH_COUNTERS(FOLD)
+#undef FOLD
 	memset(&e->apg, 0, sizeof(e->apg));
+	e->apg_used = false;
 }
 
 static int engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
@@ -910,6 +977,7 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 {
 	struct vt_area *a = NULL, **slot;
 	char idb[80];
+	uint64_t h;
 	int ret = 0;
 
 	e->err = err;
@@ -926,7 +994,8 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		if (!ev->id.present)
 			return vt_error_set(err, VT_ERR_TRACE_SCHEMA,
 					    "%s without an id", vt_op_names[ev->op]);
-		if (*area_slot(e, &ev->id)) {
+		h = id_hash(e, &ev->id);	/* once: the check and the insert */
+		if (*area_slot_h(e, &ev->id, h)) {
 			/* the id is formatted only for the message */
 			id_text(&ev->id, idb, sizeof(idb));
 			return vt_error_set(err, VT_ERR_ID_LIVE,
@@ -941,7 +1010,7 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		ret = vt_request_fits(e, ev);
 		if (ret)
 			return ret;
-		a = area_new(ev, ev->op);
+		a = area_new(e, ev, ev->op);
 		if (!a)
 			return -ENOMEM;
 		e->place_ev = ev;
@@ -957,9 +1026,9 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 			ret = vt_generic_ioremap_prot(e, ev, a);
 		e->place_ev = NULL;
 		if (!ret)
-			ret = area_insert(e, a);
+			ret = area_insert(e, a, h);
 		if (ret) {
-			area_free(a);
+			area_free(e, a);
 			return ret;
 		}
 		*va = a->va_start;
@@ -999,7 +1068,7 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		 * vm_area_free_pages() releases its pages (vunmap() does not) */
 		if (!ret && ev->op == VT_OP_VFREE && a->op == VT_OP_VMAP)
 			ret = vt_vfree_pages(e, a);
-		area_free(a);
+		area_free(e, a);
 		break;
 	case VT_OP_PURGE:
 		ret = vt__vm_unmap_aliases(e);

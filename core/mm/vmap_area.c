@@ -14,14 +14,12 @@
 
 /* ---- the vmap-area allocator (alloc_vmap_area(), free_vmap_area()) ------- */
 
-static int vrange_push(struct vt_vrange **v, uint64_t *nr, uint64_t *cap,
-		       uint64_t at, struct vt_vrange r)
+/* [start, end) appended to the lazy list */
+static int lazy_push(struct vt_engine *e, uint64_t start, uint64_t end)
 {
-	if (VT_ALLOC_GROW(*v, *nr + 1, *cap))
+	if (VT_ALLOC_GROW(e->lazy, e->nr_lazy + 1, e->cap_lazy))
 		return -ENOMEM;
-	memmove(&(*v)[at + 1], &(*v)[at], (*nr - at) * sizeof(**v));
-	(*v)[at] = r;
-	(*nr)++;
+	e->lazy[e->nr_lazy++] = (struct vt_vrange){ start, end };
 	return 0;
 }
 
@@ -223,16 +221,36 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
  * An automatic purge (lazy_max_pages exceeded, or an allocation failure)
  * is counted apart from the event that triggered it.
  */
-/* purge_vmap_node(): the purged areas go back to the free tree (one vmap
- * node modelled); their pages are added to *pages */
+/*
+ * purge_vmap_node(): the purged areas go back to the free tree (one vmap
+ * node modelled); their pages are added to *pages.  Areas that follow one
+ * another in the lazy list and touch (an area and the one allocated right
+ * after it, the usual case) go back as one range: the free tree comes out
+ * the same as with one merge_or_add_vmap_area() each, which would merge
+ * them anyway, for one tree update instead of one per area.
+ */
 static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 {
+	uint64_t start = 0, end = 0;
 	int err = 0;
 
 	for (uint64_t i = 0; i < e->nr_lazy && !err; i++) {
-		*pages += (e->lazy[i].end - e->lazy[i].start) >> e->mm.g.page_shift;
-		err = vt_merge_or_add_vmap_area(e, e->lazy[i].start, e->lazy[i].end);
+		const struct vt_vrange *r = &e->lazy[i];
+
+		*pages += (r->end - r->start) >> e->mm.g.page_shift;
+		if (i && r->start == end) {
+			end = r->end;
+		} else if (i && r->end == start) {
+			start = r->start;
+		} else {
+			if (i)
+				err = vt_merge_or_add_vmap_area(e, start, end);
+			start = r->start;
+			end = r->end;
+		}
 	}
+	if (e->nr_lazy && !err)
+		err = vt_merge_or_add_vmap_area(e, start, end);
 	e->nr_lazy = 0;
 	return err;
 }
@@ -248,6 +266,7 @@ int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
 	if (automatic) {
 		e->mm.st = &e->apg;
 		e->w.st = &e->pg;
+		e->apg_used = true;	/* fold_arch_counters() folds it */
 	}
 	if (e->nr_lazy) {
 		for (uint64_t i = 0; i < e->nr_lazy; i++) {
@@ -275,8 +294,7 @@ int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
 /* free_vmap_area_noflush(): lazy; a purge once lazy_max_pages is exceeded */
 int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
 {
-	int err = vrange_push(&e->lazy, &e->nr_lazy, &e->cap_lazy, e->nr_lazy,
-			      (struct vt_vrange){ start, end });
+	int err = lazy_push(e, start, end);
 
 	if (err)
 		return err;

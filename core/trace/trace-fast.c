@@ -39,16 +39,26 @@ struct cursor {
 	const char *p, *e;
 };
 
+/* JSON whitespace: the four bytes at or below ' ' that the grammar allows */
+static inline bool is_ws(unsigned char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
 static inline void cursor_skip_ws(struct cursor *c)
 {
-	while (c->p < c->e &&
-	       (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n'))
+	/* most tokens follow the last one directly: one test for those */
+	while (c->p < c->e && (unsigned char)*c->p <= ' ' && is_ws(*c->p))
 		c->p++;
 }
 
 /* Expect @ch after optional whitespace. */
 static inline bool cursor_expect(struct cursor *c, char ch)
 {
+	if (c->p < c->e && *c->p == ch) {	/* no whitespace: most tokens */
+		c->p++;
+		return true;
+	}
 	cursor_skip_ws(c);
 	if (c->p < c->e && *c->p == ch) {
 		c->p++;
@@ -57,44 +67,76 @@ static inline bool cursor_expect(struct cursor *c, char ch)
 	return false;
 }
 
+/* The bytes that end a plain string or make it not one: the quote, the
+ * backslash, control bytes and everything outside printable ASCII. */
+static const unsigned char str_stop[256] = {
+	[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f ... 0xff] = 1,
+};
+
+/*
+ * The bytes of @x that are in str_stop, as the high bit of each (SWAR: a
+ * byte is 0 after the XOR exactly when it equals the byte compared; the
+ * borrow of "x - 0x20" reaches a high bit only from a byte below 0x20;
+ * bytes of 0x80 and above have theirs set).  A borrow can flag a byte
+ * above a flagged one, never one below: the lowest flag is the first
+ * stop byte (little-endian loads: the first in memory).
+ */
+static inline uint64_t stop_bits(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
+	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\'), d = x ^ (ones * 0x7f);
+
+	return (((q - ones) & ~q) | ((b - ones) & ~b) | ((d - ones) & ~d) |
+		((x - ones * 0x20) & ~x) | x) & high;
+}
+
 /*
  * A string of printable ASCII without escapes, the cursor on its opening
  * quote (after whitespace).  Sets @s and @len; false for anything else.
  */
-static inline bool cursor_plain_string(struct cursor *c, const char **s,
+static inline __attribute__((always_inline)) bool cursor_plain_string(struct cursor *c, const char **s,
 				       size_t *len)
 {
 	const char *p;
 
 	if (!cursor_expect(c, '"'))
 		return false;
-	for (p = c->p; p < c->e; p++) {
-		unsigned char ch = *p;
+	p = c->p;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* eight bytes a step to the first byte that stops the string */
+	for (; c->e - p >= 8; p += 8) {
+		uint64_t x, m;
 
-		if (ch == '"') {
-			*s = c->p;
-			*len = p - c->p;
-			c->p = p + 1;
-			return true;
+		memcpy(&x, p, sizeof(x));
+		m = stop_bits(x);
+		if (m) {
+			p += __builtin_ctzll(m) >> 3;
+			goto stop;
 		}
-		if (ch < 0x20 || ch >= 0x7f || ch == '\\')
-			return false;
 	}
-	return false;
+#endif
+	while (p < c->e && !str_stop[(unsigned char)*p])
+		p++;
+stop:
+	if (p == c->e || *p != '"')
+		return false;
+	*s = c->p;
+	*len = p - c->p;
+	c->p = p + 1;
+	return true;
 }
 
 /* A JSON integer the jansson path takes as json_int_t >= 0 (18 digits). */
 static inline bool cursor_plain_int(struct cursor *c, uint64_t *out)
 {
-	const char *p = c->p;
+	/* at most 19 digits read: a 19th makes it too long */
+	const char *p = c->p, *lim = c->e - c->p > 19 ? c->p + 19 : c->e;
 	uint64_t x = 0;
-	int nd = 0;
+	size_t nd;
 
-	while (p < c->e && *p >= '0' && *p <= '9' && nd <= 18) {
-		x = x * 10 + (*p - '0');
-		p++;
-		nd++;
-	}
+	while (p < lim && (unsigned char)(*p - '0') <= 9)
+		x = x * 10 + (unsigned char)(*p++ - '0');
+	nd = p - c->p;
 	if (!nd || nd > 18 || (nd > 1 && c->p[0] == '0'))
 		return false;
 	if (p < c->e && (*p == '.' || *p == 'e' || *p == 'E' ||
@@ -141,7 +183,11 @@ static inline bool cursor_u64(struct cursor *c, uint64_t *out)
 
 static inline bool name_is(const char *s, size_t len, const char *name)
 {
-	return !strncmp(s, name, len) && !name[len];
+	/* @s is printable ASCII (no NUL): a shorter name stops at its end */
+	for (size_t i = 0; i < len; i++)
+		if (name[i] != s[i])
+			return false;
+	return !name[len];
 }
 
 static int find_name(const char *s, size_t len, const char *const *names,
@@ -175,6 +221,100 @@ static int key_of(const char *k, size_t len)
 	case 6:
 		return !memcmp(k, "caller", 6) ? F_CALLER : -1;
 	}
+	return -1;
+}
+
+/* Whether the @n bytes at the cursor are @lit (a constant: the compare
+ * is a load or two); the cursor moves past them if so. */
+#define cursor_lit(c, lit) cursor_lit_((c), (lit), sizeof(lit) - 1)
+static inline bool cursor_lit_(struct cursor *c, const char *lit, size_t n)
+{
+	if ((size_t)(c->e - c->p) < n || memcmp(c->p, lit, n))
+		return false;
+	c->p += n;
+	return true;
+}
+
+/*
+ * An object key and its ':', the cursor before it: F_* or -1 (not a
+ * key of events, or not a plain string).  A known key directly followed
+ * by ':' is matched as a whole, without the scan of a string; any other
+ * shape is read as a string and looked up.
+ */
+static inline int cursor_key(struct cursor *c)
+{
+	const char *s;
+	size_t len;
+
+	if (c->p < c->e && *c->p == '"' && c->e - c->p >= 3) {
+		switch (c->p[1]) {
+		case 'o':
+			if (cursor_lit(c, "\"op\":"))
+				return F_OP;
+			break;
+		case 'i':
+			if (cursor_lit(c, "\"id\":"))
+				return F_ID;
+			break;
+		case 's':
+			if (cursor_lit(c, "\"size\":"))
+				return F_SIZE;
+			break;
+		case 'a':
+			if (cursor_lit(c, "\"align\":"))
+				return F_ALIGN;
+			break;
+		case 'c':
+			if (cursor_lit(c, "\"caller\":"))
+				return F_CALLER;
+			if (cursor_lit(c, "\"cpu\":"))
+				return F_CPU;
+			break;
+		case 'p':
+			if (cursor_lit(c, "\"pages\":"))
+				return F_PAGES;
+			if (cursor_lit(c, "\"phys\":"))
+				return F_PHYS;
+			if (cursor_lit(c, "\"prot\":"))
+				return F_PROT;
+			break;
+		case 'f':
+			if (cursor_lit(c, "\"flags\":"))
+				return F_FLAGS;
+			break;
+		case 'v':
+			if (cursor_lit(c, "\"va\":"))
+				return F_VA;
+			break;
+		case 't':
+			if (cursor_lit(c, "\"t\":"))
+				return F_T;
+			break;
+		}
+	}
+	if (!cursor_plain_string(c, &s, &len) || !cursor_expect(c, ':'))
+		return -1;
+	return key_of(s, len);
+}
+
+/* The op names and their lengths (core/trace/ops.def), so that a lookup
+ * compares only the names of the right length. */
+static const char *const op_name[VT_OP__NR] = {
+#define VT_OP(e, n, r, u, p) [VT_OP_##e] = n,
+#include "core/trace/ops.def"
+#undef VT_OP
+};
+static const unsigned char op_len[VT_OP__NR] = {
+#define VT_OP(e, n, r, u, p) [VT_OP_##e] = sizeof(n) - 1,
+#include "core/trace/ops.def"
+#undef VT_OP
+};
+
+static int find_op(const char *s, size_t len)
+{
+	for (int i = 0; i < VT_OP__NR; i++)
+		if (op_len[i] == len && name_is(s, len, op_name[i]))
+			return i;
 	return -1;
 }
 
@@ -307,16 +447,14 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 	uint64_t v;
 	int op = -1, ret;
 
-	memset(ev, 0, sizeof(*ev));
-	ev->cpu = -1;
+	*ev = (struct vt_event){ .cpu = -1 };	/* stores, not a rep stos */
 	if (!cursor_expect(&c, '{'))
 		return 0;
 	do {
 		int k;
 
-		if (!cursor_plain_string(&c, &s, &len) || !cursor_expect(&c, ':'))
-			return 0;
-		k = key_of(s, len);
+		cursor_skip_ws(&c);
+		k = cursor_key(&c);
 		if (k < 0 || (seen & (1u << k)))
 			return 0;
 		seen |= 1u << k;
@@ -324,7 +462,7 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 		case F_OP:
 			if (!cursor_plain_string(&c, &s, &len))
 				return 0;
-			op = find_name(s, len, vt_op_names, VT_OP__NR);
+			op = find_op(s, len);
 			if (op < 0)
 				return 0;
 			break;

@@ -110,33 +110,57 @@ static int ref_take_at(uint64_t a, uint64_t size)
 
 static uint64_t walked;
 
-static void walk(const struct vt_va_free *f, uint32_t t, uint64_t *max)
+/* end - ALIGN(start, 2^shift) in 4 KiB units rounded up, saturated: what
+ * va_free.c keeps per alignment class, computed apart */
+static uint32_t ref_aligned(uint64_t s, uint64_t e, unsigned int shift)
 {
+	uint64_t a = (s + (1ull << shift) - 1) & ~((1ull << shift) - 1), u;
+
+	if (a < s || a >= e)
+		return 0;
+	u = (e - a + 4095) / 4096;
+	return u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+}
+
+static void walk(const struct vt_va_free *f, uint32_t t, uint64_t *max,
+		 uint32_t *amax)
+{
+	uint32_t al[VT_VA_ALIGN_CLASSES] = { 0 }, ar[VT_VA_ALIGN_CLASSES] = { 0 };
 	uint64_t l = 0, r = 0;
 
 	if (!t)
 		return;
-	walk(f, f->n[t].l, &l);
+	walk(f, f->n[t].l, &l, al);
 	if (walked < nref) {
 		TEST_ASSERT_EQ("range start", f->n[t].start, ref[walked].start);
 		TEST_ASSERT_EQ("range end", f->n[t].end, ref[walked].end);
 	}
 	walked++;
-	walk(f, f->n[t].r, &r);
+	walk(f, f->n[t].r, &r, ar);
 	*max = f->n[t].end - f->n[t].start;
 	if (l > *max)
 		*max = l;
 	if (r > *max)
 		*max = r;
 	TEST_ASSERT_EQ("subtree max", f->n[t].max, *max);
+	for (unsigned int k = 0; k < VT_VA_ALIGN_CLASSES; k++) {
+		uint32_t v = ref_aligned(f->n[t].start, f->n[t].end,
+					 VT_VA_ALIGN_SHIFT0 + k);
+
+		v = al[k] > v ? al[k] : v;
+		amax[k] = ar[k] > v ? ar[k] : v;
+		if (f->aclasses & (1u << k))
+			TEST_ASSERT_EQ("aligned subtree max", f->amax[t][k], amax[k]);
+	}
 }
 
 static void same(const struct vt_va_free *f)
 {
+	uint32_t amax[VT_VA_ALIGN_CLASSES];
 	uint64_t max = 0;
 
 	walked = 0;
-	walk(f, f->root, &max);
+	walk(f, f->root, &max, amax);
 	TEST_ASSERT_EQ("ranges", walked, nref);
 	TEST_ASSERT_EQ("nr", f->nr, nref);
 }
@@ -206,6 +230,75 @@ static void test_random(uint64_t seed)
 	vt_va_free_release(&f);
 }
 
+/*
+ * The alignment classes: 2,000 holes of three pages one page past a
+ * 1 MiB boundary's multiple of six pages, which no 1 MiB-aligned request
+ * fits: the first such search visits them all and keeps the class (and
+ * 32 KiB's later), then random fits, frees and takes at an address, each
+ * checked against the reference with every kept class's augmentation.
+ */
+static void test_classes(uint64_t seed)
+{
+	const uint64_t base = 0xffff800000000000ull, page = 4096,
+		       top = base + (1ull << 32);
+	struct vt_va_free f;
+	uint64_t a, b;
+
+	rnd_s = seed;
+	vt_va_free_init(&f);
+	nref = nlive = 0;
+	TEST_ASSERT_EQ("add", vt_va_free_add(&f, base, top), 0);
+	ref_add(base, top);
+	TEST_ASSERT_EQ("first page", vt_va_free_take_at(&f, base, page), 0);
+	ref_take_at(base, page);
+	for (int i = 0; i < 4000; i++) {
+		TEST_ASSERT_EQ("fill", vt_va_free_take_lowest(&f, 3 * page, page, base,
+							       top, &a), 0);
+		ref_lowest(3 * page, page, base, top, &b);
+		if (i % 2 == 0)
+			live[nlive++] = (struct range){ a, a + 3 * page };
+	}
+	for (uint64_t i = 0; i < nlive; i++) {
+		vt_va_free_add(&f, live[i].start, live[i].end);
+		ref_add(live[i].start, live[i].end);
+	}
+	nlive = 0;
+	same(&f);
+	for (int step = 0; step < 3000 && !test_failures; step++) {
+		unsigned int what = rnd() % 100;
+		uint64_t size = rr(1, 3) * page;
+		uint64_t align = chance(40) ? 1ull << 20 : chance(50) ? 1ull << 15 : page;
+
+		if (what < 50 && nlive < (1 << 15)) {
+			int x = vt_va_free_take_lowest(&f, size, align, base, top, &a);
+			int y = ref_lowest(size, align, base, top, &b);
+
+			TEST_ASSERT_EQ("take_lowest", x, y);
+			if (!x && !y) {
+				TEST_ASSERT_EQ("lowest address", a, b);
+				live[nlive++] = (struct range){ a, a + size };
+			}
+		} else if (what < 60 && nlive < (1 << 15)) {
+			uint64_t at = base + rr(0, 30000) * page;
+			int x = vt_va_free_take_at(&f, at, size), y = ref_take_at(at, size);
+
+			TEST_ASSERT_EQ("take_at", x, y);
+			if (!x && !y)
+				live[nlive++] = (struct range){ at, at + size };
+		} else if (nlive) {
+			uint64_t i = rnd() % nlive;
+
+			TEST_ASSERT_EQ("give back", vt_va_free_add(&f, live[i].start, live[i].end), 0);
+			ref_add(live[i].start, live[i].end);
+			live[i] = live[--nlive];
+		}
+		same(&f);
+	}
+	TEST_ASSERT_VAL("the 1 MiB class is kept",
+			f.aclasses & (1u << (20 - VT_VA_ALIGN_SHIFT0)));
+	vt_va_free_release(&f);
+}
+
 /* Was quadratic: 200,000 one-page holes, then as many fits and frees. */
 static void test_holes(void)
 {
@@ -239,6 +332,8 @@ int main(void)
 {
 	for (uint64_t seed = 1; seed <= 8 && !test_failures; seed++)
 		test_random(seed);
+	for (uint64_t seed = 1; seed <= 2 && !test_failures; seed++)
+		test_classes(seed);
 	test_holes();
 	return test_result("va-free");
 }
