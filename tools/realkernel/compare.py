@@ -703,9 +703,16 @@ class Comparison:
                           "imported+replayed %s at %s, block_maps %d, table_walks %d"
                           % (j, i, fmt(ks), r["va"], kb, kw, fmt(ms), m["va"], mb, mw))
             k += 1
+        # the whole run must come back: every operation, and each explicit purge once (the
+        # drain worker's are the engine's own, not imported)
         for i, r in kres:
             if i not in seen and r["op"] != "purge":
                 self.rt["dropped"][r["op"]] += 1
+                self.fail(i, r["op"], "round trip", "kernel operation at %s is not in the import" % r["va"])
+        kp = sum(1 for _, r in kres if r["op"] == "purge")
+        ip = sum(1 for ev in ievents if ev["op"] == "purge")
+        if kp != ip:
+            self.fail(-1, "purge", "round trip", "the kernel ran %d explicit purges, the import has %d" % (kp, ip))
 
     def finish(self):
         for line in self.errors:
