@@ -539,7 +539,8 @@ static bool purge_parent_explicit(const char *parent)
 {
 	/* vm_unmap_aliases() and vm_reset_perms() of VM_FLUSH_RESET_PERMS;
 	 * gcc's clones keep the name before a '.' (6.1's
-	 * "_vm_unmap_aliases.part.0") */
+	 * "_vm_unmap_aliases.part.0"), an offset follows a '+' (strchr()
+	 * finds the terminating NUL too: the name alone) */
 	static const char name[] = "_vm_unmap_aliases";
 
 	return parent && !strncmp(parent, name, sizeof(name) - 1) &&

@@ -260,8 +260,9 @@ SERIES_TEXT = {
     "6.12": "Debian 12's backported 6.12 arm64 kernel, the `--kernel=v6.12` generation's own kernel.",
     "6.1": "Debian 12's own kernel (`linux-image-6.1.0-N-arm64-unsigned`, the newest N), compared with "
            "`--kernel=v6.1`: v6.12's engine values (eager barriers, no vmap CONT, order-0 vmalloc "
-           "pages, a per-page kernel flush, per-page vfree) with 6.1's 128 MiB modules region and "
-           "vmap-block dirty range that is never reset (docs/model.md).",
+           "pages, a per-page kernel flush, per-page vfree) with 6.1's 128 MiB modules region, its "
+           "VMALLOC_END (256 MiB below its VMEMMAP_START) and vmap-block dirty range that is never "
+           "reset (docs/model.md).",
     "7.2": "Debian unstable's 7.2 arm64 kernel (the newest 7.2.y; read through a private apt "
            "configuration, nothing installed), compared with `--kernel=v7.2`, its own generation.",
     "unstable": "Whatever kernel Debian unstable carries, compared with `--kernel=v7.2`, the newest release generation.",
@@ -383,8 +384,9 @@ def roundtrip(c, w, mopts, series):
     w("address and leaf shape the probe module walked, and the block maps and table walks ftrace")
     w("counted in the same boot.")
     w("")
-    w("* imported events: %d; operations whose address, shape, block maps and walks match the kernel: %d" % (
-        rt["imported"], rt["matched"]))
+    w("* imported events: %d, of them %d explicit purges (no address to compare); operations whose "
+      "address, shape, block maps and walks match the kernel: %d" % (
+        rt["imported"], rt.get("purges", 0), rt["matched"]))
     w("* kernel operations not in the import: %s" % (
         ", ".join("%s %d" % kv for kv in sorted(rt["dropped"].items())) or "none"))
     w("* importer warnings:")
