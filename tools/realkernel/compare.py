@@ -719,9 +719,36 @@ class Comparison:
         if kp != ip:
             self.fail(-1, "purge", "round trip", "the kernel ran %d explicit purges, the import has %d" % (kp, ip))
 
+    def geometry(self):
+        """The model's vmalloc range is the booted kernel's: VMALLOC_START and VMALLOC_END as
+        the module's info line reports them (generation, VA size: --modules-region and
+        --vmalloc-end), tried with one-page vmallocs at and just past each end under
+        --use-trace-va (the page and its guard page must fit exactly)."""
+        v, out = self.a.get("vmaptool"), self.a.get("out")
+        if not v or not out or "vmalloc_start" not in self.info or "vmalloc_end" not in self.info:
+            return
+        start, end = int(self.info["vmalloc_start"], 16), int(self.info["vmalloc_end"], 16)
+        path = out + "/geometry.json"
+        fails = self.fails
+        for va, fits, what in ((start, True, "VMALLOC_START"), (start - 4096, False, "below VMALLOC_START"),
+                               (end - 8192, True, "the last page below VMALLOC_END"),
+                               (end - 4096, False, "past VMALLOC_END")):
+            with open(path, "w") as f:
+                json.dump({"format": "vmaptool-trace", "version": 1, "events": [
+                    {"op": "vmalloc", "id": 1, "size": 4096, "va": "0x%x" % va}]}, f)
+            p = subprocess.run([v, "replay", "-q"] + self.model_opts() + [
+                                "--use-trace-va", "-o", "/dev/null", path], capture_output=True, text=True)
+            if (p.returncode == 0) != fits:
+                self.fail(-1, "geometry", "vmalloc range",
+                          "a page at 0x%x (%s of the kernel's 0x%x..0x%x) %s in the model" % (
+                              va, what, start, end, "does not fit" if fits else "fits"))
+        if self.fails == fails:
+            self.geometry_checked = (start, end)
+
     def finish(self):
         for line in self.errors:
             self.fail(-1, "?", "module", line)
+        self.geometry()
         self.round_trip()
         known = self.known()
         used = set()
@@ -747,6 +774,9 @@ class Comparison:
             n, self.fails, sum(self.explained.values()),
             ", ".join("%s %d" % kv for kv in sorted(self.explained.items())) or "none")
         print("realkernel: " + summary)
+        if getattr(self, "geometry_checked", None):
+            print("realkernel: vmalloc range 0x%x..0x%x: the model's under the same options" %
+                  self.geometry_checked)
         if self.rt["imported"]:
             print("realkernel: import round trip: %d imported events (%d explicit purges), %d match the "
                   "kernel's address, shape, block maps and walks; "

@@ -79,6 +79,10 @@ def write(c, path, summary, known):
     w("  the `vmalloc:purge_vmap_area_lazy` tracepoint against `purges`.")
     w("* A lazy drain the operation triggered (`drain_vmap_work`, flushed by the module in a")
     w("  bracket of its own) against the model's triggered `purge` line.")
+    w("* **vmalloc range**: the booted kernel's VMALLOC_START and VMALLOC_END (the module's")
+    w("  `info`) against the model's under the same options: a one-page vmalloc at each end fits")
+    w("  under `--use-trace-va`, one a page past either end does not (%s)." % (
+        "checked: the same range" if getattr(c, "geometry_checked", None) else "not the same: see the differences"))
     w("")
     w("## Per operation")
     w("")
