@@ -150,6 +150,7 @@ struct arm64_mm_opts {
 	bool vmap_cont;		/* v6.16+: arch_vmap_pte_range_map_size() etc. */
 	bool flush_per_page;	/* v6.12 flush_tlb_kernel_range(): no range ops */
 	bool modules_128m;	/* 6.1: MODULES_VSIZE = SZ_128M, not SZ_2G */
+	bool vmalloc_end_256m;	/* 6.1: VMALLOC_END = VMEMMAP_START - SZ_256M */
 };
 
 struct arm64_mm {

@@ -268,6 +268,14 @@ int arm64_mm_init(struct arm64_mm *mm, unsigned int ps, unsigned int va,
 	 * KIMAGE_VADDR = VMALLOC_START sits 128 MiB above MODULES_VADDR */
 	if (o->modules_128m)
 		mm->g.vmalloc_start = mm->g.modules_vaddr + (128ull << 20);
+	/* 6.1's VMEMMAP_START = -(1 << (VA_BITS - VMEMMAP_SHIFT)), VMEMMAP_SHIFT
+	 * = PAGE_SHIFT - STRUCT_PAGE_MAX_SHIFT (6), and VMALLOC_END =
+	 * VMEMMAP_START - SZ_256M (asm/memory.h, pgtable.h, unifreq/linux-6.1.y
+	 * @ 525d1212a677) */
+	if (o->vmalloc_end_256m) {
+		mm->g.vmemmap_start = 0 - (1ull << (va - (ps - 6)));
+		mm->g.vmalloc_end = mm->g.vmemmap_start - (256ull << 20);
+	}
 	/* Simulated table pages live at PA 2^46 upwards: their addresses only
 	 * link descriptors to arrays and never alias a trace's pfns in a
 	 * translation (table descriptors are never leaves). */
@@ -275,6 +283,12 @@ int arm64_mm_init(struct arm64_mm *mm, unsigned int ps, unsigned int va,
 	err = arm64_table_alloc(mm, 0, &mm->pgd);
 	if (!err && !o->initial_empty)
 		err = arm64_booted_tables(mm);
+	/* 6.1's fixmap sits between VMALLOC_END and VMEMMAP_START (FIXADDR_TOP
+	 * = VMEMMAP_START - SZ_32M): early_fixmap_init() (arch/arm64/mm/mmu.c)
+	 * populates the tables down to the PMD table holding it, which the
+	 * entries over the top of the vmalloc area share */
+	if (!err && !o->initial_empty && o->vmalloc_end_256m)
+		err = booted_chain(mm, mm->g.vmemmap_start - (32ull << 20) - 1);
 	if (err)
 		arm64_mm_release(mm);
 	return err;

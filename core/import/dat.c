@@ -33,6 +33,10 @@ struct dat_ctx {
 	int cache_kind[64];
 	struct tep_format_field *cache_fields[64][KEV_MAX_FIELDS];
 	struct tep_format_field *cache_probe_ip[64];
+	/* a kretprobe's format has __probe_func and __probe_ret_ip, where a
+	 * kprobe's has __probe_ip */
+	struct tep_format_field *cache_ret_ip[64];
+	bool cache_ret[64];
 	int ncache;
 };
 
@@ -73,13 +77,19 @@ static int dat_lookup(struct dat_ctx *c, struct tep_event *ev)
 	i = c->ncache++;
 	c->cache_id[i] = ev->id;
 	pip = tep_find_field(ev, "__probe_ip");
+	c->cache_ret_ip[i] = NULL;
+	c->cache_ret[i] = false;
+	if (!pip && (pip = tep_find_field(ev, "__probe_func"))) {
+		c->cache_ret[i] = true;
+		c->cache_ret_ip[i] = tep_find_field(ev, "__probe_ret_ip");
+	}
 	c->cache_probe_ip[i] = pip;
 	kind = -1;
 	if (!strcmp(ev->name, "function") && ev->system &&
 	    !strcmp(ev->system, "ftrace"))
 		kind = KEV_FUNCTION;
 	else if (!pip)
-		kind = vt_im_kind_of(ev->name, NULL);
+		kind = vt_im_kind_of(ev->name, NULL, false);
 	if (kind >= 0 && !pip && vt_im_kev_descs[kind].kprobe)
 		kind = -1;
 	(void)sym;
@@ -137,7 +147,7 @@ static int dat_cb(struct tracecmd_input *h, struct tep_record *r, int cpu,
 		const char *sym = tep_find_function(c->tep, v);
 
 		if (sym)
-			kind = vt_im_kind_of(ev->name, sym);
+			kind = vt_im_kind_of(ev->name, sym, c->cache_ret[ci]);
 		if (kind >= 0) {
 			c->cache_kind[ci] = kind;
 			for (j = 0; j < KEV_MAX_FIELDS; j++)
@@ -169,6 +179,12 @@ static int dat_cb(struct tracecmd_input *h, struct tep_record *r, int cpu,
 			k.parent = pbuf;
 		}
 	} else {
+		/* a kretprobe: the function it returned to */
+		if (c->cache_ret_ip[ci] && dat_read_field(r, c->cache_ret_ip[ci], &v) &&
+		    !(k.parent = tep_find_function(c->tep, v)) && im->opts.symbolize) {
+			snprintf(pbuf, sizeof(pbuf), "0x%" PRIx64, v);
+			k.parent = pbuf;
+		}
 		for (j = 0; j < KEV_MAX_FIELDS; j++)
 			if (dat_read_field(r, c->cache_fields[ci][j], &k.f[j]))
 				k.have |= 1u << j;

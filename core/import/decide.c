@@ -693,6 +693,9 @@ static void build_warnings(struct vt_import *im)
 	if (s->alloc_failed)
 		vt_im_warnf(im, "%" PRIu64 " failed alloc_vmap_area ignored",
 			    s->alloc_failed);
+	if (s->alloc_va_unpaired)
+		vt_im_warnf(im, "%" PRIu64 " kp/alloc_va entry or return without the other ignored (a kretprobe misses returns when more calls run at once than its maxactive)",
+			    s->alloc_va_unpaired);
 	if (s->never_mapped)
 		vt_im_warnf(im, "%" PRIu64 " area(s) whose mapping was not recorded (no __vmap_pages_range_noflush / vmap_range_noflush kprobe, or get_vm_area users) dropped",
 			    s->never_mapped);
@@ -784,7 +787,7 @@ int vt_im_finish(struct vt_import *im, struct vt_error *err)
 				    im->sum.bad_lines ?
 				    " (not an ftrace or trace-cmd recording)" : "");
 	if (!im->sum.alloc_vmap_area && !im->sum.free_vmap_area)
-		vt_im_warnf(im, "no vmalloc:alloc_vmap_area or free_vmap_area_noflush events: nothing to reconstruct (see docs/recording.md)");
+		vt_im_warnf(im, "no vmalloc:alloc_vmap_area or free_vmap_area_noflush events (nor, before 6.2, the kp/alloc_va and kp/free_va kprobes): nothing to reconstruct (see docs/recording.md)");
 	rc = finish(im, err);
 	if (rc < 0)
 		return rc;

@@ -89,6 +89,7 @@ struct vt_import_summary {
 
 	/* kernel events used */
 	uint64_t alloc_vmap_area, alloc_failed;
+	uint64_t alloc_va_unpaired;	/* kp/alloc_va(_ret) without the other */
 	uint64_t free_vmap_area;
 	uint64_t purge_tp;
 	uint64_t page_alloc, page_free;

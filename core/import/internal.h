@@ -54,6 +54,14 @@ enum kev_kind {
 	KP_BULK,		/* alloc_pages_bulk_noprof */
 	KP_FREE_PAGES,		/* __free_pages */
 	KP_VMALLOC_NODE,	/* __vmalloc_node_range(_noprof): the caller's size */
+	/*
+	 * Before 6.2 (no vmalloc:* tracepoints): kprobes in their place,
+	 * used only while no vmalloc:* tracepoint has been seen
+	 */
+	KP_ALLOC_VA,		/* alloc_vmap_area() entry: its arguments */
+	KP_ALLOC_VA_RET,	/* its return: the area */
+	KP_FREE_VA,		/* free_vmap_area_noflush() entry: va->va_start */
+	KP_PURGE_RET,		/* __purge_vmap_area_lazy() return */
 	KEV_FUNCTION,		/* ftrace:function */
 	KEV__NR
 };
@@ -73,6 +81,7 @@ struct kev_desc {
 	const char *fields[KEV_MAX_FIELDS];
 	const char *dat_fields[KEV_MAX_FIELDS];
 	unsigned int required;	/* bit mask over fields */
+	bool ret;		/* a kretprobe: the return of sym */
 };
 
 extern const struct kev_desc vt_im_kev_descs[KEV__NR];
@@ -86,7 +95,9 @@ struct kev {
 	uint64_t f[KEV_MAX_FIELDS];
 	unsigned int have;		/* bit mask of fields read */
 	bool irq;			/* in hardirq or softirq context */
-	const char *func, *parent;	/* KEV_FUNCTION */
+	/* KEV_FUNCTION: the function and its caller; a kretprobe: parent
+	 * is the function it returned to (the call site's symbol) */
+	const char *func, *parent;
 	unsigned long line;
 };
 
@@ -166,6 +177,9 @@ struct task {
 	const char *pend_caller;	/* parent of __vmalloc_node_range */
 	bool pend_huge;
 	uint64_t pend_size;	/* its size argument (kp/vmalloc_node), 0: none */
+	/* kp/alloc_va's size, align, vstart, vend, for kp/alloc_va_ret */
+	uint64_t pend_va[4];
+	bool pend_va_set;
 	long purge_slot;	/* purge in progress */
 	bool purge_from_func;
 	bool in_vmr;		/* inside vm_map_ram() (function tracer) */
@@ -237,6 +251,9 @@ struct vt_import {
 	uint64_t unknown_counts[MAX_UNKNOWN_NAMES];
 	bool oom;
 	bool ran;
+	/* a vmalloc:* tracepoint was seen (kept across the passes): the
+	 * kprobes that stand in for them before 6.2 are not used */
+	bool va_tracepoints;
 	struct vt_page_run *runs;	/* scratch: the page runs of one event */
 	size_t nruns, runs_cap;
 	char *meta;
@@ -250,8 +267,9 @@ struct vt_import {
 void vt_im_handle(struct vt_import *im, const struct kev *k);
 /* Count a record of an event the importer does not use. */
 void vt_im_count_unknown(struct vt_import *im, const char *name);
-/* The kind of the event @name (or of the kprobe on @sym), or -1. */
-int vt_im_kind_of(const char *name, const char *sym);
+/* The kind of the event @name (or of the kprobe on @sym, a kretprobe if
+ * @ret), or -1. */
+int vt_im_kind_of(const char *name, const char *sym, bool ret);
 /* The front ends: read every record and hand it to vt_im_handle(). */
 int vt_im_text_run(struct vt_import *im, struct vt_error *err);
 int vt_im_dat_run(struct vt_import *im, struct vt_error *err);

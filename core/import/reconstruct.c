@@ -78,6 +78,23 @@ const struct kev_desc vt_im_kev_descs[KEV__NR] = {
 	 * before 6.10: found by the event name, the symbol differs */
 	[KP_VMALLOC_NODE] = { { "vmalloc_node" }, "__vmalloc_node_range_noprof",
 		true, { "size" }, { NULL }, 0x1 },
+	/*
+	 * Before 6.2, in place of the vmalloc:* tracepoints (docs/recording.md):
+	 * 6.1's alloc_vmap_area(size, align, vstart, vend, node, gfp_mask) at
+	 * its entry, and at its return the area, va->va_start first in struct
+	 * vmap_area (a kretprobe reads no $argN in 6.1: parse_probe_vars(),
+	 * kernel/trace/trace_probe.c); free_vmap_area_noflush(va) at its entry;
+	 * the return of __purge_vmap_area_lazy(start, end), which tells a
+	 * purge's caller (mm/vmalloc.c, unifreq/linux-6.1.y @ 525d1212a677)
+	 */
+	[KP_ALLOC_VA] = { { "alloc_va" }, "alloc_vmap_area", true,
+		{ "size", "align", "vstart", "vend" }, { NULL }, 0xf },
+	[KP_ALLOC_VA_RET] = { { "alloc_va_ret" }, "alloc_vmap_area", true,
+		{ "va", "va_start" }, { NULL }, 0x1, true },
+	[KP_FREE_VA] = { { "free_va" }, "free_vmap_area_noflush", true,
+		{ "va_start" }, { NULL }, 0x1 },
+	[KP_PURGE_RET] = { { "purge_ret" }, "__purge_vmap_area_lazy", true,
+		{ "ret" }, { NULL }, 0, true },
 	[KEV_FUNCTION] = { { "function" }, NULL, false, { NULL }, { NULL },
 		0 },
 };
@@ -520,8 +537,14 @@ static void on_vmap_range(struct vt_import *im, struct task *t,
 
 static bool purge_parent_explicit(const char *parent)
 {
-	/* vm_unmap_aliases() and vm_reset_perms() of VM_FLUSH_RESET_PERMS */
-	return parent && !strcmp(parent, "_vm_unmap_aliases");
+	/* vm_unmap_aliases() and vm_reset_perms() of VM_FLUSH_RESET_PERMS;
+	 * gcc's clones keep the name before a '.' (6.1's
+	 * "_vm_unmap_aliases.part.0"), an offset follows a '+' (strchr()
+	 * finds the terminating NUL too: the name alone) */
+	static const char name[] = "_vm_unmap_aliases";
+
+	return parent && !strncmp(parent, name, sizeof(name) - 1) &&
+	       strchr(".+", parent[sizeof(name) - 1]);
 }
 
 /*
@@ -611,15 +634,92 @@ static void on_function(struct vt_import *im, struct task *t,
 			if (t->purge_slot >= 0)
 				vt_im_slot_at(im, t->purge_slot)->drop = true;
 		}
-		if (t->purge_slot >= 0 && p) {
+		/* "[unknown/kretprobe'd]": a kretprobe (kp/purge_ret) took
+		 * the return address, and it names the caller instead */
+		if (t->purge_slot >= 0 && p && p[0] != '[') {
 			vt_im_slot_at(im, t->purge_slot)->drop =
 				!purge_parent_explicit(p);
 			t->purge_from_func = true;
 		}
 	} else if (!strcmp(f, "__free_pages") && p && t->collect >= 0 &&
-		   !k->irq &&
-		   strcmp(p, "vfree") && strcmp(p, "__free_page")) {
+		   !k->irq && strcmp(p, "vfree") && strcmp(p, "__free_page") &&
+		   strcmp(p, "__vunmap")) {
+		/* vfree's own loop: in vfree() (6.12), in __vunmap() (6.1,
+		 * mm/vmalloc.c, unifreq/linux-6.1.y @ 525d1212a677) */
 		t->skip_next_free = true;
+	}
+}
+
+/*
+ * kp/alloc_va_ret: the return of alloc_vmap_area(), with the arguments
+ * its entry (kp/alloc_va) left in the task: one vmalloc:alloc_vmap_area
+ * as 6.2+ emits it, after the area is inserted.  An ERR_PTR() (the last
+ * MAX_ERRNO values) is a failed allocation, whose va_start was not read.
+ */
+static void on_alloc_va_ret(struct vt_import *im, struct task *t,
+			    const struct kev *k)
+{
+	struct kev a = *k;
+
+	if (!t->pend_va_set) {
+		im->sum.alloc_va_unpaired++;
+		return;
+	}
+	t->pend_va_set = false;
+	a.kind = KEV_ALLOC_VA;
+	a.f[5] = k->f[0] >= (uint64_t)-4095;
+	if (!a.f[5] && !(k->have & 2)) {
+		im->sum.bad_fields++;
+		return;
+	}
+	a.f[0] = k->f[1];
+	memcpy(&a.f[1], t->pend_va, sizeof(t->pend_va));
+	a.have = 0x3f;
+	on_alloc_va(im, t, &a);
+}
+
+/*
+ * kp/purge_ret: the end of a purge, as vmalloc:purge_vmap_area_lazy.  The
+ * kretprobe names the function __purge_vmap_area_lazy() returned to,
+ * which tells an explicit purge (_vm_unmap_aliases) from the drain
+ * worker's (drain_vmap_area_work); the function tracer cannot, its parent
+ * is "[unknown/kretprobe'd]".
+ */
+static void on_purge_ret(struct vt_import *im, struct task *t,
+			 const struct kev *k)
+{
+	char pbuf[160];
+	const char *p = symbolize_name(im, k->parent, true, pbuf, sizeof(pbuf));
+
+	purge_begin(im, t, k);
+	if (t->purge_slot >= 0 && symbol_ok(p))
+		vt_im_slot_at(im, t->purge_slot)->drop = !purge_parent_explicit(p);
+	vt_im_purge_end(im, t);
+}
+
+/* The kprobes that stand in for the vmalloc:* tracepoints before 6.2. */
+static void on_va_kprobe(struct vt_import *im, struct task *t,
+			 const struct kev *k)
+{
+	im->sum.kprobes++;
+	if (im->va_tracepoints)
+		return;		/* the tracepoints say it (6.2+) */
+	switch (k->kind) {
+	case KP_ALLOC_VA:
+		if (t->pend_va_set)
+			im->sum.alloc_va_unpaired++;
+		memcpy(t->pend_va, k->f, sizeof(t->pend_va));
+		t->pend_va_set = true;
+		break;
+	case KP_ALLOC_VA_RET:
+		on_alloc_va_ret(im, t, k);
+		break;
+	case KP_FREE_VA:
+		on_free_va(im, t, k);
+		break;
+	default:
+		on_purge_ret(im, t, k);
+		break;
 	}
 }
 
@@ -633,12 +733,15 @@ void vt_im_handle(struct vt_import *im, const struct kev *k)
 		im->sum.records++;
 	switch (k->kind) {
 	case KEV_ALLOC_VA:
+		im->va_tracepoints = true;
 		on_alloc_va(im, t, k);
 		break;
 	case KEV_FREE_VA:
+		im->va_tracepoints = true;
 		on_free_va(im, t, k);
 		break;
 	case KEV_PURGE_TP:
+		im->va_tracepoints = true;
 		im->sum.purge_tp++;
 		if (k->f[0] != UINT64_MAX)
 			vt_im_see_pointer(im, k->f[0]);
@@ -724,6 +827,12 @@ void vt_im_handle(struct vt_import *im, const struct kev *k)
 		im->sum.kprobes++;
 		t->pend_size = k->f[0];
 		break;
+	case KP_ALLOC_VA:
+	case KP_ALLOC_VA_RET:
+	case KP_FREE_VA:
+	case KP_PURGE_RET:
+		on_va_kprobe(im, t, k);
+		break;
 	case KEV_FUNCTION:
 		on_function(im, t, k);
 		break;
@@ -753,24 +862,30 @@ void vt_im_count_unknown(struct vt_import *im, const char *name)
 	}
 }
 
-/* Find the kind for an event name and, for kprobes, its probed symbol. */
-int vt_im_kind_of(const char *name, const char *sym)
+/*
+ * Find the kind for an event name and, for kprobes, its probed symbol;
+ * @ret: the record is a kretprobe's (a function's entry and its return
+ * are kinds of their own).
+ */
+int vt_im_kind_of(const char *name, const char *sym, bool ret)
 {
 	int i, j;
 
 	if (sym && *sym)
 		for (i = 0; i < KEV__NR; i++)
-			if (vt_im_kev_descs[i].sym && !strcmp(vt_im_kev_descs[i].sym, sym))
+			if (vt_im_kev_descs[i].sym && vt_im_kev_descs[i].ret == ret &&
+			    !strcmp(vt_im_kev_descs[i].sym, sym))
 				return i;
 	for (i = 0; i < KEV__NR; i++)
 		for (j = 0; j < 3 && vt_im_kev_descs[i].names[j]; j++)
-			if (!strcmp(vt_im_kev_descs[i].names[j], name))
+			if (vt_im_kev_descs[i].ret == ret &&
+			    !strcmp(vt_im_kev_descs[i].names[j], name))
 				return i;
 	if (sym && *sym)
 		return -1;
 	for (i = 0; i < KEV__NR; i++)
-		if (vt_im_kev_descs[i].sym && !strcmp(vt_im_kev_descs[i].sym, name))
+		if (vt_im_kev_descs[i].sym && vt_im_kev_descs[i].ret == ret &&
+		    !strcmp(vt_im_kev_descs[i].sym, name))
 			return i;
 	return -1;
 }
-

@@ -521,22 +521,35 @@ static void text_function(char *p, struct kev *k)
 
 /*
  * kprobe location: "(sym+0x0/0x140)" or "(ffff8000803a5b28)"; the symbol
- * (not an address) goes to @sym.  Returns the text after it.
+ * (not an address) goes to @sym.  A kretprobe's is "(caller+0x160/0x240
+ * <- sym)" (print_kretprobe_event(), kernel/trace/trace_kprobe.c): @k
+ * is marked a return, its parent is the caller.  Returns the text after it.
  */
-static char *text_kprobe_sym(char *p, char *sym, size_t sym_sz)
+static char *text_kprobe_sym(char *p, char *sym, size_t sym_sz, struct kev *k,
+			     bool *ret)
 {
-	char *e;
+	char *e, *s, *arrow;
 	uint64_t v;
 
 	sym[0] = '\0';
+	*ret = false;
 	if (*p == '(') {
 		e = strchr(p, ')');
 		if (e) {
-			size_t sl = strcspn(p + 1, "+)");
+			size_t sl;
 
-			if (sl < sym_sz && !parse_num(p + 1, sl, &v) &&
-			    !(sl == 16 && strspn(p + 1, "0123456789abcdef") >= 16)) {
-				memcpy(sym, p + 1, sl);
+			s = p + 1;
+			arrow = strstr(s, " <- ");
+			if (arrow && arrow < e) {
+				*ret = true;
+				s = arrow + 4;
+				p[1 + strcspn(p + 1, "+ ")] = '\0';
+				k->parent = p + 1;
+			}
+			sl = strcspn(s, "+)");
+			if (sl < sym_sz && !parse_num(s, sl, &v) &&
+			    !(sl == 16 && strspn(s, "0123456789abcdef") >= 16)) {
+				memcpy(sym, s, sl);
 				sym[sl] = '\0';
 			}
 			p = e + 1;
@@ -559,6 +572,7 @@ static int text_parse(struct vt_import *im, char *line, struct kev *k,
 	char sym[128];
 	size_t n;
 	int kind, ts;
+	bool ret;
 
 	line[strcspn(line, "\r")] = '\0';
 	p = skip_sp(line);
@@ -598,8 +612,8 @@ static int text_parse(struct vt_import *im, char *line, struct kev *k,
 		text_function(p, k);
 		return 1;
 	}
-	p = text_kprobe_sym(p, sym, sizeof(sym));
-	kind = vt_im_kind_of(name, sym);
+	p = text_kprobe_sym(p, sym, sizeof(sym), k, &ret);
+	kind = vt_im_kind_of(name, sym, ret);
 	if (kind < 0)
 		return 2;	/* an event we do not use */
 	k->kind = kind;

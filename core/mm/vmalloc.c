@@ -724,6 +724,7 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 		.vmap_cont = o->vmap_cont,
 		.flush_per_page = o->flush_per_page,
 		.modules_128m = o->modules_128m,
+		.vmalloc_end_256m = o->vmalloc_end_256m,
 	};
 	uint64_t vm_pages;
 	int err;

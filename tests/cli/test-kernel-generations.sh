@@ -10,6 +10,9 @@
 #    128 MiB;
 #  - --vb-dirty=keep (v6.1): _vm_unmap_aliases() flushes a vmap block's
 #    dirty range again on every call;
+#  - --vmalloc-end=256m (v6.1): VMALLOC_END = VMEMMAP_START - SZ_256M with
+#    6.1's VMEMMAP_START, 0xfffffbfff0000000 at 4K/48 (the 6.1.0-57
+#    harness boot's vend), and the fixmap's tables over the top of the area;
 #  - map_mem() over a live CONT-PMD block BUG()s under the linear-map
 #    versions whose pgattr_change_is_safe() still forbids touching a live
 #    CONT entry, and is declined without a store under linear-new.
@@ -110,6 +113,30 @@ for v, rc in (("linear-old", 3), ("linear-p1", 3), ("linear-p1p2", 3),
         m = json.loads(p.stdout)["traces"][0]["strategies"][0]["metrics"]
         check("linear-new stores nothing for the declined block",
               m["pmd_writes"], 16)
+
+# 6. 6.1's VMALLOC_END: a vmalloc of the area's last page (and its guard
+# page) at the trace's va.  Under 6.1's layout the fixmap's PUD and PMD
+# tables are there (early_fixmap_init()), so it takes a PTE table only; the
+# 6.12 layout has nothing there (3 tables); a page above 6.1's VMALLOC_END
+# is outside the area under v6.1 (exit 3), inside under v6.12.
+trace = os.path.join(DATA, "vmalloc-end.json")
+for opts, tables in ((["--kernel=v6.1"], 1), (["--vmalloc-end=256m"], 1),
+                     (["--kernel=v6.12"], 3), (["--modules-region=128m"], 3),
+                     (["--kernel=v6.1", "--vmalloc-end=8m"], 3), ([], 3)):
+    ev = per_event(trace, "--use-trace-va", *opts)
+    check("tables for the top page with %s" % " ".join(opts),
+          ev[0]["metrics"]["tables_allocated"], tables)
+with open(trace) as f:
+    above = f.read().replace("0xfffffbffefffe000", "0xfffffbfffffff000")
+above_path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "vt-vmalloc-end-%d.json" % os.getpid())
+with open(above_path, "w") as f:
+    f.write(above)
+for opts, rc in ((["--kernel=v6.1"], 3), (["--kernel=v6.12"], 0)):
+    p = subprocess.run([BIN, "replay", "--use-trace-va", "-o", "/dev/null",
+                        "--strategy=zigzag"] + opts + [above_path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check("a page above 6.1's VMALLOC_END with %s" % " ".join(opts), p.returncode, rc)
+os.unlink(above_path)
 
 print("%d checks passed, %d failed" % (passes, fails))
 raise SystemExit(1 if fails else 0)

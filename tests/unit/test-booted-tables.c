@@ -9,7 +9,12 @@
  * with the PGD alone.  The expectations were worked out by hand for every
  * Kconfig-valid geometry from asm/memory.h (VMEMMAP_START = -SZ_1G -
  * VMEMMAP_SIZE, VMALLOC_END = VMEMMAP_START - SZ_8M) and the level shifts;
- * nothing below asks the code under test for them.
+ * nothing below asks the code under test for them.  Under 6.1's layout
+ * (--modules-region=128m --vmalloc-end=256m, as --kernel=v6.1 sets):
+ * VMALLOC_START = MODULES_VADDR + SZ_128M, VMEMMAP_START = -(1 << (VA_BITS
+ * - VMEMMAP_SHIFT)), VMALLOC_END = VMEMMAP_START - SZ_256M, and one chain
+ * more, over the fixmap (FIXADDR_TOP = VMEMMAP_START - SZ_32M,
+ * early_fixmap_init()), whose entry holds the top of the vmalloc area.
  */
 #include <string.h>
 
@@ -54,6 +59,24 @@ static const struct booted_case cases[] = {
 	  0xffff840080000000ull, 1 },
 };
 
+/* 6.1's layout (the values the 6.1.0-57 harness boot reports at 4K/48:
+ * vmalloc_start=0xffff800008000000 vmalloc_end=0xfffffbfff0000000) */
+static const struct booted_case cases61[] = {
+	/* 4K/39: PGD, image PMD (with the modules), vmemmap PMD, fixmap PMD */
+	{ 12, 39, 4, 0xffffffc008000000ull, 0xfffffffe00000000ull,
+	  0xffffffc048000000ull, 1 },
+	/* 4K/48: PGD, PUD + PMD (image, modules), PUD + PMD (vmemmap), PUD +
+	 * PMD (fixmap: PGD entry 503, the vmemmap's is 504) */
+	{ 12, 48, 7, 0xffff800008000000ull, 0xfffffc0000000000ull,
+	  0xffff800048000000ull, 1 },
+	/* 16K/47: PGD (64 GiB entries), image, vmemmap and fixmap PMD tables */
+	{ 14, 47, 4, 0xffffc00008000000ull, 0xffffff8000000000ull,
+	  0xffffc01008000000ull, 1 },
+	/* 64K/48: PGD (4 TiB entries): the vmemmap and the fixmap share one */
+	{ 16, 48, 3, 0xffff800008000000ull, 0xffffffc000000000ull,
+	  0xffff840008000000ull, 1 },
+};
+
 /* The descriptor at depth d over va, or 0 when a table above is missing. */
 static uint64_t entry(const struct arm64_mm *mm, int d, uint64_t va)
 {
@@ -71,14 +94,18 @@ static uint64_t entry(const struct arm64_mm *mm, int d, uint64_t va)
 	return mm->tbl[tid][arm64_index(&mm->g, d, va)];
 }
 
-static void check(const struct booted_case *c)
+static void check(const struct booted_case *c, bool v61)
 {
-	struct arm64_mm_opts booted = { 0 }, empty = { .initial_empty = true };
+	struct arm64_mm_opts booted = { .modules_128m = v61, .vmalloc_end_256m = v61 };
+	struct arm64_mm_opts empty = { .initial_empty = true, .modules_128m = v61,
+				       .vmalloc_end_256m = v61 };
+	uint64_t gap = v61 ? 256ull << 20 : 8ull << 20;
 	struct arm64_mm mm;
 	char what[96];
 	int pd;
 
-	snprintf(what, sizeof(what), "%uK/%u", 1u << (c->ps - 10), c->va);
+	snprintf(what, sizeof(what), "%uK/%u%s", 1u << (c->ps - 10), c->va,
+		 v61 ? " (6.1)" : "");
 	if (arm64_mm_init(&mm, c->ps, c->va, &booted)) {
 		TEST_ASSERT_VAL(what, 0);
 		return;
@@ -86,8 +113,8 @@ static void check(const struct booted_case *c)
 	pd = mm.g.pmd_depth;
 	TEST_ASSERT_EQ("VMALLOC_START", mm.g.vmalloc_start, c->vmalloc_start);
 	TEST_ASSERT_EQ("VMEMMAP_START", mm.g.vmemmap_start, c->vmemmap_start);
-	TEST_ASSERT_EQ("VMALLOC_END = VMEMMAP_START - SZ_8M", mm.g.vmalloc_end,
-		       c->vmemmap_start - (8ull << 20));
+	TEST_ASSERT_EQ("VMALLOC_END = VMEMMAP_START - SZ_8M (6.1: SZ_256M)",
+		       mm.g.vmalloc_end, c->vmemmap_start - gap);
 	TEST_ASSERT_EQ(what, mm.nr_tbl - mm.nr_free, c->tables);
 	for (int d = 0; d < pd; d++) {
 		TEST_ASSERT_VAL("image chain: a table",
@@ -96,6 +123,10 @@ static void check(const struct booted_case *c)
 				arm64_desc_table(entry(&mm, d, c->vmalloc_start - 1)));
 		TEST_ASSERT_VAL("vmemmap chain: a table",
 				arm64_desc_table(entry(&mm, d, c->vmemmap_start)));
+		if (v61)
+			TEST_ASSERT_VAL("fixmap chain: a table",
+					arm64_desc_table(entry(&mm, d, c->vmemmap_start -
+							       (32ull << 20) - 1)));
 	}
 	if (pd > 0) {
 		/* the image's neighbour entry was left none by the boot */
@@ -119,6 +150,8 @@ static void check(const struct booted_case *c)
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		check(&cases[i]);
+		check(&cases[i], false);
+	for (size_t i = 0; i < sizeof(cases61) / sizeof(cases61[0]); i++)
+		check(&cases61[i], true);
 	return test_result("test-booted-tables");
 }

@@ -11,7 +11,13 @@
  *    vmallocs with pages;
  *  - the real recording (tests/data/recordings/fix256_x10.trace.dat), its
  *    records fed one by one with the bundled tep_handle, gives the same
- *    events, in order, as importing the file.
+ *    events, in order, as importing the file;
+ *  - a kretprobe's records (formats with __probe_func and __probe_ret_ip,
+ *    as kernel/trace/trace_kprobe.c defines them) are told from the
+ *    entry's: 6.1's stand-ins for the vmalloc:* tracepoints
+ *    (docs/recording.md, "Kernels before 6.2") reconstruct a vmalloc, its
+ *    vfree and an explicit purge, and the drain worker's purge is not
+ *    emitted.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -168,6 +174,147 @@ static void test_recording(const char *path)
 	vt_import_close(whole);
 }
 
+/* ---- a kretprobe's records in a trace.dat ---------------------------- */
+
+#define KP_HEAD								\
+	"format:\n"							\
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+#define KP_U64(name, off) "\tfield:u64 " name ";\toffset:" #off ";\tsize:8;\tsigned:0;\n"
+
+static const char *const kret_formats[] = {
+	"name: alloc_va\nID: 2001\n" KP_HEAD
+	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	KP_U64("size", 16) KP_U64("align", 24) KP_U64("vstart", 32) KP_U64("vend", 40)
+	"\nprint fmt: \"(%lx)\", REC->__probe_ip\n",
+	"name: alloc_va_ret\nID: 2002\n" KP_HEAD
+	"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	KP_U64("va", 24) KP_U64("va_start", 32) KP_U64("va_end", 40)
+	"\nprint fmt: \"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip\n",
+	"name: bulk\nID: 2003\n" KP_HEAD
+	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	KP_U64("gfp", 16) KP_U64("nr", 24)
+	"\nprint fmt: \"(%lx)\", REC->__probe_ip\n",
+	"name: vmap_pages\nID: 2004\n" KP_HEAD
+	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	KP_U64("addr", 16) KP_U64("end", 24) KP_U64("page_shift", 32)
+	"\nprint fmt: \"(%lx)\", REC->__probe_ip\n",
+	"name: free_va\nID: 2005\n" KP_HEAD
+	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	KP_U64("va_start", 16) KP_U64("va_end", 24)
+	"\nprint fmt: \"(%lx)\", REC->__probe_ip\n",
+	"name: purge_ret\nID: 2006\n" KP_HEAD
+	"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	KP_U64("ret", 24)
+	"\nprint fmt: \"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip\n",
+};
+
+/* 6.1.0-57's text addresses (its kallsyms) of the functions involved */
+static const struct { const char *name; unsigned long long addr; } kret_funcs[] = {
+	{ "free_vmap_area_noflush", 0xffff800008327200ull },
+	{ "__purge_vmap_area_lazy", 0xffff8000083279e0ull },
+	{ "alloc_vmap_area", 0xffff800008328920ull },
+	{ "__get_vm_area_node", 0xffff800008329260ull },
+	{ "pcpu_get_vm_areas", 0xffff800008329440ull },
+	{ "_vm_unmap_aliases.part.0", 0xffff80000832a000ull },
+	{ "vm_map_ram", 0xffff80000832abb4ull },
+	{ "__vmap_pages_range_noflush", 0xffff80000832b000ull },
+	{ "drain_vmap_area_work", 0xffff80000832c000ull },
+	{ "__alloc_pages_bulk", 0xffff80000832d000ull },
+	{ "__alloc_pages", 0xffff80000832e000ull },
+};
+
+static void kret_feed(struct vt_import *im, unsigned long long ts, int id,
+		      const unsigned long long *f, int n)
+{
+	unsigned char buf[64];
+	struct tep_record r;
+
+	memset(buf, 0, sizeof(buf));
+	buf[0] = (unsigned char)id;
+	buf[1] = (unsigned char)(id >> 8);
+	buf[4] = 1;	/* common_pid */
+	memcpy(buf + 8, f, (size_t)n * 8);
+	memset(&r, 0, sizeof(r));
+	r.ts = ts;
+	r.size = r.record_size = 8 + n * 8;
+	r.data = buf;
+	TEST_ASSERT_EQ("fed", vt_import_feed_record(im, &r, 0), 0);
+}
+
+static void test_kretprobe_records(void)
+{
+	const unsigned long long va = 0xffff80000a035000ull, vs = 0xffff800008000000ull,
+		ve = 0xfffffbfff0000000ull;
+	const struct vt_import_summary *s;
+	struct tep_handle *tep = tep_alloc();
+	struct vt_import_opts o;
+	struct vt_import *im = NULL;
+	struct vt_error err;
+	size_t i;
+
+	TEST_ASSERT_VAL("tep", tep);
+	if (!tep)
+		return;
+	tep_set_long_size(tep, 8);
+	tep_set_page_size(tep, 4096);
+	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	for (i = 0; i < sizeof(kret_formats) / sizeof(kret_formats[0]); i++) {
+		struct tep_event *e = NULL;
+
+		TEST_ASSERT_EQ("format", tep_parse_format(tep, &e, kret_formats[i],
+							  strlen(kret_formats[i]), "kp"), 0);
+	}
+	for (i = 0; i < sizeof(kret_funcs) / sizeof(kret_funcs[0]); i++)
+		TEST_ASSERT_EQ("function", tep_register_function(tep, (char *)kret_funcs[i].name,
+								 kret_funcs[i].addr, NULL), 0);
+	vt_import_opts_init(&o);
+	vt_error_init(&err);
+	TEST_ASSERT_EQ("open", vt_import_open_records("kretprobes", tep, &o, &im, &err), 0);
+	if (!im) {
+		tep_free(tep);
+		return;
+	}
+	/* vmalloc(8192): alloc_vmap_area(12288, 1, VMALLOC_START, VMALLOC_END) */
+	kret_feed(im, 1000, 2001, (const unsigned long long[]){ 0xffff800008328920ull,
+		  12288, 1, vs, ve }, 5);
+	kret_feed(im, 2000, 2002, (const unsigned long long[]){ 0xffff800008328920ull,
+		  0xffff8000083292c0ull, 0xffff0000080527c0ull, va, va + 12288 }, 5);
+	kret_feed(im, 3000, 2003, (const unsigned long long[]){ 0xffff80000832d000ull,
+		  0x2cc2, 2 }, 3);
+	kret_feed(im, 4000, 2004, (const unsigned long long[]){ 0xffff80000832b000ull,
+		  va, va + 8192, 12 }, 4);
+	kret_feed(im, 5000, 2005, (const unsigned long long[]){ 0xffff800008327200ull,
+		  va, va + 12288 }, 3);
+	/* vm_unmap_aliases(): returns into _vm_unmap_aliases.part.0 */
+	kret_feed(im, 6000, 2006, (const unsigned long long[]){ 0xffff8000083279e0ull,
+		  0xffff80000832a160ull, 1 }, 3);
+	/* the drain worker's purge: not emitted */
+	kret_feed(im, 7000, 2006, (const unsigned long long[]){ 0xffff8000083279e0ull,
+		  0xffff80000832c050ull, 1 }, 3);
+	TEST_ASSERT_VAL("run", vt_import_run(im, &err) >= 0);
+	s = vt_import_summary(im);
+	TEST_ASSERT_EQ("alloc_vmap_area from the kretprobe", s->alloc_vmap_area, 1);
+	TEST_ASSERT_EQ("free_vmap_area", s->free_vmap_area, 1);
+	TEST_ASSERT_EQ("explicit purge", s->purges_explicit, 1);
+	TEST_ASSERT_EQ("drain purge", s->purges_lazy, 1);
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 3);
+	if (vt_import_nr_events(im) == 3) {
+		TEST_ASSERT_EQ("vmalloc", vt_import_event(im, 0)->op, VT_OP_VMALLOC);
+		TEST_ASSERT_EQ("va", vt_import_event(im, 0)->va, va);
+		TEST_ASSERT_EQ("size", vt_import_event(im, 0)->size, 8192);
+		TEST_ASSERT_EQ("vfree", vt_import_event(im, 1)->op, VT_OP_VFREE);
+		TEST_ASSERT_EQ("purge", vt_import_event(im, 2)->op, VT_OP_PURGE);
+	}
+	vt_import_close(im);
+	tep_free(tep);
+}
+
 int main(void)
 {
 	char p[1024];
@@ -177,6 +324,7 @@ int main(void)
 	if (!src)
 		src = ".";
 	test_seeds();
+	test_kretprobe_records();
 	/* the recording is part of the tree: its absence is a failure */
 	snprintf(p, sizeof(p), "%s/tests/data/recordings/fix256_x10.trace.dat", src);
 	f = fopen(p, "rb");

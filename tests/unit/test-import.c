@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vmaptool import on the real recordings of tests/data/recordings (Debian
- * arm64 6.12, lib/test_vmalloc) and on small hand-written recordings in
- * ftrace's text format (tests/data/import/).  The expected counts were
+ * arm64 6.12, lib/test_vmalloc), on a trimmed real recording of Debian's
+ * 6.1 (tests/data/import/v6.1-kprobes.txt) and on small hand-written
+ * recordings in ftrace's text format (tests/data/import/).  The expected counts were
  * read off the "trace-cmd report" text and the ftrace text by hand.
  */
 #define _GNU_SOURCE
@@ -337,6 +338,111 @@ static void test_huge_caller_size(void)
 	vt_import_close(im);
 }
 
+/*
+ * Debian 12's 6.1.0-57 (6.1.192) under tools/realkernel, trimmed to 16 of
+ * the validation trace's operations: no vmalloc:* tracepoints (6.2), the
+ * kprobes kp/alloc_va, kp/alloc_va_ret, kp/free_va and kp/purge_ret in
+ * their place.  The vfree's pages come from 6.1's loop in __vunmap();
+ * the purges' callers from the kretprobe (the function tracer's parent is
+ * "[unknown/kretprobe'd]"): 2 explicit ones from _vm_unmap_aliases.part.0,
+ * the drain worker's after the 1 GiB iounmap not emitted.
+ */
+static void test_v61_kprobes(void)
+{
+	static const enum vt_op want[] = {
+		VT_OP_VMALLOC, VT_OP_VFREE, VT_OP_PURGE, VT_OP_VMALLOC, VT_OP_VFREE,
+		VT_OP_VMAP, VT_OP_VUNMAP, VT_OP_VM_MAP_RAM, VT_OP_VM_UNMAP_RAM,
+		VT_OP_VM_MAP_RAM, VT_OP_VM_UNMAP_RAM, VT_OP_IOREMAP, VT_OP_IOUNMAP,
+		VT_OP_IOREMAP, VT_OP_IOUNMAP, VT_OP_PURGE,
+	};
+	const struct vt_import_summary *s;
+	const struct vt_event *ev;
+	struct vt_import *im;
+	size_t i;
+	int rc;
+
+	im = import(src, "tests/data/import/v6.1-kprobes.txt", NULL, &rc);
+	TEST_ASSERT_VAL("import 6.1", im);
+	if (!im)
+		return;
+	s = vt_import_summary(im);
+	TEST_ASSERT_EQ("alloc_vmap_area from kprobes", s->alloc_vmap_area, 6);
+	TEST_ASSERT_EQ("free_vmap_area from kprobes", s->free_vmap_area, 6);
+	TEST_ASSERT_EQ("explicit purges", s->purges_explicit, 2);
+	TEST_ASSERT_EQ("drain purges", s->purges_lazy, 1);
+	TEST_ASSERT_EQ("unmatched frees", s->unmatched_frees, 0);
+	TEST_ASSERT_EQ("unpaired", s->alloc_va_unpaired, 0);
+	TEST_ASSERT_EQ("va_bits", s->va_bits, 48);
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < vt_import_nr_events(im) && i < sizeof(want) / sizeof(want[0]); i++) {
+		ev = vt_import_event(im, i);
+		TEST_ASSERT_EQ("op", ev->op, want[i]);
+	}
+	ev = vt_import_event(im, 0);
+	if (ev) {
+		TEST_ASSERT_EQ("vmalloc va", ev->va, 0xffff80000a035000ull);
+		TEST_ASSERT_EQ("vmalloc size", ev->size, 8192);
+		TEST_ASSERT_EQ("pages from __vunmap()'s frees", run_pages(ev), 2);
+		TEST_ASSERT_EQ("first pfn", ev->nr_runs ? ev->runs[0].pfn : 0, 0x447c4);
+	}
+	ev = vt_import_event(im, 3);
+	if (ev) {
+		TEST_ASSERT_EQ("huge va", ev->va, 0xffff80000a800000ull);
+		TEST_ASSERT_VAL("VM_ALLOW_HUGE_VMAP", ev->flags & VT_FLAG(VM_ALLOW_HUGE_VMAP));
+		TEST_ASSERT_EQ("huge pages", run_pages(ev), 512);
+	}
+	ev = vt_import_event(im, 13);
+	if (ev) {
+		TEST_ASSERT_EQ("1 GiB ioremap", ev->size, 1ull << 30);
+		TEST_ASSERT_EQ("phys", ev->phys, 0x8000000000ull);
+	}
+	vt_import_close(im);
+}
+
+/* An ERR_PTR return (a failed allocation: va_start unread, garbage) and
+ * a return whose entry the recording does not hold. */
+static void test_v61_kprobes_failed(void)
+{
+	const struct vt_import_summary *s;
+	struct vt_import *im;
+	int rc;
+
+	im = import(src, "tests/data/import/v6.1-kprobes-failed.txt", NULL, &rc);
+	TEST_ASSERT_VAL("import 6.1 failed", im);
+	if (!im)
+		return;
+	s = vt_import_summary(im);
+	TEST_ASSERT_EQ("failed", s->alloc_failed, 1);
+	TEST_ASSERT_EQ("unpaired return", s->alloc_va_unpaired, 1);
+	TEST_ASSERT_EQ("areas", s->areas, 1);
+	TEST_ASSERT_EQ("drain purge", s->purges_lazy, 1);
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 2);
+	vt_import_close(im);
+}
+
+/* The tracepoints and the kprobes that stand in for them, both recorded
+ * (the kprobe_events of docs/recording.md on a 6.2+ kernel): the
+ * tracepoints say it, each area and purge is imported once. */
+static void test_kprobes_and_tracepoints(void)
+{
+	const struct vt_import_summary *s;
+	struct vt_import *im;
+	int rc;
+
+	im = import(src, "tests/data/import/kprobes-and-tracepoints.txt", NULL, &rc);
+	TEST_ASSERT_VAL("import both", im);
+	if (!im)
+		return;
+	s = vt_import_summary(im);
+	TEST_ASSERT_EQ("alloc_vmap_area once", s->alloc_vmap_area, 1);
+	TEST_ASSERT_EQ("free once", s->free_vmap_area, 1);
+	TEST_ASSERT_EQ("unmatched frees", s->unmatched_frees, 0);
+	TEST_ASSERT_EQ("explicit purge once", s->purges_explicit, 1);
+	TEST_ASSERT_EQ("unpaired", s->alloc_va_unpaired, 0);
+	TEST_ASSERT_EQ("events", vt_import_nr_events(im), 3);
+	vt_import_close(im);
+}
+
 static void test_vmap(void)
 {
 	const struct vt_import_summary *s;
@@ -605,6 +711,9 @@ int main(void)
 		src = ".";
 	test_huge_nested();
 	test_huge_caller_size();
+	test_v61_kprobes();
+	test_v61_kprobes_failed();
+	test_kprobes_and_tracepoints();
 	test_vmap();
 	test_vm_map_ram();
 	test_ioremap();

@@ -18,12 +18,13 @@ static const struct {
 	const char *name;
 	bool eager_barriers, vmap_cont, vmalloc_high_order, flush_per_page;
 	bool modules_128m, vb_dirty_keep, vfree_bulk, linear_old;
+	bool vmalloc_end_256m;
 } kernels[] = {
-	{ "v6.1", true, false, false, true, true, true, false, true },
-	{ "v6.12", true, false, false, true, false, false, false, false },
-	{ "v6.16", false, true, false, false, false, false, false, false },
-	{ "v7.2", false, true, true, false, false, false, true, false },
-	{ "mainline", false, true, true, false, false, false, true, false },
+	{ "v6.1", true, false, false, true, true, true, false, true, true },
+	{ "v6.12", true, false, false, true, false, false, false, false, false },
+	{ "v6.16", false, true, false, false, false, false, false, false, false },
+	{ "v7.2", false, true, true, false, false, false, true, false, false },
+	{ "mainline", false, true, true, false, false, false, true, false, false },
 };
 
 static void test_defaults(void)
@@ -52,6 +53,7 @@ static void test_defaults(void)
 	TEST_ASSERT_EQ("skip_unknown", o.skip_unknown, false);
 	TEST_ASSERT_EQ("modules_128m", o.modules_128m, false);
 	TEST_ASSERT_EQ("vb_dirty_keep", o.vb_dirty_keep, false);
+	TEST_ASSERT_EQ("vmalloc_end_256m", o.vmalloc_end_256m, false);
 	TEST_ASSERT_VAL("defaults are the default generation",
 			!vt_model_kernel_overridden(&o));
 }
@@ -87,6 +89,8 @@ static void test_kernels(void)
 			       kernels[k].modules_128m);
 		TEST_ASSERT_EQ("vb_dirty_keep", o.vb_dirty_keep,
 			       kernels[k].vb_dirty_keep);
+		TEST_ASSERT_EQ("vmalloc_end_256m", o.vmalloc_end_256m,
+			       kernels[k].vmalloc_end_256m);
 		TEST_ASSERT_EQ("vfree_bulk", vt_kernels[k].vfree_bulk,
 			       kernels[k].vfree_bulk);
 		TEST_ASSERT_EQ("linear axis", vt_axes_resolve(0, k) & VT_AXES_LINEAR,

@@ -7,19 +7,10 @@ import subprocess
 from a64 import decode
 
 # Model disagreements listed in known-differences-SERIES.txt, by reason: the text explaining
-# each with the kernel source.  None is in the engine's counts: the model's address space,
-# reported for a fix outside tools/realkernel (issue 25, item 4).  (import-huge-size, the
-# importer taking the area's rounded size for a huge vmalloc's, is fixed: kp/vmalloc_node.)
-REASONS = {
-    "import-vmalloc-start":
-        "**import-vmalloc-start** (the model's address space, not the engine): 6.1's vmalloc area begins "
-        "after a 128 MiB modules region (`MODULES_VSIZE = SZ_128M`, `VMALLOC_START = MODULES_END`: "
-        "arch/arm64/include/asm/memory.h and pgtable.h, torvalds/linux v6.1; 2 GiB since v6.5's module VA "
-        "rework), 0xffff800008000000 at 48 bits, where `--kernel=v6.12` starts it at 0xffff800080000000. "
-        "`replay --use-trace-va` then refuses the recorded addresses below its VMALLOC_START. The "
-        "comparison itself is not affected (every table the other placement finds is accounted by the "
-        "placement rule); a `v6.1` generation with 6.1's modules region removes it.",
-}
+# each with the kernel source.  None is listed now: import-huge-size (the importer took the
+# area's rounded size for a huge vmalloc's) is fixed by kp/vmalloc_node, import-vmalloc-start
+# (6.1's 128 MiB modules region) by --kernel=v6.1's --modules-region=128m.
+REASONS = {}
 
 
 def write(c, path, summary, known):
@@ -88,6 +79,10 @@ def write(c, path, summary, known):
     w("  the `vmalloc:purge_vmap_area_lazy` tracepoint against `purges`.")
     w("* A lazy drain the operation triggered (`drain_vmap_work`, flushed by the module in a")
     w("  bracket of its own) against the model's triggered `purge` line.")
+    w("* **vmalloc range**: the booted kernel's VMALLOC_START and VMALLOC_END (the module's")
+    w("  `info`) against the model's under the same options: a one-page vmalloc at each end fits")
+    w("  under `--use-trace-va`, one a page past either end does not (%s)." % (
+        "checked: the same range" if getattr(c, "geometry_checked", None) else "not the same: see the differences"))
     w("")
     w("## Per operation")
     w("")
@@ -248,15 +243,19 @@ NOTES_6_1 = [
     "* kallsyms has no data symbols (CONFIG_KALLSYMS_ALL is off): the module walks the root table",
     "  TTBR1_EL1 names (swapper_pg_dir, init_mm's pgd) and finds `drain_vmap_work` with a kprobe on",
     "  `queue_work_on()` matching `drain_vmap_area_work`.",
-    "* No `vmalloc:*` tracepoints before 6.2: a kretprobe on `__purge_vmap_area_lazy()` (true when it",
-    "  purged areas, mm/vmalloc.c v6.1) gives `purges`; the function names are `__vmalloc_node_range`",
-    "  and `__alloc_pages_bulk`, and there is no `__p4d_alloc` (4 levels).",
-    "* The vmalloc area starts at 0xffff800008000000 (the 128 MiB modules region): the placement",
-    "  differs from the model's everywhere; see import-vmalloc-start.",
-    "* The import round trip has little to read: `vmaptool import` takes its areas from the",
-    "  `vmalloc:*` tracepoints, which 6.1 lacks, so only the events it rebuilds from kprobes are",
-    "  imported (and on the bundled trace they lie below the model's VMALLOC_START). Accepting the",
-    "  kprobes in their place is the importer's part (issue 25, item 4).",
+    "* No `vmalloc:*` tracepoints before 6.2: kprobes stand in for them (docs/recording.md, \"Kernels",
+    "  before 6.2\"): `alloc_vmap_area()`'s entry (size, align, vstart, vend) and return (the area's",
+    "  `va_start`; a kretprobe reads no `$argN` in 6.1), `free_vmap_area_noflush()`'s entry, and a",
+    "  kretprobe on `__purge_vmap_area_lazy()` (true when it purged areas), which gives `purges` and",
+    "  names the purge's caller (`_vm_unmap_aliases.part.0` or `drain_vmap_area_work`); the function",
+    "  names are `__vmalloc_node_range` and `__alloc_pages_bulk`, and there is no `__p4d_alloc`",
+    "  (4 levels).",
+    "* The vmalloc area starts at 0xffff800008000000 (the 128 MiB modules region, which",
+    "  `--kernel=v6.1` models) and ends at 0xfffffbfff0000000 (`VMALLOC_END = VMEMMAP_START -",
+    "  SZ_256M`, the `vend` every `alloc_vmap_area()` of the run passes); the kernel's boot-time areas",
+    "  sit at its start, so the placement still differs from the model's.",
+    "* The import round trip rebuilds every operation from those kprobes; vfree's page loop is in",
+    "  `__vunmap()` here (`__free_pages <-__vunmap`), which the importer takes as vfree's own frees.",
 ]
 NOTES = {"6.12": NOTES_6_12, "7.2": NOTES_7_2, "unstable": NOTES_7_2, "6.1": NOTES_6_1}
 
@@ -265,8 +264,9 @@ SERIES_TEXT = {
     "6.12": "Debian 12's backported 6.12 arm64 kernel, the `--kernel=v6.12` generation's own kernel.",
     "6.1": "Debian 12's own kernel (`linux-image-6.1.0-N-arm64-unsigned`, the newest N), compared with "
            "`--kernel=v6.1`: v6.12's engine values (eager barriers, no vmap CONT, order-0 vmalloc "
-           "pages, a per-page kernel flush, per-page vfree) with 6.1's 128 MiB modules region and "
-           "vmap-block dirty range that is never reset (docs/model.md).",
+           "pages, a per-page kernel flush, per-page vfree) with 6.1's 128 MiB modules region, its "
+           "VMALLOC_END (256 MiB below its VMEMMAP_START) and vmap-block dirty range that is never "
+           "reset (docs/model.md).",
     "7.2": "Debian unstable's 7.2 arm64 kernel (the newest 7.2.y; read through a private apt "
            "configuration, nothing installed), compared with `--kernel=v7.2`, its own generation.",
     "unstable": "Whatever kernel Debian unstable carries, compared with `--kernel=v7.2`, the newest release generation.",
@@ -388,8 +388,9 @@ def roundtrip(c, w, mopts, series):
     w("address and leaf shape the probe module walked, and the block maps and table walks ftrace")
     w("counted in the same boot.")
     w("")
-    w("* imported events: %d; operations whose address, shape, block maps and walks match the kernel: %d" % (
-        rt["imported"], rt["matched"]))
+    w("* imported events: %d, of them %d explicit purges (no address to compare); operations whose "
+      "address, shape, block maps and walks match the kernel: %d" % (
+        rt["imported"], rt.get("purges", 0), rt["matched"]))
     w("* kernel operations not in the import: %s" % (
         ", ".join("%s %d" % kv for kv in sorted(rt["dropped"].items())) or "none"))
     w("* importer warnings:")
@@ -405,7 +406,7 @@ def roundtrip(c, w, mopts, series):
     w("kprobe (docs/vmaptool-import.md); the small vm_map_ram mappings, which have no area event")
     w("of their own, are found in the vmap block `new_vmap_block()` allocated, and unmapped by")
     w("their `__vunmap_range_noflush`. The callers' pfns are not in the recording: the importer")
-    w("synthesises order-0 pages, which the 6.12 page-array walk does not depend on. The `kp/vmap`")
+    w("synthesises order-0 pages, which the kernel's page-array walk does not depend on. The `kp/vmap`")
     w("probe records each vmap's first 64 page pointers for when the importer reads it.")
     w("")
 
