@@ -16,7 +16,9 @@ wait4(), and of wall time):
   instructions callgrind's instruction count of the same replay of 50k events, per event
   jobs        compare (the default strategies) of a CPU-bound system-heap trace
               (8192 buffers of 128 MiB, order 8, 4 live) with --jobs=1 and --jobs=2:
-              wall and CPU, and the ratio wall(jobs=1) / wall(jobs=2)
+              wall and CPU, and the ratio wall(jobs=1) / wall(jobs=2); then, where a
+              build has bench-jobs beside its vmaptool, its line for the same trace (the
+              threads' CPU and idle time, the speed-up on two free cores)
   shape       compare --jobs=1 --per-event of map_mem --size=64G (rodata=full):
               the per-event shapes walk the linear map
   linear      replay (the default strategies) of map_mem --size=256G (rodata=full),
@@ -226,6 +228,14 @@ def jobs(a, progs, tr, d):
                           "cpu_s_jobs1": round(stats(res[f"{p}-j1"][0])[0], 3),
                           "cpu_s_jobs2": round(stats(res[f"{p}-j2"][0])[0], 3),
                           "speedup": round(w1 / w2, 2)}), flush=True)
+    for p, exe in progs.items():
+        bj = os.path.join(os.path.dirname(os.path.abspath(exe)), "bench-jobs")
+        if os.access(bj, os.X_OK):
+            r = subprocess.run([bj, "-j", "2", "-r", str(a.runs), tr["sh"]], check=True,
+                               stdout=subprocess.PIPE, text=True)
+            line = json.loads(r.stdout)
+            line["program"] = p
+            print(json.dumps(line), flush=True)
 
 
 def shape(a, progs, tr, d):

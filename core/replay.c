@@ -144,12 +144,19 @@ struct par_mismap {
 	uint64_t first_va, expected_pa, found_pa, pages;
 };
 
+/*
+ * A strategy's state in a parallel replay, on cache lines of its own: the
+ * results it adds to at every event are its own copy (res->s[] is one
+ * array, whose neighbours' ends share a line), folded into res->s[] at the
+ * end.
+ */
 struct par_strat {
 	struct vt_pool_item item;	/* first: its (strategy, next batch) item */
 	struct par *p;
 	unsigned int idx;		/* the strategy */
 	struct vt_engine *e;
 	struct vt_cost_memo *memo;	/* the strategy's own */
+	struct vt_strategy_result res;	/* copied to res->s[idx] at the end */
 	long next;			/* the batch it replays next */
 	bool scheduled;			/* its item is queued or running */
 	struct vt_replay_cb cb;		/* e->cb: records mismaps */
@@ -159,7 +166,7 @@ struct par_strat {
 	int ret;			/* the strategy's error, and where */
 	long err_index;
 	struct vt_error err;
-};
+} __attribute__((aligned(64)));
 
 /*
  * Lock order: the pool's lock, then p->lock (vt_pool_wait()'s test);
@@ -167,7 +174,6 @@ struct par_strat {
  */
 struct par {
 	const struct vt_replay_req *req;
-	struct vt_strategy_result *res;
 	struct par_strat *st;
 	unsigned int *to_submit;		/* strategies to submit, one publication's */
 	struct vt_pool *pool;
@@ -218,7 +224,7 @@ static void par_replay_batch(struct par *p, unsigned int i, struct par_batch *b)
 					 p->req->path);
 			break;
 		}
-		account(ps->e, &p->res[i], NULL, i, b->base + k, &b->ev[k], va, peak,
+		account(ps->e, &ps->res, NULL, i, b->base + k, &b->ev[k], va, peak,
 			p->req->profile, ps->memo);
 	}
 }
@@ -446,13 +452,15 @@ static int replay_parallel(const struct vt_replay_req *req,
 			   const struct vt_replay_cb *cb, long *events,
 			   struct vt_error *err)
 {
-	struct par p = { .req = req, .res = res->s, .pool = req->pool };
+	struct par p = { .req = req, .pool = req->pool };
 	struct vt_error rerr;
 	unsigned int first;
 	long index = 0, err_index = -1;
 	int ret = 0, rret;
 
-	p.st = calloc(req->nr_specs, sizeof(*p.st));
+	p.st = aligned_alloc(_Alignof(struct par_strat), req->nr_specs * sizeof(*p.st));
+	if (p.st)
+		memset(p.st, 0, req->nr_specs * sizeof(*p.st));
 	p.to_submit = calloc(req->nr_specs, sizeof(*p.to_submit));
 	p.slot = calloc(PAR_SLOTS, sizeof(*p.slot));
 	if (!p.to_submit || !p.st || !p.slot) {
@@ -495,6 +503,7 @@ static int replay_parallel(const struct vt_replay_req *req,
 		*events = index;
 	for (unsigned int i = 0; i < req->nr_specs; i++) {
 		eng[i]->cb = cb;
+		res->s[i] = p.st[i].res;
 		free(p.st[i].mm);
 	}
 	for (int k = 0; k < PAR_SLOTS; k++) {
