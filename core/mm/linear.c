@@ -51,8 +51,8 @@ enum arm64_linear_variant vt_linear_variant(const struct vt_engine *e)
 
 /* [PAGE_OFFSET, PAGE_END) starts and ends on a top-level entry boundary:
  * no table of the linear map serves another region (on 52-bit VA with 4K
- * pages PAGE_END lies inside the last PGD entry, shared with the vmalloc
- * area, and the linear map is not shared). */
+ * or 16K pages PAGE_END, at VA_BITS_MIN, lies inside the last PGD entry,
+ * which the vmalloc area shares, and the linear map is not shared). */
 static bool linear_pgd_private(const struct arm64_geom *g)
 {
 	uint64_t entry = 1ull << g->shift[0];

@@ -5,8 +5,8 @@
 # Exact: every strategy's report (totals, per op) and its --per-event lines
 # in a run of several strategies are those of the strategy replayed alone,
 # with --jobs=1 and --jobs=4, with --verify, for map_mem traces of every
-# granule (52-bit VA with 4K pages shares a PGD entry with the vmalloc area
-# and is not shared), rodata=full and on, several memory ranges, a trace
+# granule (52-bit VA with 4K or 16K pages shares a PGD entry with the
+# vmalloc area and is not shared), rodata=full and on, several memory ranges, a trace
 # mixing linear_map with vmap/vmalloc events and strategies whose linear-map
 # versions differ (leaders that are not the first strategy).  And it pays:
 # four strategies on an 8 TiB linear map take less than twice one's memory.
@@ -28,6 +28,7 @@ gen 16k48 --granule=16k --va-bits=48 --size=40G,24G --hole=32M
 gen 64k42 --granule=64k --va-bits=42 --size=200G --rodata=on
 gen 64k52 --granule=64k --va-bits=52 --size=64G
 gen 4k52 --granule=4k --va-bits=52 --size=16G,16G --hole=16M --rodata=on
+gen 16k52 --granule=16k --va-bits=52 --size=32G
 gen 4k39 --granule=4k --va-bits=39 --size=48G
 # linear_map events between vmap/vmalloc events: one file, one config
 "$VT_BIN" gen systemheap --buffers=24 --size=4M,1M+68K --live=3 -o "$tmp/sh.jsonl" ||
