@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The linear map of map_mem() (arch/arm64/mm/mmu.c, modelled by
- * arch/arm64/linear-map.c) shared by the strategies that build the same
- * one.  Each strategy's engine has its own swapper_pg_dir, and an 8 TiB
- * machine's linear map is 100 MiB of tables however much the run tables
- * fold it; the strategies of a compare differ in vmap()/vmalloc() and
- * mostly build the same linear map.  A group of them (core/replay.c) has
+ * The linear map of map_mem() (arch/arm64/mm/mmu.c, linux-mm/linux-mm @
+ * 0118174d4e1c and the older versions arch/arm64/linear-map.c models)
+ * shared by the strategies that build the same one.  Each strategy's
+ * engine has its own swapper_pg_dir, and an 8 TiB machine's linear map is
+ * 100 MiB of tables however much the run tables fold it; the strategies of
+ * a compare differ in vmap()/vmalloc() and mostly build the same linear
+ * map.  A group of them (core/replay.c) has
  * one leader, which builds it and records what each linear_map event
  * counted; the followers build no linear-map tables and take those counts.
  *
