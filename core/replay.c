@@ -564,6 +564,7 @@ static int replay_parallel(const struct vt_replay_req *req,
 		*events = index;
 	for (unsigned int i = 0; i < req->nr_specs; i++) {
 		eng[i]->cb = cb;
+		eng[i]->lin_rec = NULL;		/* it pointed into a batch */
 		res->s[i] = p.st[i].res;
 		free(p.st[i].mm);
 	}
