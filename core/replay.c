@@ -123,7 +123,8 @@ static void account(struct vt_engine *e, struct vt_strategy_result *r,
  * order, replayed after the threads are done.  --per-event and ptdump
  * --at stay serial (their output is interleaved by event).
  */
-#define PAR_BATCH 1024		/* events per batch */
+#define PAR_BATCH 1024		/* events per batch, at most */
+#define PAR_WEIGHT 4096		/* par_weight() per batch, at most (or one event) */
 #define PAR_SLOTS 8		/* batches in flight */
 
 struct par_batch {
@@ -358,6 +359,21 @@ static int par_copy(struct par_batch *b, const struct vt_event *ev)
 	return 0;
 }
 
+/*
+ * What an event weighs in a batch, roughly in small events' work: its page
+ * runs and its pages (the engine's cost follows both).  A batch closes at
+ * PAR_WEIGHT, so a trace of few heavy events still makes many (strategy,
+ * batch) items and the threads share the work, not the strategies:
+ * 1,024 small vmalloc/vfree events, about 240 of 128 MiB system-heap
+ * buffers, one 16 MiB-run vmap or one whole linear map.
+ */
+static uint64_t par_weight(const struct vt_event *ev)
+{
+	uint64_t pages = ev->has_pages ? ev->nr_pages : ev->size >> 12;
+
+	return 1 + ev->nr_runs / 4 + pages / 1024;
+}
+
 /* The linear_map event just copied: room for its leaders' records. */
 static int par_copy_linear(struct par *p, struct par_batch *b)
 {
@@ -413,6 +429,7 @@ static int par_produce(struct par *p, struct vt_trace_reader *rd,
 
 	for (;;) {
 		struct par_batch *b = &p->slot[seq % PAR_SLOTS];
+		uint64_t w = 0;
 
 		vt_pool_wait(p->pool, par_slot_free, b, false);
 		b->n = 0;
@@ -420,7 +437,9 @@ static int par_produce(struct par *p, struct vt_trace_reader *rd,
 		b->nr_runs = 0;
 		b->len_strs = 0;
 		b->nr_lin = 0;
-		while (b->n < PAR_BATCH && (rret = vt_trace_next(rd, &ev, rerr)) > 0) {
+		while (b->n < PAR_BATCH && w < PAR_WEIGHT &&
+		       (rret = vt_trace_next(rd, &ev, rerr)) > 0) {
+			w += par_weight(&ev);
 			rret = par_copy(b, &ev);
 			if (!rret && p->share && ev.op == VT_OP_LINEAR_MAP)
 				rret = par_copy_linear(p, b);
