@@ -7,10 +7,10 @@
 # (the report with --jobs=1 and --jobs=4 and --verify), for map_mem traces
 # of every granule (52-bit VA with 4K or 16K pages shares a PGD entry with
 # the vmalloc area and is not shared), rodata=full and on, several memory
-# ranges, a trace
-# mixing linear_map with vmap/vmalloc events and strategies whose linear-map
-# versions differ (leaders that are not the first strategy).  And it pays:
-# four strategies on an 8 TiB linear map take less than twice one's memory.
+# ranges, a trace mixing linear_map with vmap/vmalloc events and strategies
+# whose linear-map versions differ (leaders that are not the first
+# strategy).  And it pays: four strategies on an 8 TiB linear map take less
+# than 1.5 times one's memory.
 set -u
 . "$(dirname "$0")/lib.sh"
 test_require jq
