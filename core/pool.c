@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The work-item pool of --jobs (core/pool.h): one FIFO queue, one lock,
- * one condition variable signalled on every submission and completion.
+ * The work-item pool of --jobs (core/pool.h): one queue, taken in order
+ * save that a thread takes first the items it ran last (pool_pop()), one
+ * lock, one condition variable signalled on every submission and
+ * completion.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One pool of threads for every parallel step of a run (--jobs): work
- * items in one FIFO queue.  cli/run.c submits one item per trace;
+ * items in one queue, in order, a thread taking first the items it ran
+ * last (an engine stays on one core while the work is even).  cli/run.c submits one item per trace;
  * core/replay.c submits one item per (strategy, next batch) of a trace.
  * A thread that must wait for items (vt_pool_wait()) runs queued items
  * meanwhile instead of blocking, so nested waits cannot deadlock and a
