@@ -3,7 +3,7 @@
 """Issue 24 items 1-4, old and new vmaptool side by side in one run.
 
 bench/bench-scale.py --old VMAPTOOL --new VMAPTOOL [--runs N] [--quick] [--no-callgrind]
-                     [--only=BENCH,...] [--linear-big=SIZE]
+                     [--only=BENCH,...] [--linear-big=SIZE] [--linear-big-new-only]
 
 Writes its traces (vmaptool gen of the new build) to $TMPDIR/vt-bench-scale/ and, for
 each measurement, runs the old and the new binary alternately --runs times, printing
@@ -19,13 +19,17 @@ wait4(), and of wall time):
               cost_memo (inside accounting)
   jobs        compare (the default strategies) of a CPU-bound system-heap trace
               (8192 buffers of 128 MiB, order 8, 4 live) with --jobs=1 and --jobs=2:
-              wall and CPU, and the ratio wall(jobs=1) / wall(jobs=2)
+              wall and CPU, and the ratio wall(jobs=1) / wall(jobs=2); then, where a
+              build has bench-jobs beside its vmaptool, its line for the same trace (the
+              threads' CPU and idle time, the speed-up on two free cores)
   shape       compare --jobs=1 --per-event of map_mem --size=64G (rodata=full):
               the per-event shapes walk the linear map
   linear      replay (the default strategies) of map_mem --size=256G (rodata=full),
-              old and new: CPU and peak RSS; then of --linear-big (default 8T) with the
-              new build alone (the old one needs 8 bytes per page per strategy: 64 GiB
-              for 8 TiB), and with --verify
+              old and new: CPU and peak RSS; then of --linear-big (default 8T), plain
+              and with --verify, old and new (a build before the run tables of the
+              linear map needs 8 bytes per page per strategy, 64 GiB for 8 TiB: give
+              --linear-big-new-only), and the new build under one strategy (what
+              four strategies sharing one linear map should cost)
   gate        the bundled gate (what scripts/gate.sh runs: every trace under traces/
               against traces/baseline.json): CPU and peak RSS
   calibrate   calibrate -j --check=calibration/figures.json (the shipped profiles'
@@ -95,6 +99,7 @@ def main():
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--only", default="events,instructions,jobs,shape,linear,gate,calibrate")
     ap.add_argument("--linear-big", default="8T")
+    ap.add_argument("--linear-big-new-only", action="store_true")
     a = ap.parse_args()
     only = set(a.only.split(","))
     d = os.path.join(tempfile.gettempdir(), "vt-bench-scale")
@@ -168,15 +173,22 @@ def linear(a, progs, tr, d):
                           "cpu_s": round(cpu[0], 3), "cpu_s_min": round(cpu[1], 3),
                           "cpu_s_max": round(cpu[2], 3), "peak_rss_kib": r[p][2]}),
               flush=True)
+    big = {"new": a.new} if a.linear_big_new_only else progs
     for extra in ([], ["--verify"]):
-        r = measure("linear-big", {"new": a.new}, ["replay"] + extra + [tr["lmbig"]],
-                    a.runs, d)
-        cpu = stats(r["new"][0])
-        print(json.dumps({"bench": "linear" + ("-verify" if extra else ""), "program": "new",
-                          "size": a.linear_big, "runs": a.runs,
-                          "cpu_s": round(cpu[0], 3), "cpu_s_min": round(cpu[1], 3),
-                          "cpu_s_max": round(cpu[2], 3), "peak_rss_kib": r["new"][2]}),
-              flush=True)
+        r = measure("linear-big", big, ["replay"] + extra + [tr["lmbig"]], a.runs, d)
+        for p in big:
+            cpu = stats(r[p][0])
+            print(json.dumps({"bench": "linear" + ("-verify" if extra else ""), "program": p,
+                              "size": a.linear_big, "runs": a.runs,
+                              "cpu_s": round(cpu[0], 3), "cpu_s_min": round(cpu[1], 3),
+                              "cpu_s_max": round(cpu[2], 3), "peak_rss_kib": r[p][2]}),
+                  flush=True)
+    r = measure("linear-one", {"new": a.new}, ["replay", "--strategy=pagewise", tr["lmbig"]],
+                a.runs, d)
+    cpu = stats(r["new"][0])
+    print(json.dumps({"bench": "linear-one-strategy", "program": "new", "size": a.linear_big,
+                      "runs": a.runs, "cpu_s": round(cpu[0], 3), "cpu_s_min": round(cpu[1], 3),
+                      "cpu_s_max": round(cpu[2], 3), "peak_rss_kib": r["new"][2]}), flush=True)
 
 
 def events_bench(a, progs, tr, d, events):
@@ -263,6 +275,14 @@ def jobs(a, progs, tr, d):
                           "cpu_s_jobs1": round(stats(res[f"{p}-j1"][0])[0], 3),
                           "cpu_s_jobs2": round(stats(res[f"{p}-j2"][0])[0], 3),
                           "speedup": round(w1 / w2, 2)}), flush=True)
+    for p, exe in progs.items():
+        bj = os.path.join(os.path.dirname(os.path.abspath(exe)), "bench-jobs")
+        if os.access(bj, os.X_OK):
+            r = subprocess.run([bj, "-j", "2", "-r", str(a.runs), tr["sh"]], check=True,
+                               stdout=subprocess.PIPE, text=True)
+            line = json.loads(r.stdout)
+            line["program"] = p
+            print(json.dumps(line), flush=True)
 
 
 def shape(a, progs, tr, d):

@@ -557,7 +557,8 @@ static void trace_item(struct vt_pool_item *it)
 }
 
 /*
- * --jobs takes effect here: one pool of o->cli->jobs threads (the caller
+ * --jobs takes effect here: one pool of o->cli->jobs threads (fewer for
+ * one strategy and fewer traces: they could not all be busy; the caller
  * one of them, core/pool.c) runs the traces as items, in order, and each
  * trace's replay submits its (strategy, batch) items to the same pool
  * (core/replay.c).  A trace that fails stops those not yet started.
@@ -568,8 +569,13 @@ static int run_pool(const struct vt_run_opts *o, struct job *jobs, int n,
 	struct traces t = { .o = o, .specs = specs,
 			    .progress = o->cli->jobs <= 1 || n == 1 };
 	struct vt_pool_group g = { 0 };
+	unsigned int threads = o->cli->jobs;
 
-	if (vt_pool_new(o->cli->jobs, &t.pool))
+	/* One strategy replays serially (core/replay.c): then no more threads
+	 * than traces, so one trace runs on the caller with none started. */
+	if (specs->nr == 1 && (unsigned int)n < threads)
+		threads = (unsigned int)n;
+	if (vt_pool_new(threads, &t.pool))
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		jobs[i].t = &t;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One pool of threads for every parallel step of a run (--jobs): work
- * items in one FIFO queue.  cli/run.c submits one item per trace;
+ * items in one queue, in order, a thread taking first the items it ran
+ * last (an engine stays on one core while the work is even).  cli/run.c submits one item per trace;
  * core/replay.c submits one item per (strategy, next batch) of a trace.
  * A thread that must wait for items (vt_pool_wait()) runs queued items
  * meanwhile instead of blocking, so nested waits cannot deadlock and a
@@ -17,6 +18,7 @@
 #define VT_POOL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct vt_pool;
 
@@ -29,6 +31,9 @@ struct vt_pool_item {
 	void (*fn)(struct vt_pool_item *it);
 	struct vt_pool_group *group;	/* may be NULL */
 	bool may_wait;			/* fn calls vt_pool_wait() */
+	/* the pool's: the thread that last ran it + 1 (0: none yet; zero it
+	 * before the first submission, as a zeroed struct does) */
+	unsigned int home;
 	struct vt_pool_item *next;	/* the queue's */
 };
 
@@ -42,6 +47,26 @@ int vt_pool_new(unsigned int nthreads, struct vt_pool **out);
 unsigned int vt_pool_size(const struct vt_pool *p);
 /* Stop and join the threads; every group must have been waited for. */
 void vt_pool_free(struct vt_pool *p);
+
+/*
+ * What one thread of the pool did (bench/bench-jobs: the balance of
+ * --jobs, measured in CPU time, which other jobs on the machine do not
+ * inflate as they do wall time).  Thread 0 is the caller's (every thread
+ * that is not one of the pool's own), 1.. the pool's.  Items that wait
+ * (traces, whose parser runs in them) and leaf items (strategies) are
+ * counted apart; an item's CPU time leaves out the items it ran while it
+ * waited.
+ */
+struct vt_pool_thread_stats {
+	unsigned long items[2];		/* [0] leaf, [1] may_wait */
+	uint64_t item_cpu_ns[2];
+	uint64_t idle_ns;		/* wall time blocked, nothing to run */
+	unsigned long stolen;		/* items last run by another thread */
+};
+
+/* Thread @t's figures (0 <= @t < vt_pool_size()); false if @t is out of range. */
+bool vt_pool_thread_stats(struct vt_pool *p, unsigned int t,
+			  struct vt_pool_thread_stats *out);
 
 /* Queue @it (fn and may_wait set by the caller) in @g. */
 void vt_pool_submit(struct vt_pool *p, struct vt_pool_item *it,

@@ -134,7 +134,8 @@ static void account(struct vt_engine *e, struct vt_strategy_result *r,
  * order, replayed after the threads are done.  --per-event and ptdump
  * --at stay serial (their output is interleaved by event).
  */
-#define PAR_BATCH 1024		/* events per batch */
+#define PAR_BATCH 1024		/* events per batch, at most */
+#define PAR_WEIGHT 4096		/* par_weight() per batch, at most (or one event) */
 #define PAR_SLOTS 8		/* batches in flight */
 
 struct par_batch {
@@ -145,6 +146,11 @@ struct par_batch {
 	size_t nr_runs, cap_runs;
 	char *strs;			/* the events' strings, copied */
 	size_t len_strs, cap_strs;
+	/* a shared linear map: the leaders' records of the batch's linear_map
+	 * events, nr_specs per event (lin_of[k]: event k's first) */
+	struct vt_linear_rec *lin;
+	size_t nr_lin, cap_lin;
+	uint32_t lin_of[PAR_BATCH];
 	int refs;			/* strategies yet to replay it (atomic) */
 };
 
@@ -155,12 +161,23 @@ struct par_mismap {
 	uint64_t first_va, expected_pa, found_pa, pages;
 };
 
+/*
+ * A strategy's state in a parallel replay, on cache lines of its own: the
+ * results it adds to at every event are its own copy (res->s[] is one
+ * array, whose neighbours' ends share a line), folded into res->s[] at the
+ * end.
+ */
 struct par_strat {
 	struct vt_pool_item item;	/* first: its (strategy, next batch) item */
 	struct par *p;
 	unsigned int idx;		/* the strategy */
+	/* the leader of its shared linear map (itself if it leads one),
+	 * UINT32_MAX if it shares none */
+	unsigned int group;
+	unsigned int *wake;		/* [nr_specs]: strategies its batch makes ready */
 	struct vt_engine *e;
 	struct vt_cost_memo *memo;	/* the strategy's own */
+	struct vt_strategy_result res;	/* copied to res->s[idx] at the end */
 	long next;			/* the batch it replays next */
 	bool scheduled;			/* its item is queued or running */
 	struct vt_replay_cb cb;		/* e->cb: records mismaps */
@@ -170,7 +187,7 @@ struct par_strat {
 	int ret;			/* the strategy's error, and where */
 	long err_index;
 	struct vt_error err;
-};
+} __attribute__((aligned(64)));
 
 /*
  * Lock order: the pool's lock, then p->lock (vt_pool_wait()'s test);
@@ -178,14 +195,15 @@ struct par_strat {
  */
 struct par {
 	const struct vt_replay_req *req;
-	struct vt_strategy_result *res;
 	struct par_strat *st;
-	unsigned int *to_submit;		/* strategies to submit, one publication's */
+	/* strategies to submit: a publication's, then each strategy's wake list */
+	unsigned int *to_submit;
 	struct vt_pool *pool;
 	struct vt_pool_group group;	/* this trace's strategy items */
 	/* on the heap: 1.3 MB in replay_parallel()'s frame made the stack
 	 * grow past a `ulimit -v` the heap had filled: SIGSEGV, not exit 4 */
 	struct par_batch *slot;		/* [PAR_SLOTS] */
+	bool share;			/* some strategies share a linear map */
 	long produced;			/* batches published */
 	pthread_mutex_t lock;		/* produced, st[].next, st[].scheduled */
 };
@@ -213,6 +231,9 @@ static void par_replay_batch(struct par *p, unsigned int i, struct par_batch *b)
 	for (int k = 0; k < b->n && !ps->ret; k++) {
 		uint64_t va, peak = tlb_peak_entries(ps->e);
 
+		/* a shared linear map: the leader's record of this event */
+		if (ps->group != UINT32_MAX && b->ev[k].op == VT_OP_LINEAR_MAP)
+			ps->e->lin_rec = &b->lin[b->lin_of[k] + ps->group];
 		ps->ret = vt_engine_apply(ps->e, b->base + k, &b->ev[k], &va, &ps->err);
 		if (ps->ret) {
 			/* as the serial loop completes it */
@@ -229,22 +250,51 @@ static void par_replay_batch(struct par *p, unsigned int i, struct par_batch *b)
 					 p->req->path);
 			break;
 		}
-		account(ps->e, &p->res[i], NULL, i, b->base + k, &b->ev[k], va, peak,
+		account(ps->e, &ps->res, NULL, i, b->base + k, &b->ev[k], va, peak,
 			p->req->profile, ps->memo);
 	}
 }
 
 /*
+ * Under p->lock: strategy @i has no item queued and may replay its next
+ * batch: it is published and, if it has linear_map events and @i follows
+ * a leader's linear map, the leader has replayed it (its records are in).
+ */
+static bool par_ready(const struct par *p, unsigned int i)
+{
+	const struct par_strat *ps = &p->st[i];
+
+	if (ps->scheduled || ps->next >= p->produced)
+		return false;
+	return ps->group == UINT32_MAX || ps->group == i ||
+	       !p->slot[ps->next % PAR_SLOTS].nr_lin || p->st[ps->group].next > ps->next;
+}
+
+/* Under p->lock: mark the ready strategies scheduled, listing them in
+ * @out; returns how many. */
+static unsigned int par_collect_ready(struct par *p, unsigned int *out)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < p->req->nr_specs; i++)
+		if (par_ready(p, i)) {
+			p->st[i].scheduled = true;
+			out[n++] = i;
+		}
+	return n;
+}
+
+/*
  * The item of one strategy: replay its next batch, then queue itself again
- * if another is published (at the queue's tail, so the strategies take
- * turns and one that costs more than the others is not tied to a thread).
+ * if another is ready (at the queue's tail, so the strategies take turns),
+ * and the followers the batch made ready.
  */
 static void par_strat_item(struct vt_pool_item *it)
 {
 	struct par_strat *ps = (struct par_strat *)it;
 	struct par *p = ps->p;
 	struct par_batch *b;
-	bool again;
+	unsigned int n;
 
 	pthread_mutex_lock(&p->lock);
 	b = &p->slot[ps->next % PAR_SLOTS];
@@ -253,11 +303,11 @@ static void par_strat_item(struct vt_pool_item *it)
 	__atomic_sub_fetch(&b->refs, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&p->lock);
 	ps->next++;
-	again = ps->next < p->produced;
-	ps->scheduled = again;
+	ps->scheduled = false;
+	n = par_collect_ready(p, ps->wake);
 	pthread_mutex_unlock(&p->lock);
-	if (again)
-		vt_pool_submit(p->pool, &ps->item, &p->group);
+	for (unsigned int k = 0; k < n; k++)
+		vt_pool_submit(p->pool, &p->st[ps->wake[k]].item, &p->group);
 }
 
 /* vt_pool_wait()'s test: every strategy is done with batch @arg. */
@@ -268,19 +318,15 @@ static bool par_slot_free(void *arg)
 	return !__atomic_load_n(&b->refs, __ATOMIC_ACQUIRE);
 }
 
-/* Batch @seq - 1 is published: queue an item for each strategy without one. */
+/* Batch @seq - 1 is published: queue an item for each strategy it makes ready. */
 static void par_publish(struct par *p, struct par_batch *b, long seq)
 {
-	unsigned int n = 0;
+	unsigned int n;
 
 	pthread_mutex_lock(&p->lock);
 	__atomic_store_n(&b->refs, (int)p->req->nr_specs, __ATOMIC_RELAXED);
 	p->produced = seq;
-	for (unsigned int i = 0; i < p->req->nr_specs; i++)
-		if (!p->st[i].scheduled && p->st[i].next < p->produced) {
-			p->st[i].scheduled = true;
-			p->to_submit[n++] = i;
-		}
+	n = par_collect_ready(p, p->to_submit);
 	pthread_mutex_unlock(&p->lock);
 	for (unsigned int k = 0; k < n; k++)
 		vt_pool_submit(p->pool, &p->st[p->to_submit[k]].item, &p->group);
@@ -321,6 +367,35 @@ static int par_copy(struct par_batch *b, const struct vt_event *ev)
 		b->len_strs += n;
 	}
 	b->n++;
+	return 0;
+}
+
+/*
+ * What an event weighs in a batch, roughly in small events' work: its page
+ * runs and its pages (the engine's cost follows both).  A batch closes at
+ * PAR_WEIGHT, so a trace of few heavy events still makes many (strategy,
+ * batch) items and the threads share the work, not the strategies:
+ * 1,024 small vmalloc/vfree events, about 240 of 128 MiB system-heap
+ * buffers, one 16 MiB-run vmap or one whole linear map.
+ */
+static uint64_t par_weight(const struct vt_event *ev)
+{
+	uint64_t pages = ev->has_pages ? ev->nr_pages : ev->size >> 12;
+
+	return 1 + ev->nr_runs / 4 + pages / 1024;
+}
+
+/* The linear_map event just copied: room for its leaders' records. */
+static int par_copy_linear(struct par *p, struct par_batch *b)
+{
+	unsigned int n = p->req->nr_specs;
+
+	if (VT_ALLOC_GROW(b->lin, b->nr_lin + n, b->cap_lin))
+		return -ENOMEM;
+	b->lin_of[b->n - 1] = (uint32_t)b->nr_lin;
+	for (unsigned int i = 0; i < n; i++)
+		b->lin[b->nr_lin + i] = (struct vt_linear_rec){ .index = -1 };
+	b->nr_lin += n;
 	return 0;
 }
 
@@ -365,14 +440,20 @@ static int par_produce(struct par *p, struct vt_trace_reader *rd,
 
 	for (;;) {
 		struct par_batch *b = &p->slot[seq % PAR_SLOTS];
+		uint64_t w = 0;
 
 		vt_pool_wait(p->pool, par_slot_free, b, false);
 		b->n = 0;
 		b->base = *index;
 		b->nr_runs = 0;
 		b->len_strs = 0;
-		while (b->n < PAR_BATCH && (rret = vt_trace_next(rd, &ev, rerr)) > 0) {
+		b->nr_lin = 0;
+		while (b->n < PAR_BATCH && w < PAR_WEIGHT &&
+		       (rret = vt_trace_next(rd, &ev, rerr)) > 0) {
+			w += par_weight(&ev);
 			rret = par_copy(b, &ev);
+			if (!rret && p->share && ev.op == VT_OP_LINEAR_MAP)
+				rret = par_copy_linear(p, b);
 			if (rret) {
 				vt_error_set(rerr, rret, "out of memory");
 				break;
@@ -453,18 +534,21 @@ static int par_report_mismaps(struct par *p, const struct vt_replay_cb *cb,
  */
 static int replay_parallel(const struct vt_replay_req *req,
 			   struct vt_trace_reader *rd, struct vt_engine **eng,
-			   struct vt_cost_memo *memo, struct vt_replay_result *res,
-			   const struct vt_replay_cb *cb, long *events,
-			   struct vt_error *err)
+			   struct vt_cost_memo *memo, const unsigned int *group,
+			   struct vt_replay_result *res, const struct vt_replay_cb *cb,
+			   long *events, struct vt_error *err)
 {
-	struct par p = { .req = req, .res = res->s, .pool = req->pool };
+	struct par p = { .req = req, .pool = req->pool };
 	struct vt_error rerr;
 	unsigned int first;
 	long index = 0, err_index = -1;
 	int ret = 0, rret;
 
-	p.st = calloc(req->nr_specs, sizeof(*p.st));
-	p.to_submit = calloc(req->nr_specs, sizeof(*p.to_submit));
+	p.st = aligned_alloc(_Alignof(struct par_strat), req->nr_specs * sizeof(*p.st));
+	if (p.st)
+		memset(p.st, 0, req->nr_specs * sizeof(*p.st));
+	p.to_submit = calloc((size_t)req->nr_specs * (req->nr_specs + 1),
+			     sizeof(*p.to_submit));
 	p.slot = calloc(PAR_SLOTS, sizeof(*p.slot));
 	if (!p.to_submit || !p.st || !p.slot) {
 		free(p.to_submit);
@@ -480,6 +564,10 @@ static int replay_parallel(const struct vt_replay_req *req,
 		ps->item.fn = par_strat_item;
 		ps->p = &p;
 		ps->idx = i;
+		ps->group = group[i];
+		p.share |= group[i] != UINT32_MAX;
+		/* the producer's list first, then one per strategy */
+		ps->wake = p.to_submit + (size_t)req->nr_specs * (i + 1);
 		ps->e = eng[i];
 		ps->memo = &memo[i];
 		ps->cb = (struct vt_replay_cb){ .ctx = ps,
@@ -506,11 +594,14 @@ static int replay_parallel(const struct vt_replay_req *req,
 		*events = index;
 	for (unsigned int i = 0; i < req->nr_specs; i++) {
 		eng[i]->cb = cb;
+		eng[i]->lin_rec = NULL;		/* it pointed into a batch */
+		res->s[i] = p.st[i].res;
 		free(p.st[i].mm);
 	}
 	for (int k = 0; k < PAR_SLOTS; k++) {
 		free(p.slot[k].runs);
 		free(p.slot[k].strs);
+		free(p.slot[k].lin);
 	}
 	free(p.slot);
 	free(p.to_submit);
@@ -566,6 +657,29 @@ static int replay_serial(const struct vt_replay_req *req, struct vt_trace_reader
 	return ret;
 }
 
+/*
+ * Strategies that build the same linear map share one (core/mm/linear.c,
+ * vt_linear_same()): the first of each such set leads, the others follow
+ * it.  @group[i]: the leader of strategy i's set, UINT32_MAX if it shares
+ * with none.  Not for ptdump (req->at_end), which dumps each engine's own
+ * tables.
+ */
+static void linear_groups(const struct vt_replay_req *req, struct vt_engine **eng,
+			  unsigned int *group)
+{
+	for (unsigned int i = 0; i < req->nr_specs; i++)
+		group[i] = UINT32_MAX;
+	if (req->at_end)
+		return;
+	for (unsigned int i = 1; i < req->nr_specs; i++)
+		for (unsigned int j = 0; j < i; j++)
+			if (!eng[j]->lin_leader && vt_linear_same(eng[j], eng[i])) {
+				eng[i]->lin_leader = eng[j];
+				group[i] = group[j] = j;
+				break;
+			}
+}
+
 int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb,
 		  struct vt_replay_result *res, struct vt_error *err)
 {
@@ -574,6 +688,8 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 	struct vt_trace_reader *rd = NULL;
 	struct vt_engine **eng = NULL;
 	struct vt_cost_memo *memo = NULL;	/* one per strategy */
+	unsigned int *group = NULL;		/* linear_groups() */
+	struct vt_linear_rec *lin = NULL;	/* a serial run's, one per leader */
 	struct vt_model_opts o = *req->opts;
 	const struct vt_trace_config *tc;
 	long index = 0;
@@ -601,7 +717,9 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 	res->s = calloc(req->nr_specs, sizeof(*res->s));
 	eng = calloc(req->nr_specs, sizeof(*eng));
 	memo = calloc(req->nr_specs, sizeof(*memo));
-	if (!res->s || !eng || !memo || !res->meta) {
+	group = calloc(req->nr_specs, sizeof(*group));
+	lin = calloc(req->nr_specs, sizeof(*lin));
+	if (!res->s || !eng || !memo || !group || !lin || !res->meta) {
 		ret = vt_err_oom(err);
 		goto out;
 	}
@@ -619,8 +737,16 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 		eng[i]->cb = cb;
 		eng[i]->strat_idx = i;
 	}
+	linear_groups(req, eng, group);
+	/* a serial run replays an event on the leader before its followers:
+	 * one record per leader (a parallel run keeps them per batch) */
+	for (unsigned int i = 0; i < req->nr_specs && !par; i++)
+		if (group[i] != UINT32_MAX) {
+			lin[group[i]].index = -1;
+			eng[i]->lin_rec = &lin[group[i]];
+		}
 	if (par)
-		ret = replay_parallel(req, rd, eng, memo, res, cb, &index, err);
+		ret = replay_parallel(req, rd, eng, memo, group, res, cb, &index, err);
 	else
 		ret = replay_serial(req, rd, eng, memo, res, cb, &index, &stopped, err);
 	if (ret < 0)
@@ -655,6 +781,8 @@ out:
 		vt_engine_free(eng[i]);
 	free(eng);
 	free(memo);
+	free(group);
+	free(lin);
 	vt_trace_close(rd);
 	if (ret)
 		vt_replay_result_release(res);

@@ -46,6 +46,18 @@ struct vt_vmap_block {
 	struct vt_vmap_block *next;
 };
 
+/*
+ * One linear_map event as the leader of a shared linear map built it
+ * (core/mm/linear.c): what its followers take instead of building their own.
+ */
+struct vt_linear_rec {
+	long index;			/* the event's; -1: none recorded */
+	int ret;			/* arm64___create_pgd_mapping()'s */
+	struct arm64_counters c;	/* what it counted */
+	int64_t units, units_peak;	/* mm.lin_tlb_units and its peak after it */
+	uint64_t bad, first;		/* --verify: pages found wrong, the first */
+};
+
 struct vt_engine {
 	struct vt_strategy_spec spec;
 	struct vt_model_opts o;
@@ -90,6 +102,12 @@ struct vt_engine {
 	uint64_t memstart;
 	uint64_t lin_peak_seen;	/* linear_tlb_entries accounted so far */
 	bool memstart_set;
+	/* a linear map shared with other strategies (core/replay.c sets these,
+	 * core/mm/linear.c uses them): the leader records each linear_map
+	 * event in *lin_rec; a follower (lin_leader set) builds no linear-map
+	 * tables and takes the event's counts from *lin_rec */
+	struct vt_engine *lin_leader;
+	struct vt_linear_rec *lin_rec;
 	/* --verify */
 	struct vt_written written;	/* by the walks of the current event */
 	uint64_t mismapped;
@@ -154,6 +172,20 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
 		   uint64_t align, unsigned int shift);
 /* mainline vmap() mapping: one page-array walk at PAGE_SHIFT */
 int vt_vmap_mainline(struct vt_engine *e, struct vt_area *a);
+
+/* ---- the linear map, shared by strategies that build the same (core/mm/linear.c) ---- */
+/* The version of mmu.c the strategy's linear axis names. */
+enum arm64_linear_variant vt_linear_variant(const struct vt_engine *e);
+/* Whether @a and @b build the same linear map, whatever their vmalloc sides do. */
+bool vt_linear_same(const struct vt_engine *a, const struct vt_engine *b);
+/* The tables that hold @e's linear map: its leader's if it follows one. */
+struct arm64_mm *vt_linear_mm(struct vt_engine *e);
+/* arm64___create_pgd_mapping() (and with --verify arm64_linear_verify():
+ * *bad pages, the *first) on @e's own tables, recorded in *e->lin_rec if
+ * set; a follower takes all of it from its leader's record instead. */
+int vt_linear_map(struct vt_engine *e, enum arm64_linear_variant v, uint64_t phys,
+		  uint64_t virt, uint64_t size, uint64_t prot, unsigned int flags,
+		  uint64_t *bad, uint64_t *first);
 
 /* ---- one engine per strategy (core/mm/vmalloc.c), driven by core/replay.c ---- */
 int vt_engine_new(const struct vt_strategy_spec *spec,

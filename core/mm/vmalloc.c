@@ -828,18 +828,10 @@ static int vt_map_mem(struct vt_engine *e, const struct vt_event *ev,
 			 uint64_t *va)
 {
 	const struct arm64_geom *g = &e->mm.g;
-	uint32_t axes = vt_axes_resolve(e->spec.axes, e->o.kernel);
-	enum arm64_linear_variant v = ARM64_LINEAR_NEW;
 	unsigned int flags = 0;
 	uint64_t virt, prot = arm64_linear_prot(g), bad, first;
 	int ret;
 
-	if (axes & VT_AXIS_LINEAR_OLD)
-		v = ARM64_LINEAR_OLD;
-	else if (axes & VT_AXIS_LINEAR_P1)
-		v = ARM64_LINEAR_P1;
-	else if (axes & VT_AXIS_LINEAR_P1P2)
-		v = ARM64_LINEAR_P1P2;
 	if (ev->flags & VT_FLAG(NO_BLOCK_MAPPINGS))
 		flags |= ARM64_NO_BLOCK_MAPPINGS;
 	if (ev->flags & VT_FLAG(NO_CONT_MAPPINGS))
@@ -864,8 +856,9 @@ static int vt_map_mem(struct vt_engine *e, const struct vt_event *ev,
 				    (unsigned long long)(arm64_linear_size(g) >> 30));
 	virt = arm64_linear_virt(g, e->memstart, ev->phys);
 	*va = virt;
-	ret = arm64___create_pgd_mapping(&e->mm, v, ev->phys, virt, ev->size, prot,
-				       flags);
+	/* its own tables, or those of the strategies it shares them with */
+	ret = vt_linear_map(e, vt_linear_variant(e), ev->phys, virt, ev->size, prot,
+			    flags, &bad, &first);
 	if (ret == ARM64_LINEAR_EBUG)
 		return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
 				    "linear_map of [0x%llx, +0x%llx) over a different mapping: the kernel would BUG()",
@@ -873,9 +866,6 @@ static int vt_map_mem(struct vt_engine *e, const struct vt_event *ev,
 				    (unsigned long long)ev->size);
 	if (ret)
 		return ret;
-	if (!e->o.verify)
-		return 0;
-	bad = arm64_linear_verify(&e->mm, ev->phys, virt, ev->size, prot, &first);
 	if (bad) {
 		EST(e, mismapped_pages) += bad;
 		if (e->cb && e->cb->mismap)
@@ -1116,7 +1106,7 @@ int vt_engine_shape(struct vt_engine *e, const struct vt_event *ev,
 		start = arm64_linear_virt(g, e->memstart, ev->phys) & ~(g->page_size - 1);
 		end = (arm64_linear_virt(g, e->memstart, ev->phys + ev->size) +
 		       g->page_size - 1) & ~(g->page_size - 1);
-		arm64_leaf_shape(&e->mm, start, end, &as);
+		arm64_leaf_shape(vt_linear_mm(e), start, end, &as);
 		*s = (struct vt_shape){ .pte = as.pte, .pte_cont = as.pte_cont,
 					.pmd_block = as.pmd_block,
 					.pud_block = as.pud_block };

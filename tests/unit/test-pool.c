@@ -4,7 +4,9 @@
  * (a trace waiting for its strategies) finish on pools of 1 to 4 threads,
  * every item runs once, a wait inside an item never runs another item
  * that waits (no nested wait on one stack), and an item that queues
- * itself again (a strategy's next batch) keeps its group open.
+ * itself again (a strategy's next batch) keeps its group open.  The
+ * threads' figures (vt_pool_thread_stats()) count every item once, on the
+ * thread that ran it.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -60,6 +62,25 @@ static void trace_fn(struct vt_pool_item *it)
 	depth--;
 }
 
+/* Every item run is counted once, by kind; stolen items are among them. */
+static void check_stats(struct vt_pool *pool, unsigned int nthreads, unsigned long leaves)
+{
+	struct vt_pool_thread_stats st;
+	unsigned long n[2] = { 0, 0 }, stolen = 0;
+
+	for (unsigned int t = 0; t < nthreads; t++) {
+		TEST_ASSERT_EQ("stats of a thread", vt_pool_thread_stats(pool, t, &st), true);
+		n[0] += st.items[0];
+		n[1] += st.items[1];
+		stolen += st.stolen;
+	}
+	TEST_ASSERT_EQ("leaf items counted", n[0], leaves);
+	TEST_ASSERT_EQ("items that wait counted", n[1], NR_TRACES);
+	TEST_ASSERT_EQ("stolen items are items run", stolen <= n[0] + n[1], true);
+	TEST_ASSERT_EQ("no thread past the pool's", vt_pool_thread_stats(pool, nthreads, &st),
+		       false);
+}
+
 static void run(unsigned int nthreads)
 {
 	struct vt_pool *pool;
@@ -83,6 +104,7 @@ static void run(unsigned int nthreads)
 		TEST_ASSERT_EQ("every leaf of a trace done", t[i].g.pending, 0);
 	TEST_ASSERT_EQ("leaves run", __atomic_load_n(&leaves_run, __ATOMIC_RELAXED), want);
 	TEST_ASSERT_EQ("no wait nested in a wait", max_depth, 1);
+	check_stats(pool, nthreads, want);
 	vt_pool_free(pool);
 }
 
