@@ -20,6 +20,7 @@
 
 #include "cli/report-doc.h"
 #include "core/cost/profile.h"
+#include "core/input.h"
 
 #ifndef VT_VERSION
 #define VT_VERSION "0.0.0"
@@ -251,11 +252,20 @@ static double round6(double x)
  * recording), or NULL. */
 static char *trace_source(const char *meta)
 {
-	json_t *m = meta ? json_loads(meta, 0, NULL) : NULL;
-	const char *cmd = json_string_value(json_object_get(m, "command"));
-	const char *rec = json_string_value(json_object_get(m, "recording"));
-	const char *src = json_string_value(json_object_get(m, "source"));
+	struct vt_json_budget b;
+	json_t *m = NULL;
+	const char *cmd, *rec, *src;
 	char *out = NULL;
+
+	if (meta) {	/* the budget: out of memory stays out (core/input.h) */
+		vt_json_budget_begin(&b, UINT64_MAX);
+		m = json_loads(meta, 0, NULL);
+		vt_json_budget_end(&b);
+		m = vt_json_whole(m);
+	}
+	cmd = json_string_value(json_object_get(m, "command"));
+	rec = json_string_value(json_object_get(m, "recording"));
+	src = json_string_value(json_object_get(m, "source"));
 
 	if (cmd)
 		out = strdup(cmd);

@@ -256,10 +256,22 @@ void vt_input_close(struct vt_input *in, FILE *f)
  * out of memory.  Every parse error jansson detects has a text.
  */
 static _Thread_local unsigned long json_alloc_failures;
+static _Thread_local struct vt_json_budget *json_budget;
 
 void vt_json_alloc_failed(void)
 {
 	json_alloc_failures++;
+	if (json_budget)
+		json_budget->failed = true;
+}
+
+json_t *vt_json_whole(json_t *root)
+{
+	if (root && json_alloc_failures) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
 }
 
 bool vt_json_error_oom(const json_error_t *je)
@@ -272,7 +284,6 @@ bool vt_json_error_oom(const json_error_t *je)
 	return oom;
 }
 
-static _Thread_local struct vt_json_budget *json_budget;
 
 void vt_json_budget_begin(struct vt_json_budget *b, uint64_t max)
 {
@@ -282,7 +293,8 @@ void vt_json_budget_begin(struct vt_json_budget *b, uint64_t max)
 	if (b->max < VT_JSON_BUDGET_MIN)
 		b->max = VT_JSON_BUDGET_MIN;
 	b->used = 0;
-	b->hit = false;
+	b->hit = b->failed = false;
+	json_alloc_failures = 0;	/* a load's own failures */
 	b->prev = json_budget;
 	json_budget = b;
 }
@@ -300,6 +312,8 @@ bool vt_json_budget_charge(size_t size)
 
 	if (!b)
 		return true;
+	if (b->failed)	/* out of memory stays out for the rest of the load */
+		return false;
 	if (b->hit || cost > b->max - b->used) {
 		b->hit = true;
 		return false;
@@ -323,7 +337,7 @@ int vt_json_budget_error(struct vt_error *err, const char *path,
 			    what, vt_input_size_text(max, b, sizeof(b)));
 }
 
-static int json_oom(struct vt_error *err, const char *path)
+int vt_json_oom_error(struct vt_error *err, const char *path)
 {
 	snprintf(err->file, sizeof(err->file), "%.255s", path);
 	err->line = err->column = 0;
@@ -340,7 +354,7 @@ int vt_json_error(struct vt_error *err, const char *path,
 	err->line = je->line > 0 ? (unsigned long)je->line : 0;
 	err->column = je->line > 0 && je->column > 0 ? (unsigned long)je->column : 0;
 	if (vt_json_error_oom(je))
-		return json_oom(err, path);
+		return vt_json_oom_error(err, path);
 	return vt_error_set(err, code, "%s%s", prefix ? prefix : "", je->text);
 }
 
@@ -371,13 +385,13 @@ static int load_json(const char *path, const char *what, uint64_t max,
 			vt_json_error_oom(jerr);	/* consumed: not out of memory */
 			ret = vt_json_budget_error(err, path, 0, 0, "the document", bud.max);
 		}
-		else if (!*root && vt_input_limit_hit(in, err))
+		else if (!(*root = vt_json_whole(*root)) && vt_input_limit_hit(in, err))
 			ret = err->code;
 		else if (!*root && vt_json_error_oom(jerr))
 			/* not vt_json_error(): the check above consumed the
 			 * failures it counts (a syntax error with code 0 was
 			 * the result, exit 3 for out of memory) */
-			ret = json_oom(err, path);
+			ret = vt_json_oom_error(err, path);
 	}
 	vt_input_close(in, f);
 	return ret;

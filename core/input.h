@@ -90,8 +90,24 @@ int vt_input_load_json_capped(const char *path, const char *what, uint64_t max,
 bool vt_json_error_oom(const struct json_error_t *je);
 /* Called by jansson's allocator hook when malloc() fails. */
 void vt_json_alloc_failed(void);
+/*
+ * After a jansson load that returned @root: @root, or NULL (@root freed)
+ * when an allocation failed during the load on this thread.  jansson 2.14
+ * does not check every allocation of its lexer (load.c lex_save() drops
+ * the byte strbuffer_append_byte() could not store), so a load that ran
+ * out of memory and went on when memory came back (another thread freed
+ * some) returns a tree with a short key or string: "events" read as
+ * "evnts", a trace of 0 events.  The failure stays counted, so the
+ * caller's vt_json_error_oom() reads the NULL as out of memory.
+ */
+struct json_t *vt_json_whole(struct json_t *root);
 int vt_json_error(struct vt_error *err, const char *path,
 		  const struct json_error_t *je, int code, const char *prefix);
+/* "out of memory reading the JSON of '@path'" (-ENOMEM), for a caller
+ * whose vt_json_error_oom() already said so (it consumes the failures it
+ * counts: asking vt_json_error() again would read a lexer's "invalid
+ * token" as a syntax error of code 0, i.e. success). */
+int vt_json_oom_error(struct vt_error *err, const char *path);
 
 /*
  * The memory a JSON tree may take (issue 22, item 2): jansson's tree of a
@@ -107,6 +123,11 @@ int vt_json_error(struct vt_error *err, const char *path,
 #define VT_JSON_BUDGET_MIN (16ull << 20)
 struct vt_json_budget {
 	uint64_t max, used;
+	/* an allocation failed: every later one of the load fails too, as
+	 * jansson 2.14's lexer, having dropped a byte it could not save
+	 * (load.c lex_save()), decodes a string past its end (a heap
+	 * overrun seen with one failure under fault injection) */
+	bool failed;
 	bool hit;
 	struct vt_json_budget *prev;
 };

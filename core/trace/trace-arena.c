@@ -164,9 +164,11 @@ json_t *vt_line_arena_loadb(struct vt_trace_reader *r, const char *line,
 	vt_json_budget_begin(&b, r->max_input);
 	tl_arena = r->arena;
 	j = json_loadb(line, n, JSON_REJECT_DUPLICATES, je);
-	tl_arena = saved;
 	if (vt_json_budget_end(&b))
 		r->budget_hit = true;
+	else
+		j = vt_json_whole(j);	/* freed into the arena it came from */
+	tl_arena = saved;
 	return j;
 }
 

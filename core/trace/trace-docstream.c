@@ -249,7 +249,13 @@ static int ds_member(struct vt_trace_reader *r, struct vt_json_budget *bud,
 		snprintf(what, sizeof(what), "\"%s\"", key);
 		return vt_json_budget_error(err, r->name, line, col, what, bud->max);
 	}
-	if (!v || json_object_set_new(top, key, v))
+	v = vt_json_whole(v);
+	if (!v) {
+		/* the whole-document path reads it again from the start */
+		vt_json_error_oom(&je);
+		return 1;
+	}
+	if (json_object_set_new(top, key, v))
 		return 1;
 	return 0;
 }

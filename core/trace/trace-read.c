@@ -84,6 +84,9 @@ static int try_jsonl_header(struct vt_trace_reader *r, const char *first,
 		json_decref(h);
 		return 0;
 	}
+	h = vt_json_whole(h);
+	if (!h && vt_json_error_oom(&je))	/* not "not a header" */
+		return vt_json_oom_error(err, r->name);
 	if (!h)
 		return 0;
 	if (!json_is_object(h) || json_object_get(h, "events")) {
@@ -127,6 +130,8 @@ static int open_document(struct vt_trace_reader *r, const char *buf,
 			r->budget_hit = true;
 			json_decref(r->root);
 			r->root = NULL;
+		} else {
+			r->root = vt_json_whole(r->root);
 		}
 	}
 	if (!r->root)

@@ -72,7 +72,7 @@ int vt_trace_json_fail(struct vt_trace_reader *r, struct vt_error *err,
 	/* out of memory is exit 4, not a syntax error (core/input.h) */
 	if (vt_json_error_oom(je)) {
 		vt_trace_set_loc(err, r->name, 0, 0, -1);
-		return vt_json_error(err, r->name, je, 0, NULL);
+		return vt_json_oom_error(err, r->name);
 	}
 	vt_trace_set_loc(err, r->name, line, line ? col : 0, event);
 	if (strstr(t, "maximum parsing depth"))

@@ -123,8 +123,16 @@ static int writer_header(struct vt_trace_writer *w,
 	char *meta = NULL;
 
 	if (meta_json) {
+		struct vt_json_budget b;
 		json_error_t je;
-		json_t *m = json_loads(meta_json, JSON_REJECT_DUPLICATES, &je);
+		json_t *m;
+
+		/* a tree the reader already held: the budget only makes an
+		 * out of memory stay out for the load (core/input.h) */
+		vt_json_budget_begin(&b, UINT64_MAX);
+		m = json_loads(meta_json, JSON_REJECT_DUPLICATES, &je);
+		vt_json_budget_end(&b);
+		m = vt_json_whole(m);
 
 		if (!m && vt_json_error_oom(&je))
 			return vt_err_oom(err);

@@ -12,6 +12,8 @@
  *   VT_FAIL_AT=N      the Nth counted call fails (ENOMEM, EAGAIN), and
  *                     every later one; unset or 0: none fails
  *   VT_FAIL_COUNT=F   at exit, write the number of counted calls to F
+ *   VT_FAIL_ONCE=1    only the Nth call fails: memory comes back, as it
+ *                     does under `ulimit -v` when another thread frees some
  *
  * Not for sanitizer builds, which replace malloc themselves.
  */
@@ -32,13 +34,15 @@ extern void *__libc_memalign(size_t, size_t);
 
 static unsigned long fail_at;	/* 0: never */
 static unsigned long calls;
-static int ready;
+static int ready, once;
 
 __attribute__((constructor)) static void failalloc_init(void)
 {
 	const char *s = getenv("VT_FAIL_AT");
 
 	fail_at = s ? strtoul(s, NULL, 10) : 0;
+	s = getenv("VT_FAIL_ONCE");
+	once = s && *s == '1';
 	ready = 1;
 }
 
@@ -67,7 +71,7 @@ static int fail(void)
 	if (!ready)
 		return 0;
 	n = __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
-	return fail_at && n >= fail_at;
+	return fail_at && (once ? n == fail_at : n >= fail_at);
 }
 
 void *malloc(size_t size)
