@@ -139,6 +139,7 @@ static inline bool arm64_desc_block(uint64_t d) { return (d & PTE_TYPE_MASK) == 
 /* ---- the simulated init_mm -------------------------------------------- */
 
 struct arm64_table;
+struct arm64_runs;
 
 struct arm64_mm_opts {
 	bool eager_barriers;	/* <= v6.15: a dsb+isb per valid kernel store */
@@ -156,12 +157,12 @@ struct arm64_mm {
 	struct arm64_geom g;
 	struct arm64_mm_opts o;
 	struct arm64_counters *st;	/* where counts go (set by the caller) */
-	/* table pool: tables are ids; id -> descriptor array.  A run table
-	 * (arm64_table_alloc_run()) has no array: tbl[id] is NULL and its
-	 * entry i is run0[id] + (i << page_shift), one arithmetic progression
-	 * of valid leaves over the whole table (run0 is 0 for other ids). */
-	uint64_t **tbl;			/* per id, NULL if free or a run */
-	uint64_t *run0;			/* per id: a run table's entry 0, or 0 */
+	/* table pool: tables are ids; id -> descriptor array, or (tbl[id]
+	 * NULL) a run table: runs[id], sorted runs of valid leaves, each an
+	 * arithmetic progression (entry first + k is desc0 + (k << page_shift)),
+	 * every entry outside the runs none (arch/arm64/runs.c). */
+	uint64_t **tbl;			/* per id, NULL if free or a run table */
+	struct arm64_runs **runs;	/* per id: the run list, or NULL */
 	uint8_t *tbl_depth;		/* per id */
 	uint32_t nr_tbl, cap_tbl;
 	uint32_t *free_ids;
@@ -175,6 +176,9 @@ struct arm64_mm {
 	int64_t tlb_units, tlb_units_peak;
 	/* the same units for the linear map's leaves (linear_tlb_entries) */
 	int64_t lin_tlb_units, lin_tlb_units_peak;
+	/* lists of one run (a linear-map table), carved from chunks */
+	char **arena;
+	uint32_t nr_arena, arena_used;
 };
 
 /* swapper_pg_dir; unless o->initial_empty, with the tables a booted
@@ -187,13 +191,42 @@ static inline uint64_t *arm64_table(const struct arm64_mm *mm, uint32_t id)
 {
 	return mm->tbl[id];
 }
+/*
+ * A run of a run table: entries [first, first + len) are desc0 + (k <<
+ * page_shift), k = 0 .. len - 1: valid leaves with the same attributes and
+ * CONT state and consecutive output addresses (no carry out of the address
+ * field: arm64_run_ok()).  A run table holds at most arm64_runs_max() of
+ * them, sorted and disjoint, and is expanded into an array beyond.
+ */
+struct arm64_run {
+	uint32_t first, len;
+	uint64_t desc0;
+};
+struct arm64_runs {
+	uint32_t nr, cap;
+	struct arm64_run r[];
+};
+/* Entry @i of the run table @rs (binary search). */
+uint64_t arm64_runs_entry(const struct arm64_runs *rs, uint64_t i,
+			  unsigned int page_shift);
+/* Whether table @id is a run table (no descriptor array). */
+static inline bool arm64_is_run_table(const struct arm64_mm *mm, uint32_t id)
+{
+	return !mm->tbl[id] && mm->runs[id];
+}
 /* Entry @i of table @id, a run table's produced on demand. */
 static inline uint64_t arm64_entry(const struct arm64_mm *mm, uint32_t id,
 				   uint64_t i)
 {
 	return mm->tbl[id] ? mm->tbl[id][i] :
-	       mm->run0[id] + (i << mm->g.page_shift);
+	       arm64_runs_entry(mm->runs[id], i, mm->g.page_shift);
 }
+/* The extent of entry @i of table @id: *desc is entry i, and entries i ..
+ * i + n - 1 (n returned, >= 1, within the table) are *desc + (k <<
+ * page_shift) if *desc is valid, all none if it is 0.  An array's extent
+ * is 1 entry. */
+uint64_t arm64_entry_extent(const struct arm64_mm *mm, uint32_t id, uint64_t i,
+			    uint64_t *desc);
 /* Table id a table descriptor points at, or UINT32_MAX if not ours. */
 uint32_t arm64_desc_table_id(const struct arm64_mm *mm, uint64_t desc);
 static inline unsigned int arm64_index(const struct arm64_geom *g, int d, uint64_t va)
@@ -218,9 +251,27 @@ void arm64_table_free(struct arm64_mm *mm, uint32_t id);
  * arm64_desc_linear(); -EINVAL otherwise. */
 int arm64_table_alloc_run(struct arm64_mm *mm, int d, uint64_t run0,
 			  uint32_t *id);
+/* An empty last-level table kept as runs (arm64_populate() of a PTE table
+ * where arm64_desc_linear()); an array elsewhere. */
+int arm64_table_alloc_runs(struct arm64_mm *mm, int d, uint32_t *id);
 /* The descriptor array of table @id for writing: a run table is expanded
  * into one first.  NULL on -ENOMEM. */
 uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id);
+/* The most runs a run table keeps before it becomes an array. */
+static inline uint32_t arm64_runs_max(const struct arm64_geom *g)
+{
+	return (uint32_t)(g->ptrs[g->levels - 1] / 16);
+}
+/* Whether entries desc0 + (k << page_shift), k < len, form a run: valid,
+ * linear encoding, no carry out of the address field. */
+static inline bool arm64_run_ok(const struct arm64_geom *g, uint64_t desc0,
+				uint64_t len)
+{
+	uint64_t mask = arm64_desc_addr_mask(g);
+
+	return (desc0 & PTE_VALID) && arm64_desc_linear(g) && len &&
+	       (desc0 & mask) + ((len - 1) << g->page_shift) <= mask;
+}
 
 /* ---- barriers and TLB maintenance (asm/barrier.h, asm/tlbflush.h) ---- */
 void arm64_emit_pte_barriers(struct arm64_mm *mm);	/* dsb ishst; isb */
@@ -294,6 +345,36 @@ static inline uint64_t arm64_first_cont(const uint64_t *ptep, uint64_t n)
 		;
 	return i;
 }
+/*
+ * The same primitives on entry @i of the last-level table @id (the walkers
+ * call these): a run table keeps its runs (arch/arm64/runs.c), cut where a
+ * store or clear lands inside one, and falls back to an array
+ * (arm64_table_mut()) for what runs cannot hold; an array goes to the
+ * primitives above.  The counts are theirs exactly.  0 or -ENOMEM.
+ */
+int arm64_tbl_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
+		       uint64_t pfn, uint64_t n, uint64_t prot, uint64_t *written);
+int arm64_tbl_set_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			 uint64_t pte);
+int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			      uint64_t addr, uint64_t pte, uint64_t size);
+int arm64_tbl_ptes_get_and_clear(struct arm64_mm *mm, uint32_t id, uint64_t i,
+				 uint64_t n);
+int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,
+				      uint64_t i, uint64_t size);
+/* arm64_first_cont() of entries [i, i + n) of table @id. */
+uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
+			      uint64_t i, uint64_t n);
+/* Internal to arch/arm64: the counts of the stores above, without the
+ * stores (pgtable.c), and the run lists (runs.c). */
+void arm64_count_set_pte(struct arm64_mm *mm, uint64_t pte);
+void arm64_count_set_ptes(struct arm64_mm *mm, uint64_t n);
+void arm64_count_huge_stores(struct arm64_mm *mm, uint64_t pte, uint64_t n,
+			     uint64_t pgsize);
+void arm64_count_clears(struct arm64_mm *mm, uint64_t n, uint64_t nv, uint64_t nc);
+/* runs[id] emptied with room for @cap runs (-ENOMEM). */
+int arm64_runs_reset(struct arm64_mm *mm, uint32_t id, uint32_t cap);
+void arm64_runs_arena_release(struct arm64_mm *mm);
 /* huge_ptep_get_and_clear(&init_mm, addr, ptep, size). */
 uint64_t arm64_huge_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep,
 				       uint64_t size);
@@ -325,6 +406,8 @@ struct arm64_xlat {
  * if a level above faults or holds a block. */
 const uint64_t *arm64_pte_table(const struct arm64_mm *mm, uint64_t va,
 				unsigned int *idx);
+/* The id of the PTE table the walk for @va reaches, or UINT32_MAX. */
+uint32_t arm64_pte_table_id(const struct arm64_mm *mm, uint64_t va);
 /* Walk the tables as the MMU does; 0 or -EFAULT (translation fault). */
 int arm64_translate(const struct arm64_mm *mm, uint64_t va, struct arm64_xlat *x);
 /* Contiguous-hint invariants over [start, end): every entry of an aligned

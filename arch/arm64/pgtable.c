@@ -55,7 +55,8 @@ static int table_id(struct arm64_mm *mm, uint32_t *out)
 			/* the three arrays in step; arch/ is the lower floor and
 			 * grows its own (core/alloc.h is above it) */
 			uint32_t cap = mm->cap_tbl ? mm->cap_tbl * 2 : 64;
-			uint64_t **t, *r0;
+			uint64_t **t;
+			struct arm64_runs **rl;
 			uint8_t *dp;
 			uint32_t *fr;
 
@@ -73,16 +74,16 @@ static int table_id(struct arm64_mm *mm, uint32_t *out)
 			if (!fr)
 				return -ENOMEM;
 			mm->free_ids = fr;
-			r0 = realloc(mm->run0, cap * sizeof(*r0));
-			if (!r0)
+			rl = realloc(mm->runs, cap * sizeof(*rl));
+			if (!rl)
 				return -ENOMEM;
-			mm->run0 = r0;
+			mm->runs = rl;
 			mm->cap_tbl = cap;
 		}
 		id = mm->nr_tbl++;
 		mm->tbl[id] = NULL;
+		mm->runs[id] = NULL;
 	}
-	mm->run0[id] = 0;
 	*out = id;
 	return 0;
 }
@@ -124,7 +125,36 @@ int arm64_table_alloc_run(struct arm64_mm *mm, int d, uint64_t run0,
 		for (uint64_t i = 0; i < mm->g.ptrs[d]; i++)
 			mm->tbl[id][i] = run0 + (i << mm->g.page_shift);
 	} else {
-		mm->run0[id] = run0;
+		err = arm64_runs_reset(mm, id, 1);
+		if (err) {
+			mm->free_ids[mm->nr_free++] = id;
+			return err;
+		}
+		mm->runs[id]->r[0] = (struct arm64_run){ 0, (uint32_t)mm->g.ptrs[d], run0 };
+		mm->runs[id]->nr = 1;
+	}
+	mm->tbl_depth[id] = d;
+	*out = id;
+	return 0;
+}
+
+int arm64_table_alloc_runs(struct arm64_mm *mm, int d, uint32_t *out)
+{
+	uint32_t id;
+	int err;
+
+	if (d != (int)mm->g.levels - 1 || !arm64_desc_linear(&mm->g))
+		return arm64_table_alloc(mm, d, out);
+	err = table_id(mm, &id);
+	if (err)
+		return err;
+	/* a freed id's zeroed array goes: the table starts as no runs */
+	free(mm->tbl[id]);
+	mm->tbl[id] = NULL;
+	err = arm64_runs_reset(mm, id, 4);
+	if (err) {
+		mm->free_ids[mm->nr_free++] = id;
+		return err;
 	}
 	mm->tbl_depth[id] = d;
 	*out = id;
@@ -133,9 +163,10 @@ int arm64_table_alloc_run(struct arm64_mm *mm, int d, uint64_t run0,
 
 uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id)
 {
+	const struct arm64_runs *rs = mm->runs[id];
 	uint64_t n, *t;
 
-	if (mm->tbl[id] || !mm->run0[id])
+	if (mm->tbl[id] || !rs)
 		return mm->tbl[id];
 	n = mm->g.ptrs[mm->tbl_depth[id]];
 	if (n < mm->g.ptrs_per_pte)
@@ -143,10 +174,11 @@ uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id)
 	t = calloc(n, sizeof(uint64_t));
 	if (!t)
 		return NULL;
-	for (uint64_t i = 0; i < mm->g.ptrs[mm->tbl_depth[id]]; i++)
-		t[i] = mm->run0[id] + (i << mm->g.page_shift);
+	for (uint32_t r = 0; r < rs->nr; r++)
+		for (uint64_t k = 0; k < rs->r[r].len; k++)
+			t[rs->r[r].first + k] = rs->r[r].desc0 + (k << mm->g.page_shift);
 	mm->tbl[id] = t;
-	mm->run0[id] = 0;
+	mm->runs[id]->nr = 0;	/* the list stays for a later run table */
 	return t;
 }
 
@@ -160,7 +192,8 @@ void arm64_table_free(struct arm64_mm *mm, uint32_t id)
 	 * array zeroed here lets the pool hand it out again without a malloc */
 	if (mm->tbl[id])
 		memset(mm->tbl[id], 0, n * sizeof(uint64_t));
-	mm->run0[id] = 0;
+	if (mm->runs[id])
+		mm->runs[id]->nr = 0;
 	mm->free_ids[mm->nr_free++] = id;
 }
 
@@ -172,7 +205,7 @@ uint32_t arm64_desc_table_id(const struct arm64_mm *mm, uint64_t desc)
 	if (pa < mm->table_pa_base)
 		return UINT32_MAX;
 	id = (pa - mm->table_pa_base) >> mm->g.page_shift;
-	if (id >= mm->nr_tbl || (!mm->tbl[id] && !mm->run0[id]))
+	if (id >= mm->nr_tbl || (!mm->tbl[id] && !mm->runs[id]))
 		return UINT32_MAX;
 	return (uint32_t)id;
 }
@@ -282,11 +315,15 @@ int arm64_mm_init(struct arm64_mm *mm, unsigned int ps, unsigned int va,
 
 void arm64_mm_release(struct arm64_mm *mm)
 {
-	for (uint32_t i = 0; i < mm->nr_tbl; i++)
+	for (uint32_t i = 0; i < mm->nr_tbl; i++) {
 		free(mm->tbl[i]);
+		if (mm->runs[i] && mm->runs[i]->cap > 1)
+			free(mm->runs[i]);	/* lists of one run are the arena's */
+	}
+	arm64_runs_arena_release(mm);
 	free(mm->tbl);
 	free(mm->tbl_depth);
-	free(mm->run0);
+	free(mm->runs);
 	free(mm->free_ids);
 	memset(mm, 0, sizeof(*mm));
 }
@@ -385,7 +422,8 @@ void arm64_set_entry(struct arm64_mm *mm, int d, uint64_t *p, uint64_t v)
 int arm64_populate(struct arm64_mm *mm, int d, uint64_t *p)
 {
 	uint32_t id;
-	int err = arm64_table_alloc(mm, d + 1, &id);
+	/* a PTE table starts as runs: the walkers store and clear runs */
+	int err = arm64_table_alloc_runs(mm, d + 1, &id);
 
 	if (err)
 		return err;
@@ -410,6 +448,11 @@ static int64_t tlb_units_of(const struct arm64_mm *mm, uint64_t pte)
 void arm64_set_pte_at(struct arm64_mm *mm, uint64_t *ptep, uint64_t pte)
 {
 	*ptep = pte;
+	arm64_count_set_pte(mm, pte);
+}
+
+void arm64_count_set_pte(struct arm64_mm *mm, uint64_t pte)
+{
 	ST(mm, set_pte_at_calls)++;
 	if (!(pte & PTE_VALID))
 		return;
@@ -450,9 +493,15 @@ uint64_t arm64_set_ptes(struct arm64_mm *mm, uint64_t *ptep, uint64_t pfn,
 		for (j = 0; j < n; j++)
 			ptep[j] = arm64_pa_to_desc(g, (pfn + j) << ps) | prot;
 	}
+	arm64_count_set_ptes(mm, n);
+	return n;
+}
+
+void arm64_count_set_ptes(struct arm64_mm *mm, uint64_t n)
+{
 	ST(mm, pte_writes) += n;
 	ST(mm, set_pte_at_calls) += n;
-	arm64_tlb_add(mm, (int64_t)(n * g->cont_ptes));
+	arm64_tlb_add(mm, (int64_t)(n * mm->g.cont_ptes));
 	if (n) {
 		if (mm->o.eager_barriers) {
 			ST(mm, dsb) += n;
@@ -462,7 +511,6 @@ uint64_t arm64_set_ptes(struct arm64_mm *mm, uint64_t *ptep, uint64_t pfn,
 			mm->lazy_pending = true;
 		}
 	}
-	return n;
 }
 
 uint64_t arm64_num_contig_ptes(const struct arm64_mm *mm, uint64_t size,
@@ -534,6 +582,15 @@ uint64_t arm64_set_huge_pte_at(struct arm64_mm *mm, uint64_t addr,
 	 * v6.16) */
 	for (uint64_t i = 0; i < n; i++)
 		ptep[i] = pte + i * stride;
+	arm64_count_huge_stores(mm, pte, n, pgsize);
+	return n;
+}
+
+void arm64_count_huge_stores(struct arm64_mm *mm, uint64_t pte, uint64_t n,
+			     uint64_t pgsize)
+{
+	const struct arm64_geom *g = &mm->g;
+
 	ST(mm, pte_writes) += n;
 	if (pte & PTE_CONT) {
 		if (pgsize == g->page_size)
@@ -549,7 +606,6 @@ uint64_t arm64_set_huge_pte_at(struct arm64_mm *mm, uint64_t addr,
 		else
 			arm64_queue_pte_barriers(mm);
 	}
-	return n;
 }
 
 static bool is_normal_or_tagged(uint64_t d)
@@ -710,6 +766,11 @@ void arm64_ptes_get_and_clear(struct arm64_mm *mm, uint64_t *ptep, uint64_t n)
 		nv += old & PTE_VALID;
 		nc += (old & (old << 52)) >> 52 & 1;	/* valid and CONT */
 	}
+	arm64_count_clears(mm, n, nv, nc);
+}
+
+void arm64_count_clears(struct arm64_mm *mm, uint64_t n, uint64_t nv, uint64_t nc)
+{
 	ST(mm, pte_clears) += n;
 	arm64_tlb_add(mm, -((int64_t)(nv - nc) * (int64_t)mm->g.cont_ptes +
 			    (int64_t)nc));

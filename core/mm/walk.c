@@ -165,7 +165,6 @@ static int vt_vmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
 	int d = g->levels - 1;
-	uint64_t *t = mm->tbl[tid];
 	uint64_t pfn = phys >> g->page_shift;
 	int err = 0;
 
@@ -174,7 +173,7 @@ static int vt_vmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 		unsigned int i = arm64_index(g, d, addr);
 		uint64_t size, n;
 
-		if (t[i]) {	/* BUG(): "vmap_pte_range" on a live entry */
+		if (arm64_entry(mm, tid, i)) {	/* BUG(): "vmap_pte_range" on a live entry */
 			err = vt_error_set(w->err, VT_ERR_INVARIANT,
 					   "vmap_pte_range: entry at 0x%llx not none",
 					   (unsigned long long)addr);
@@ -192,11 +191,13 @@ static int vt_vmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 			uint64_t entry = arm64_pa_to_desc(g, pfn << g->page_shift) | prot;
 
 			entry = arch_make_huge_pte(mm, entry, 63 - __builtin_clzll(size));
-			arm64_set_huge_pte_at(mm, addr, &t[i], entry, size);
+			err = arm64_tbl_set_huge_pte_at(mm, tid, i, addr, entry, size);
 		} else {
-			arm64_set_pte_at(mm, &t[i],
-					 arm64_pa_to_desc(g, pfn << g->page_shift) | prot);
+			err = arm64_tbl_set_pte_at(mm, tid, i,
+					arm64_pa_to_desc(g, pfn << g->page_shift) | prot);
 		}
+		if (err)
+			break;
 		pfn += n;
 		addr += size;
 	} while (addr < end);
@@ -266,7 +267,6 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
 	int d = g->levels - 1;
-	uint64_t *t = mm->tbl[tid];
 	struct vt_pages *pg = w->pages;
 	unsigned int i = arm64_index(g, d, addr);
 	uint64_t n = (end - addr) >> g->page_shift;
@@ -291,14 +291,17 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 
 			if (m > n - j)
 				m = n - j;
-			k = arm64_set_ptes(mm, &t[i + j],
-					   pg->runs[r].pfn + (at - pg->start[r]), m, prot);
+			err = arm64_tbl_set_ptes(mm, tid, i + j,
+						 pg->runs[r].pfn + (at - pg->start[r]),
+						 m, prot, &k);
+			if (err)
+				break;
 			j += k;
 			if (k < m)
 				break;
 		}
 		*nr += j;
-		if (j < n)
+		if (!err && j < n)
 			err = vt_error_set(w->err, VT_ERR_INVARIANT,
 					   "vmap_pages_pte_range: entry at 0x%llx not none",
 					   (unsigned long long)(addr + (j << g->page_shift)));
@@ -306,7 +309,7 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 		do {
 			uint64_t pfn = vt_pages_pfn(pg, *nr), size, steps = 1;
 
-			if (t[i]) {
+			if (arm64_entry(mm, tid, i)) {
 				err = vt_error_set(w->err, VT_ERR_INVARIANT,
 						   "vmap_pages_pte_range: entry not none");
 				break;
@@ -325,11 +328,13 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 					vt_note_overrun(w, *nr, steps);
 				entry = arch_make_huge_pte(mm, entry,
 							    63 - __builtin_clzll(size));
-				arm64_set_huge_pte_at(mm, addr, &t[i], entry, size);
+				err = arm64_tbl_set_huge_pte_at(mm, tid, i, addr, entry, size);
 			} else {
-				arm64_set_pte_at(mm, &t[i],
-						 arm64_pa_to_desc(g, pfn << g->page_shift) | prot);
+				err = arm64_tbl_set_pte_at(mm, tid, i,
+						arm64_pa_to_desc(g, pfn << g->page_shift) | prot);
 			}
+			if (err)
+				break;
 			i += steps;
 			*nr += steps;
 			addr += steps << g->page_shift;
@@ -404,45 +409,62 @@ int vt_vmap_small_pages_range_noflush(struct vt_walk *w, uint64_t addr,
  * vunmap_pte_range(): xchg-clears; CONT blocks via huge_ptep_get_and_clear().
  * The entries up to the next CONT block (all of them without
  * arch_vmap_pte_range_unmap_size()) go by one arch batch of
- * ptep_get_and_clear(), counted once.
+ * ptep_get_and_clear(), counted once.  Aligned CONT blocks that each begin
+ * inside one run of the table (arm64_entry_extent()) go by one batch too:
+ * block after block, each begins with a valid CONT entry and clears
+ * CONT_PTES entries, so k of them count as k huge_ptep_get_and_clear()
+ * (their notes for --verify make the one range they join into).
  */
-static void vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
-			     uint64_t end)
+static int vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
+			       uint64_t end)
 {
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
 	const unsigned int ps = g->page_shift;
-	int d = g->levels - 1;
-	uint64_t *t = mm->tbl[tid];
+	int d = g->levels - 1, err = 0;
 
 	arch_enter_lazy_mmu_mode(mm);
 	do {
 		unsigned int i = arm64_index(g, d, addr);
-		uint64_t size = g->page_size;
+		uint64_t size = g->page_size, desc;
+		uint64_t ext = arm64_entry_extent(mm, tid, i, &desc);
 
 		/* arch_vmap_pte_range_unmap_size() (v6.16+) */
-		if (mm->o.vmap_cont && (t[i] & PTE_VALID) && (t[i] & PTE_CONT)) {
+		if (mm->o.vmap_cont && (desc & PTE_VALID) && (desc & PTE_CONT)) {
+			uint64_t k = 1;
+
 			size = g->cont_pte_size;
 			if (addr & (size - 1)) {	/* WARN_ON: align down */
 				addr &= ~(size - 1);
 				i = arm64_index(g, d, addr);
+			} else {
+				uint64_t left = (end - addr + size - 1) / size;
+
+				k = (ext + g->cont_ptes - 1) / g->cont_ptes;
+				k = k < left ? k : left;
 			}
 			if (w->written)	/* it may reach beyond [addr, end) */
-				vt_walk_note(w, addr, addr + size);
-			arm64_huge_ptep_get_and_clear(mm, &t[i], size);
-			if (end - addr < size)
-				size = end - addr;
-			addr += size;
+				vt_walk_note(w, addr, addr + k * size);
+			if (k == 1)
+				err = arm64_tbl_huge_ptep_get_and_clear(mm, tid, i, size);
+			else
+				err = arm64_tbl_ptes_get_and_clear(mm, tid, i,
+								   k * g->cont_ptes);
+			if (end - addr <= k * size)
+				addr = end;
+			else
+				addr += k * size;
 		} else {
 			uint64_t left = (end - addr + g->page_size - 1) >> ps, k = left;
 
 			if (mm->o.vmap_cont)
-				k = arm64_first_cont(&t[i], left);
-			arm64_ptes_get_and_clear(mm, &t[i], k);
+				k = arm64_tbl_first_cont(mm, tid, i, left);
+			err = arm64_tbl_ptes_get_and_clear(mm, tid, i, k);
 			addr += k << ps;
 		}
-	} while (addr < end);
+	} while (!err && addr < end);
 	arch_leave_lazy_mmu_mode(mm);
+	return err;
 }
 
 static int vt_vunmap_pmd_range(struct vt_walk *w, int d, uint32_t tid, uint64_t addr,
@@ -471,8 +493,10 @@ static int vt_vunmap_pmd_range(struct vt_walk *w, int d, uint32_t tid, uint64_t 
 			if (err)
 				return err;
 			if (d + 1 == (int)g->levels - 1)
-				vt_vunmap_pte_range(w, child, addr, next);
-			else if ((err = vt_vunmap_pmd_range(w, d + 1, child, addr, next)))
+				err = vt_vunmap_pte_range(w, child, addr, next);
+			else
+				err = vt_vunmap_pmd_range(w, d + 1, child, addr, next);
+			if (err)
 				return err;
 		}
 		addr = next;

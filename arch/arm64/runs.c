@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Run tables: a last-level table kept as sorted runs of valid leaves, each
+ * an arithmetic progression (same attributes and CONT state, output
+ * addresses one page apart), so that mapping or clearing a stretch costs
+ * what its runs cost, not what its pages cost.  The primitives the walkers
+ * call on an entry of a table (arm64_tbl_*()) store and clear runs and
+ * count exactly what the per-descriptor primitives of pgtable.c count for
+ * the same entries (set_pte_at(), set_huge_pte_at(), ptep_get_and_clear(),
+ * huge_ptep_get_and_clear() of arch/arm64/include/asm/pgtable.h and
+ * arch/arm64/mm/hugetlbpage.c, linux-mm/linux-mm @ 00cc00cd1fb6): the
+ * kernel still pays one store per page; only the model stops paying it.
+ * What runs cannot hold (a non-zero invalid entry, a stride other than a
+ * page, more than arm64_runs_max() runs) turns the table into an array.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arm64/arm64.h"
+
+#define ARENA_LISTS 4096	/* lists of one run per arena chunk */
+#define ONE_RUN (sizeof(struct arm64_runs) + sizeof(struct arm64_run))
+
+/* A list with room for one run, carved from the arena: a linear map has
+ * millions of one-run tables, and a malloc() each would double them. */
+static struct arm64_runs *arena_one(struct arm64_mm *mm)
+{
+	struct arm64_runs *rs;
+
+	if (!mm->nr_arena || mm->arena_used == ARENA_LISTS) {
+		char **a = realloc(mm->arena, (mm->nr_arena + 1) * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		mm->arena = a;
+		a[mm->nr_arena] = malloc(ARENA_LISTS * ONE_RUN);
+		if (!a[mm->nr_arena])
+			return NULL;
+		mm->nr_arena++;
+		mm->arena_used = 0;
+	}
+	rs = (struct arm64_runs *)(mm->arena[mm->nr_arena - 1] +
+				   (size_t)mm->arena_used++ * ONE_RUN);
+	rs->cap = 1;
+	return rs;
+}
+
+void arm64_runs_arena_release(struct arm64_mm *mm)
+{
+	for (uint32_t i = 0; i < mm->nr_arena; i++)
+		free(mm->arena[i]);
+	free(mm->arena);
+	mm->arena = NULL;
+	mm->nr_arena = 0;
+}
+
+/* Room for @cap runs in runs[id], which keeps the ones it has. */
+static int runs_grow(struct arm64_mm *mm, uint32_t id, uint32_t cap)
+{
+	struct arm64_runs *rs = mm->runs[id], *n;
+
+	if (rs && rs->cap >= cap)
+		return 0;
+	if (cap == 1) {
+		n = arena_one(mm);
+	} else {
+		n = malloc(sizeof(*n) + (size_t)cap * sizeof(n->r[0]));
+		if (n)
+			n->cap = cap;
+	}
+	if (!n)
+		return -ENOMEM;
+	n->nr = rs ? rs->nr : 0;
+	if (rs) {
+		memcpy(n->r, rs->r, rs->nr * sizeof(rs->r[0]));
+		if (rs->cap > 1)
+			free(rs);
+	}
+	mm->runs[id] = n;
+	return 0;
+}
+
+int arm64_runs_reset(struct arm64_mm *mm, uint32_t id, uint32_t cap)
+{
+	int err = runs_grow(mm, id, cap);
+
+	if (!err)
+		mm->runs[id]->nr = 0;
+	return err;
+}
+
+/* The first run that ends after entry @i (rs->nr if none); the walkers
+ * go up a table, so the last run is tried first. */
+static uint32_t runs_lower(const struct arm64_runs *rs, uint64_t i)
+{
+	uint32_t lo = 0, hi = rs->nr;
+
+	if (!hi || (uint64_t)rs->r[hi - 1].first + rs->r[hi - 1].len <= i)
+		return hi;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if ((uint64_t)rs->r[mid].first + rs->r[mid].len <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t arm64_runs_entry(const struct arm64_runs *rs, uint64_t i,
+			  unsigned int page_shift)
+{
+	uint32_t r = runs_lower(rs, i);
+
+	if (r == rs->nr || rs->r[r].first > i)
+		return 0;
+	return rs->r[r].desc0 + ((i - rs->r[r].first) << page_shift);
+}
+
+uint64_t arm64_entry_extent(const struct arm64_mm *mm, uint32_t id, uint64_t i,
+			    uint64_t *desc)
+{
+	const struct arm64_runs *rs;
+	uint32_t r;
+
+	if (mm->tbl[id]) {
+		*desc = mm->tbl[id][i];
+		return 1;
+	}
+	rs = mm->runs[id];
+	r = runs_lower(rs, i);
+	if (r < rs->nr && rs->r[r].first <= i) {
+		*desc = rs->r[r].desc0 + ((i - rs->r[r].first) << mm->g.page_shift);
+		return rs->r[r].first + rs->r[r].len - i;
+	}
+	*desc = 0;
+	return (r < rs->nr ? rs->r[r].first : mm->g.ptrs[mm->tbl_depth[id]]) - i;
+}
+
+/* Valid entries and valid PTE_CONT entries among [i, i + n). */
+static void runs_count(const struct arm64_runs *rs, uint64_t i, uint64_t n,
+		       uint64_t *nv, uint64_t *nc)
+{
+	uint64_t end = i + n;
+
+	*nv = *nc = 0;
+	for (uint32_t r = runs_lower(rs, i); r < rs->nr && rs->r[r].first < end; r++) {
+		uint64_t a = rs->r[r].first > i ? rs->r[r].first : i;
+		uint64_t b = (uint64_t)rs->r[r].first + rs->r[r].len;
+
+		b = b < end ? b : end;
+		*nv += b - a;
+		if (rs->r[r].desc0 & PTE_CONT)
+			*nc += b - a;
+	}
+}
+
+/* Run @r merged into run @r - 1 where it continues it. */
+static void runs_merge(const struct arm64_geom *g, struct arm64_runs *rs,
+		       uint32_t r)
+{
+	struct arm64_run *p, *q;
+
+	if (!r || r >= rs->nr)
+		return;
+	p = &rs->r[r - 1];
+	q = &rs->r[r];
+	if (p->first + p->len != q->first ||
+	    p->desc0 + ((uint64_t)p->len << g->page_shift) != q->desc0 ||
+	    !arm64_run_ok(g, p->desc0, (uint64_t)p->len + q->len))
+		return;
+	p->len += q->len;
+	memmove(q, q + 1, (rs->nr - r - 1) * sizeof(*q));
+	rs->nr--;
+}
+
+/*
+ * Entries [i, i + n) become desc0 + (k << page_shift) (arm64_run_ok()), or
+ * none for desc0 == 0: the runs there are cut, a run over both ends split.
+ * The list has room for two more runs (runs_room()).
+ */
+static void runs_assign(const struct arm64_geom *g, struct arm64_runs *rs,
+			uint64_t i, uint64_t n, uint64_t desc0)
+{
+	const unsigned int ps = g->page_shift;
+	uint64_t end = i + n;
+	uint32_t r = runs_lower(rs, i), q, add = desc0 ? 1 : 0;
+	struct arm64_run *x = &rs->r[r];
+
+	if (r < rs->nr && x->first < i && x->first + x->len > end) {
+		/* inside one run: its tail after the stretch is a run of its own */
+		struct arm64_run tail = {
+			(uint32_t)end, (uint32_t)(x->first + x->len - end),
+			x->desc0 + ((end - x->first) << ps),
+		};
+
+		memmove(x + 1 + add + 1, x + 1, (rs->nr - r - 1) * sizeof(*x));
+		x->len = (uint32_t)(i - x->first);
+		rs->r[r + 1 + add] = tail;
+		rs->nr += 1 + add;
+		r++;
+	} else {
+		if (r < rs->nr && x->first < i) {	/* keep its head */
+			x->len = (uint32_t)(i - x->first);
+			r++;
+		}
+		for (q = r; q < rs->nr && (uint64_t)rs->r[q].first + rs->r[q].len <= end; q++)
+			;
+		if (q < rs->nr && rs->r[q].first < end) {	/* keep its tail */
+			uint64_t cut = end - rs->r[q].first;
+
+			rs->r[q].first = (uint32_t)end;
+			rs->r[q].len -= (uint32_t)cut;
+			rs->r[q].desc0 += cut << ps;
+		}
+		memmove(&rs->r[r + add], &rs->r[q], (rs->nr - q) * sizeof(*x));
+		rs->nr = rs->nr - (q - r) + add;
+	}
+	if (!add)
+		return;
+	rs->r[r] = (struct arm64_run){ (uint32_t)i, (uint32_t)n, desc0 };
+	runs_merge(g, rs, r + 1);
+	runs_merge(g, rs, r);
+}
+
+/*
+ * Whether table @id can take a runs_assign() as runs: it is a run table
+ * with room for two more (grown up to arm64_runs_max() + 2).  Otherwise it
+ * is (made) an array; -ENOMEM if that fails.
+ */
+static int runs_room(struct arm64_mm *mm, uint32_t id, bool *runs)
+{
+	const struct arm64_runs *rs = mm->runs[id];
+	uint32_t max = arm64_runs_max(&mm->g) + 2;
+
+	*runs = false;
+	if (mm->tbl[id])
+		return 0;
+	if (rs->nr + 2 > max)	/* not after runs_settle(): an array */
+		return arm64_table_mut(mm, id) ? 0 : -ENOMEM;
+	if (rs->nr + 2 > rs->cap) {
+		uint32_t cap = rs->cap > 1 ? 2 * rs->cap : 4;
+
+		if (runs_grow(mm, id, cap < max ? cap : max))
+			return -ENOMEM;
+	}
+	*runs = true;
+	return 0;
+}
+
+/* After a store: a table past arm64_runs_max() runs becomes an array. */
+static int runs_settle(struct arm64_mm *mm, uint32_t id)
+{
+	if (mm->runs[id]->nr <= arm64_runs_max(&mm->g))
+		return 0;
+	return arm64_table_mut(mm, id) ? 0 : -ENOMEM;
+}
+
+/* An array for the per-descriptor primitives: what runs cannot hold. */
+static uint64_t *as_array(struct arm64_mm *mm, uint32_t id)
+{
+	return arm64_table_mut(mm, id);
+}
+
+int arm64_tbl_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
+		       uint64_t pfn, uint64_t n, uint64_t prot, uint64_t *written)
+{
+	const struct arm64_geom *g = &mm->g;
+	const uint64_t mask = arm64_desc_addr_mask(g), top = mask >> g->page_shift;
+	struct arm64_runs *rs;
+	uint64_t *t;
+	uint32_t r;
+	bool runs;
+	int err;
+
+	if (mm->tbl[id]) {
+		*written = arm64_set_ptes(mm, &mm->tbl[id][i], pfn, n, prot);
+		return 0;
+	}
+	if (!(prot & mask) && (prot & PTE_VALID) && pfn <= top &&
+	    (!n || n - 1 <= top - pfn)) {
+		err = runs_room(mm, id, &runs);
+		if (err)
+			return err;
+		if (runs) {
+			rs = mm->runs[id];
+			r = runs_lower(rs, i);
+			/* stop before the first entry that is not none */
+			if (r < rs->nr && rs->r[r].first < i + n)
+				n = rs->r[r].first > i ? rs->r[r].first - i : 0;
+			if (n)
+				runs_assign(g, rs, i, n, (pfn << g->page_shift) | prot);
+			arm64_count_set_ptes(mm, n);
+			*written = n;
+			return runs_settle(mm, id);
+		}
+	}
+	t = as_array(mm, id);
+	if (!t)
+		return -ENOMEM;
+	*written = arm64_set_ptes(mm, &t[i], pfn, n, prot);
+	return 0;
+}
+
+int arm64_tbl_set_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			 uint64_t pte)
+{
+	uint64_t *t;
+	bool runs;
+	int err;
+
+	if (!mm->tbl[id] && (!pte || arm64_run_ok(&mm->g, pte, 1))) {
+		err = runs_room(mm, id, &runs);
+		if (err)
+			return err;
+		if (runs) {
+			runs_assign(&mm->g, mm->runs[id], i, 1, pte);
+			arm64_count_set_pte(mm, pte);
+			return runs_settle(mm, id);
+		}
+	}
+	t = as_array(mm, id);
+	if (!t)
+		return -ENOMEM;
+	arm64_set_pte_at(mm, &t[i], pte);
+	return 0;
+}
+
+/*
+ * set_huge_pte_at() of n = num_contig_ptes() entries at i: as runs when
+ * they advance by a page (pgsize == PAGE_SIZE, a CONT_PTE size) and stay
+ * in the table; break-before-make counted as n ptep_get_and_clear().
+ */
+int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			      uint64_t addr, uint64_t pte, uint64_t size)
+{
+	const struct arm64_geom *g = &mm->g;
+	uint64_t pgsize, n = arm64_num_contig_ptes(mm, size, &pgsize), nv, nc;
+	uint64_t *t;
+	bool runs = false;
+	int err;
+
+	if (!mm->tbl[id] && pgsize == g->page_size && i + n <= g->ptrs[g->levels - 1] &&
+	    (!pte || arm64_run_ok(g, pte, n))) {
+		err = runs_room(mm, id, &runs);
+		if (err)
+			return err;
+	}
+	if (!runs) {
+		t = as_array(mm, id);
+		if (!t)
+			return -ENOMEM;
+		arm64_set_huge_pte_at(mm, addr, &t[i], pte, size);
+		return 0;
+	}
+	mm->st->c[ARM64_C_set_huge_pte_at_calls]++;
+	if (pte && (pte & PTE_CONT) && (arm64_entry(mm, id, i) & PTE_VALID)) {
+		runs_count(mm->runs[id], i, n, &nv, &nc);
+		arm64_count_clears(mm, n, nv, nc);
+		runs_assign(g, mm->runs[id], i, n, 0);
+		arm64_flush_tlb_kernel_range(mm, addr, addr + n * pgsize);
+	}
+	runs_assign(g, mm->runs[id], i, n, pte);
+	if (pte)
+		arm64_count_huge_stores(mm, pte, n, pgsize);
+	return runs_settle(mm, id);
+}
+
+int arm64_tbl_ptes_get_and_clear(struct arm64_mm *mm, uint32_t id, uint64_t i,
+				 uint64_t n)
+{
+	uint64_t nv, nc, *t;
+	bool runs;
+	int err = runs_room(mm, id, &runs);
+
+	if (err)
+		return err;
+	if (!runs) {
+		t = as_array(mm, id);
+		if (!t)
+			return -ENOMEM;
+		arm64_ptes_get_and_clear(mm, &t[i], n);
+		return 0;
+	}
+	runs_count(mm->runs[id], i, n, &nv, &nc);
+	arm64_count_clears(mm, n, nv, nc);
+	if (nv)
+		runs_assign(&mm->g, mm->runs[id], i, n, 0);
+	return 0;
+}
+
+int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,
+				      uint64_t i, uint64_t size)
+{
+	uint64_t pgsize, n = arm64_num_contig_ptes(mm, size, &pgsize);
+
+	return arm64_tbl_ptes_get_and_clear(mm, id, i, n);
+}
+
+uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
+			      uint64_t i, uint64_t n)
+{
+	const struct arm64_runs *rs = mm->runs[id];
+
+	if (mm->tbl[id])
+		return arm64_first_cont(&mm->tbl[id][i], n);
+	for (uint32_t r = runs_lower(rs, i); r < rs->nr && rs->r[r].first < i + n; r++)
+		if (rs->r[r].desc0 & PTE_CONT)
+			return rs->r[r].first > i ? rs->r[r].first - i : 0;
+	return n;
+}
