@@ -352,8 +352,19 @@ static inline uint64_t arm64_first_cont(const uint64_t *ptep, uint64_t n)
  * (arm64_table_mut()) for what runs cannot hold; an array goes to the
  * primitives above.  The counts are theirs exactly.  0 or -ENOMEM.
  */
-int arm64_tbl_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
-		       uint64_t pfn, uint64_t n, uint64_t prot, uint64_t *written);
+int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			uint64_t pfn, uint64_t n, uint64_t prot, uint64_t *written);
+/* arm64_set_ptes() on table @id (inline: per page for scattered pages) */
+static inline int arm64_tbl_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
+				     uint64_t pfn, uint64_t n, uint64_t prot,
+				     uint64_t *written)
+{
+	if (mm->tbl[id]) {
+		*written = arm64_set_ptes(mm, &mm->tbl[id][i], pfn, n, prot);
+		return 0;
+	}
+	return arm64_runs_set_ptes(mm, id, i, pfn, n, prot, written);
+}
 int arm64_tbl_set_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 			 uint64_t pte);
 int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
@@ -368,7 +379,6 @@ uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
 /* Internal to arch/arm64: the counts of the stores above, without the
  * stores (pgtable.c), and the run lists (runs.c). */
 void arm64_count_set_pte(struct arm64_mm *mm, uint64_t pte);
-void arm64_count_set_ptes(struct arm64_mm *mm, uint64_t n);
 void arm64_count_huge_stores(struct arm64_mm *mm, uint64_t pte, uint64_t n,
 			     uint64_t pgsize);
 void arm64_count_clears(struct arm64_mm *mm, uint64_t n, uint64_t nv, uint64_t nc);
@@ -392,6 +402,24 @@ static inline void arm64_tlb_add(struct arm64_mm *mm, int64_t units)
 	mm->tlb_units += units;
 	if (mm->tlb_units > mm->tlb_units_peak)
 		mm->tlb_units_peak = mm->tlb_units;
+}
+/* n set_pte_at() of valid kernel entries (arm64_set_ptes()) */
+static inline void arm64_count_set_ptes(struct arm64_mm *mm, uint64_t n)
+{
+	uint64_t *c = mm->st->c;
+
+	c[ARM64_C_pte_writes] += n;
+	c[ARM64_C_set_pte_at_calls] += n;
+	arm64_tlb_add(mm, (int64_t)(n * mm->g.cont_ptes));
+	if (n) {
+		if (mm->o.eager_barriers) {
+			c[ARM64_C_dsb] += n;
+			c[ARM64_C_dsb_ishst] += n;
+			c[ARM64_C_isb] += n;
+		} else {
+			mm->lazy_pending = true;
+		}
+	}
 }
 
 /* ---- translation and its checks (translate.c, verify.c, shape.c,

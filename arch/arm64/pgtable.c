@@ -497,22 +497,6 @@ uint64_t arm64_set_ptes(struct arm64_mm *mm, uint64_t *ptep, uint64_t pfn,
 	return n;
 }
 
-void arm64_count_set_ptes(struct arm64_mm *mm, uint64_t n)
-{
-	ST(mm, pte_writes) += n;
-	ST(mm, set_pte_at_calls) += n;
-	arm64_tlb_add(mm, (int64_t)(n * mm->g.cont_ptes));
-	if (n) {
-		if (mm->o.eager_barriers) {
-			ST(mm, dsb) += n;
-			ST(mm, dsb_ishst) += n;
-			ST(mm, isb) += n;
-		} else {
-			mm->lazy_pending = true;
-		}
-	}
-}
-
 uint64_t arm64_num_contig_ptes(const struct arm64_mm *mm, uint64_t size,
 			       uint64_t *pgsize)
 {

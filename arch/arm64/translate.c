@@ -141,10 +141,30 @@ uint64_t arm64_check_cont(const struct arm64_mm *mm, uint64_t start,
 			uint64_t d, e = arm64_entry_extent(mm, tid, i0, &d);
 			uint64_t left = (end - va + g->cont_pte_size - 1) / g->cont_pte_size;
 
-			if (e >= n)
+			if (e >= n) {
+				/* groups inside one extent: entry k is d + k
+				 * pages (or none), so only d's type, CONT bit
+				 * and alignment can break them */
+				const uint64_t mask = arm64_desc_addr_mask(g);
+				bool broken = (d & (d << 52) & (d << 51) & PTE_CONT) &&
+					      (d & mask & (g->cont_pte_size - 1));
+
 				groups = e / n < left ? e / n : left;
-			for (uint64_t i = 0; i < n && i < 128; i++)
-				run[i] = arm64_entry(mm, tid, i0 + i);
+				if (broken) {
+					if (!bad && first_va)
+						*first_va = va;
+					bad += groups;
+				}
+				va += groups * g->cont_pte_size;
+				continue;
+			}
+			/* a group over extents: produced extent by extent */
+			for (uint64_t i = 0; i < n && i < 128;) {
+				for (uint64_t k = 0; k < e && i < n && i < 128; k++, i++)
+					run[i] = d ? d + (k << g->page_shift) : 0;
+				if (i < n && i < 128)
+					e = arm64_entry_extent(mm, tid, i0 + i, &d);
+			}
 			t = run;
 		}
 		if (group_broken(g, t)) {

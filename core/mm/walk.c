@@ -280,22 +280,27 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 		/*
 		 * The hot loop: per physically contiguous stretch of the page
 		 * array, arch's set_ptes()-style batch (set_pte_at() per page,
-		 * counted per batch).
+		 * counted per batch).  An array stays one (@t); a run table
+		 * may become one.
 		 */
-		uint64_t j = 0;
+		uint64_t j = 0, *t = arm64_table(mm, tid);
 
 		while (j < n) {
 			uint64_t at = *nr + j;
 			uint32_t r = vt_pages_run(pg, at);
 			uint64_t m = pg->start[r + 1] - at, k;
+			uint64_t pfn = pg->runs[r].pfn + (at - pg->start[r]);
 
 			if (m > n - j)
 				m = n - j;
-			err = arm64_tbl_set_ptes(mm, tid, i + j,
-						 pg->runs[r].pfn + (at - pg->start[r]),
-						 m, prot, &k);
-			if (err)
-				break;
+			if (t) {
+				k = arm64_set_ptes(mm, &t[i + j], pfn, m, prot);
+			} else {
+				err = arm64_tbl_set_ptes(mm, tid, i + j, pfn, m, prot, &k);
+				if (err)
+					break;
+				t = arm64_table(mm, tid);
+			}
 			j += k;
 			if (k < m)
 				break;
