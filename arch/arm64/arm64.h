@@ -141,6 +141,12 @@ static inline bool arm64_desc_block(uint64_t d) { return (d & PTE_TYPE_MASK) == 
 struct arm64_table;
 struct arm64_runs;
 
+enum { ARM64_TBL_NONE, ARM64_TBL_RUNS, ARM64_TBL_RUN0 };
+union arm64_rslot {
+	struct arm64_runs *list;	/* ARM64_TBL_RUNS */
+	uint64_t run0;			/* ARM64_TBL_RUN0: entry 0 of the one run */
+};
+
 struct arm64_mm_opts {
 	bool eager_barriers;	/* <= v6.15: a dsb+isb per valid kernel store */
 	bool tlbi_range;	/* FEAT_TLBIRANGE */
@@ -158,11 +164,15 @@ struct arm64_mm {
 	struct arm64_mm_opts o;
 	struct arm64_counters *st;	/* where counts go (set by the caller) */
 	/* table pool: tables are ids; id -> descriptor array, or (tbl[id]
-	 * NULL) a run table: runs[id], sorted runs of valid leaves, each an
-	 * arithmetic progression (entry first + k is desc0 + (k << page_shift)),
-	 * every entry outside the runs none (arch/arm64/runs.c). */
+	 * NULL) a run table: sorted runs of valid leaves, each an arithmetic
+	 * progression (entry first + k is desc0 + (k << page_shift)), every
+	 * entry outside the runs none (arch/arm64/runs.c).  Its runs are a
+	 * list (ARM64_TBL_RUNS), or the one run over the whole table that a
+	 * linear map makes by the million, kept inline as its first leaf
+	 * (ARM64_TBL_RUN0: no allocation, 8 bytes per table). */
 	uint64_t **tbl;			/* per id, NULL if free or a run table */
-	struct arm64_runs **runs;	/* per id: the run list, or NULL */
+	union arm64_rslot *runs;	/* per id, by tbl_kind */
+	uint8_t *tbl_kind;		/* per id: ARM64_TBL_* */
 	uint8_t *tbl_depth;		/* per id */
 	uint32_t nr_tbl, cap_tbl;
 	uint32_t *free_ids;
@@ -176,9 +186,6 @@ struct arm64_mm {
 	int64_t tlb_units, tlb_units_peak;
 	/* the same units for the linear map's leaves (linear_tlb_entries) */
 	int64_t lin_tlb_units, lin_tlb_units_peak;
-	/* lists of one run (a linear-map table), carved from chunks */
-	char **arena;
-	uint32_t nr_arena, arena_used;
 };
 
 /* swapper_pg_dir; unless o->initial_empty, with the tables a booted
@@ -206,20 +213,39 @@ struct arm64_runs {
 	uint32_t nr, cap;
 	struct arm64_run r[];
 };
-/* Entry @i of the run table @rs (binary search). */
+/* Entry @i of the run list @rs (binary search). */
 uint64_t arm64_runs_entry(const struct arm64_runs *rs, uint64_t i,
 			  unsigned int page_shift);
 /* Whether table @id is a run table (no descriptor array). */
 static inline bool arm64_is_run_table(const struct arm64_mm *mm, uint32_t id)
 {
-	return !mm->tbl[id] && mm->runs[id];
+	return !mm->tbl[id] && mm->tbl_kind[id] != ARM64_TBL_NONE;
+}
+/* The runs of the run table @id and their number: its list, or @one
+ * filled with its one whole-table run. */
+static inline const struct arm64_run *arm64_table_runs(const struct arm64_mm *mm,
+						       uint32_t id,
+						       struct arm64_run *one,
+						       uint32_t *nr)
+{
+	if (mm->tbl_kind[id] == ARM64_TBL_RUNS) {
+		*nr = mm->runs[id].list->nr;
+		return mm->runs[id].list->r;
+	}
+	*one = (struct arm64_run){ 0, (uint32_t)mm->g.ptrs[mm->tbl_depth[id]],
+				   mm->runs[id].run0 };
+	*nr = 1;
+	return one;
 }
 /* Entry @i of table @id, a run table's produced on demand. */
 static inline uint64_t arm64_entry(const struct arm64_mm *mm, uint32_t id,
 				   uint64_t i)
 {
-	return mm->tbl[id] ? mm->tbl[id][i] :
-	       arm64_runs_entry(mm->runs[id], i, mm->g.page_shift);
+	if (mm->tbl[id])
+		return mm->tbl[id][i];
+	if (mm->tbl_kind[id] == ARM64_TBL_RUN0)
+		return mm->runs[id].run0 + (i << mm->g.page_shift);
+	return arm64_runs_entry(mm->runs[id].list, i, mm->g.page_shift);
 }
 /* The extent of entry @i of table @id: *desc is entry i, and entries i ..
  * i + n - 1 (n returned, >= 1, within the table) are *desc + (k <<
@@ -382,9 +408,8 @@ void arm64_count_set_pte(struct arm64_mm *mm, uint64_t pte);
 void arm64_count_huge_stores(struct arm64_mm *mm, uint64_t pte, uint64_t n,
 			     uint64_t pgsize);
 void arm64_count_clears(struct arm64_mm *mm, uint64_t n, uint64_t nv, uint64_t nc);
-/* runs[id] emptied with room for @cap runs (-ENOMEM). */
+/* Table @id a run list, emptied, with room for @cap runs (-ENOMEM). */
 int arm64_runs_reset(struct arm64_mm *mm, uint32_t id, uint32_t cap);
-void arm64_runs_arena_release(struct arm64_mm *mm);
 /* huge_ptep_get_and_clear(&init_mm, addr, ptep, size). */
 uint64_t arm64_huge_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep,
 				       uint64_t size);

@@ -56,8 +56,8 @@ static int table_id(struct arm64_mm *mm, uint32_t *out)
 			 * grows its own (core/alloc.h is above it) */
 			uint32_t cap = mm->cap_tbl ? mm->cap_tbl * 2 : 64;
 			uint64_t **t;
-			struct arm64_runs **rl;
-			uint8_t *dp;
+			union arm64_rslot *rl;
+			uint8_t *dp, *kd;
 			uint32_t *fr;
 
 			if (!cap)
@@ -78,11 +78,16 @@ static int table_id(struct arm64_mm *mm, uint32_t *out)
 			if (!rl)
 				return -ENOMEM;
 			mm->runs = rl;
+			kd = realloc(mm->tbl_kind, cap);
+			if (!kd)
+				return -ENOMEM;
+			mm->tbl_kind = kd;
 			mm->cap_tbl = cap;
 		}
 		id = mm->nr_tbl++;
 		mm->tbl[id] = NULL;
-		mm->runs[id] = NULL;
+		mm->runs[id].list = NULL;
+		mm->tbl_kind[id] = ARM64_TBL_NONE;
 	}
 	*out = id;
 	return 0;
@@ -124,14 +129,14 @@ int arm64_table_alloc_run(struct arm64_mm *mm, int d, uint64_t run0,
 		/* a freed id keeps its (zeroed) array: fill it instead */
 		for (uint64_t i = 0; i < mm->g.ptrs[d]; i++)
 			mm->tbl[id][i] = run0 + (i << mm->g.page_shift);
+	} else if (mm->tbl_kind[id] == ARM64_TBL_RUNS) {
+		/* a freed run table keeps its list: one run in it */
+		mm->runs[id].list->r[0] = (struct arm64_run){ 0, (uint32_t)mm->g.ptrs[d], run0 };
+		mm->runs[id].list->nr = 1;
 	} else {
-		err = arm64_runs_reset(mm, id, 1);
-		if (err) {
-			mm->free_ids[mm->nr_free++] = id;
-			return err;
-		}
-		mm->runs[id]->r[0] = (struct arm64_run){ 0, (uint32_t)mm->g.ptrs[d], run0 };
-		mm->runs[id]->nr = 1;
+		/* one run over the whole table: its first leaf, inline */
+		mm->runs[id].run0 = run0;
+		mm->tbl_kind[id] = ARM64_TBL_RUN0;
 	}
 	mm->tbl_depth[id] = d;
 	*out = id;
@@ -163,10 +168,12 @@ int arm64_table_alloc_runs(struct arm64_mm *mm, int d, uint32_t *out)
 
 uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id)
 {
-	const struct arm64_runs *rs = mm->runs[id];
+	struct arm64_run one;
+	const struct arm64_run *r;
+	uint32_t nr;
 	uint64_t n, *t;
 
-	if (mm->tbl[id] || !rs)
+	if (mm->tbl[id] || mm->tbl_kind[id] == ARM64_TBL_NONE)
 		return mm->tbl[id];
 	n = mm->g.ptrs[mm->tbl_depth[id]];
 	if (n < mm->g.ptrs_per_pte)
@@ -174,11 +181,15 @@ uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id)
 	t = calloc(n, sizeof(uint64_t));
 	if (!t)
 		return NULL;
-	for (uint32_t r = 0; r < rs->nr; r++)
-		for (uint64_t k = 0; k < rs->r[r].len; k++)
-			t[rs->r[r].first + k] = rs->r[r].desc0 + (k << mm->g.page_shift);
+	r = arm64_table_runs(mm, id, &one, &nr);
+	for (uint32_t x = 0; x < nr; x++)
+		for (uint64_t k = 0; k < r[x].len; k++)
+			t[r[x].first + k] = r[x].desc0 + (k << mm->g.page_shift);
 	mm->tbl[id] = t;
-	mm->runs[id]->nr = 0;	/* the list stays for a later run table */
+	if (mm->tbl_kind[id] == ARM64_TBL_RUNS)
+		mm->runs[id].list->nr = 0;	/* kept for a later run table */
+	else
+		mm->tbl_kind[id] = ARM64_TBL_NONE;
 	return t;
 }
 
@@ -192,8 +203,10 @@ void arm64_table_free(struct arm64_mm *mm, uint32_t id)
 	 * array zeroed here lets the pool hand it out again without a malloc */
 	if (mm->tbl[id])
 		memset(mm->tbl[id], 0, n * sizeof(uint64_t));
-	if (mm->runs[id])
-		mm->runs[id]->nr = 0;
+	if (mm->tbl_kind[id] == ARM64_TBL_RUNS)
+		mm->runs[id].list->nr = 0;
+	else
+		mm->tbl_kind[id] = ARM64_TBL_NONE;
 	mm->free_ids[mm->nr_free++] = id;
 }
 
@@ -205,7 +218,7 @@ uint32_t arm64_desc_table_id(const struct arm64_mm *mm, uint64_t desc)
 	if (pa < mm->table_pa_base)
 		return UINT32_MAX;
 	id = (pa - mm->table_pa_base) >> mm->g.page_shift;
-	if (id >= mm->nr_tbl || (!mm->tbl[id] && !mm->runs[id]))
+	if (id >= mm->nr_tbl || (!mm->tbl[id] && mm->tbl_kind[id] == ARM64_TBL_NONE))
 		return UINT32_MAX;
 	return (uint32_t)id;
 }
@@ -317,12 +330,12 @@ void arm64_mm_release(struct arm64_mm *mm)
 {
 	for (uint32_t i = 0; i < mm->nr_tbl; i++) {
 		free(mm->tbl[i]);
-		if (mm->runs[i] && mm->runs[i]->cap > 1)
-			free(mm->runs[i]);	/* lists of one run are the arena's */
+		if (mm->tbl_kind[i] == ARM64_TBL_RUNS)
+			free(mm->runs[i].list);
 	}
-	arm64_runs_arena_release(mm);
 	free(mm->tbl);
 	free(mm->tbl_depth);
+	free(mm->tbl_kind);
 	free(mm->runs);
 	free(mm->free_ids);
 	memset(mm, 0, sizeof(*mm));

@@ -61,14 +61,16 @@ static int walk(struct ptd *p, int d, uint32_t tid, uint64_t base)
 		/* a run table: each run's first leaf, then the rest of the run,
 		 * which extend the range note() made of it (same kind and
 		 * attributes, output contiguous) */
-		const struct arm64_runs *rs = p->mm->runs[tid];
+		struct arm64_run one;
+		uint32_t nr;
+		const struct arm64_run *r = arm64_table_runs(p->mm, tid, &one, &nr);
 		uint64_t size = 1ull << g->shift[d];
 
-		for (uint32_t r = 0; r < rs->nr && !ret; r++) {
-			ret = note(p, d, base + ((uint64_t)rs->r[r].first << g->shift[d]),
-				   size, rs->r[r].desc0);
-			p->cur.va_end += (rs->r[r].len - 1) * size;
-			p->cur.nr += rs->r[r].len - 1;
+		for (uint32_t x = 0; x < nr && !ret; x++) {
+			ret = note(p, d, base + ((uint64_t)r[x].first << g->shift[d]),
+				   size, r[x].desc0);
+			p->cur.va_end += (r[x].len - 1) * size;
+			p->cur.nr += r[x].len - 1;
 		}
 		return ret;
 	}

@@ -19,65 +19,32 @@
 
 #include "arch/arm64/arm64.h"
 
-#define ARENA_LISTS 4096	/* lists of one run per arena chunk */
-#define ONE_RUN (sizeof(struct arm64_runs) + sizeof(struct arm64_run))
-
-/* A list with room for one run, carved from the arena: a linear map has
- * millions of one-run tables, and a malloc() each would double them. */
-static struct arm64_runs *arena_one(struct arm64_mm *mm)
-{
-	struct arm64_runs *rs;
-
-	if (!mm->nr_arena || mm->arena_used == ARENA_LISTS) {
-		char **a = realloc(mm->arena, (mm->nr_arena + 1) * sizeof(*a));
-
-		if (!a)
-			return NULL;
-		mm->arena = a;
-		a[mm->nr_arena] = malloc(ARENA_LISTS * ONE_RUN);
-		if (!a[mm->nr_arena])
-			return NULL;
-		mm->nr_arena++;
-		mm->arena_used = 0;
-	}
-	rs = (struct arm64_runs *)(mm->arena[mm->nr_arena - 1] +
-				   (size_t)mm->arena_used++ * ONE_RUN);
-	rs->cap = 1;
-	return rs;
-}
-
-void arm64_runs_arena_release(struct arm64_mm *mm)
-{
-	for (uint32_t i = 0; i < mm->nr_arena; i++)
-		free(mm->arena[i]);
-	free(mm->arena);
-	mm->arena = NULL;
-	mm->nr_arena = 0;
-}
-
-/* Room for @cap runs in runs[id], which keeps the ones it has. */
+/* Room for @cap runs in table @id's list, which keeps the runs it has
+ * (a whole-table run kept inline becomes a list of one). */
 static int runs_grow(struct arm64_mm *mm, uint32_t id, uint32_t cap)
 {
-	struct arm64_runs *rs = mm->runs[id], *n;
+	struct arm64_run one;
+	const struct arm64_run *r = NULL;
+	struct arm64_runs *rs = NULL, *n;
+	uint32_t nr = 0;
 
-	if (rs && rs->cap >= cap)
-		return 0;
-	if (cap == 1) {
-		n = arena_one(mm);
-	} else {
-		n = malloc(sizeof(*n) + (size_t)cap * sizeof(n->r[0]));
-		if (n)
-			n->cap = cap;
+	if (mm->tbl_kind[id] == ARM64_TBL_RUNS) {
+		rs = mm->runs[id].list;
+		if (rs->cap >= cap)
+			return 0;
 	}
+	if (mm->tbl_kind[id] != ARM64_TBL_NONE)
+		r = arm64_table_runs(mm, id, &one, &nr);
+	n = malloc(sizeof(*n) + (size_t)cap * sizeof(n->r[0]));
 	if (!n)
 		return -ENOMEM;
-	n->nr = rs ? rs->nr : 0;
-	if (rs) {
-		memcpy(n->r, rs->r, rs->nr * sizeof(rs->r[0]));
-		if (rs->cap > 1)
-			free(rs);
-	}
-	mm->runs[id] = n;
+	n->cap = cap;
+	n->nr = nr;
+	if (nr)
+		memcpy(n->r, r, nr * sizeof(*r));
+	free(rs);
+	mm->runs[id].list = n;
+	mm->tbl_kind[id] = ARM64_TBL_RUNS;
 	return 0;
 }
 
@@ -86,7 +53,7 @@ int arm64_runs_reset(struct arm64_mm *mm, uint32_t id, uint32_t cap)
 	int err = runs_grow(mm, id, cap);
 
 	if (!err)
-		mm->runs[id]->nr = 0;
+		mm->runs[id].list->nr = 0;
 	return err;
 }
 
@@ -129,7 +96,11 @@ uint64_t arm64_entry_extent(const struct arm64_mm *mm, uint32_t id, uint64_t i,
 		*desc = mm->tbl[id][i];
 		return 1;
 	}
-	rs = mm->runs[id];
+	if (mm->tbl_kind[id] == ARM64_TBL_RUN0) {
+		*desc = mm->runs[id].run0 + (i << mm->g.page_shift);
+		return mm->g.ptrs[mm->tbl_depth[id]] - i;
+	}
+	rs = mm->runs[id].list;
 	r = runs_lower(rs, i);
 	if (r < rs->nr && rs->r[r].first <= i) {
 		*desc = rs->r[r].desc0 + ((i - rs->r[r].first) << mm->g.page_shift);
@@ -246,16 +217,19 @@ static void runs_assign(const struct arm64_geom *g, struct arm64_runs *rs,
  */
 static int runs_room(struct arm64_mm *mm, uint32_t id, bool *runs)
 {
-	const struct arm64_runs *rs = mm->runs[id];
+	const struct arm64_runs *rs;
 	uint32_t max = arm64_runs_max(&mm->g) + 2;
 
 	*runs = false;
 	if (mm->tbl[id])
 		return 0;
+	if (mm->tbl_kind[id] != ARM64_TBL_RUNS && runs_grow(mm, id, 4))
+		return -ENOMEM;
+	rs = mm->runs[id].list;
 	if (rs->nr + 2 > max)	/* not after runs_settle(): an array */
 		return arm64_table_mut(mm, id) ? 0 : -ENOMEM;
 	if (rs->nr + 2 > rs->cap) {
-		uint32_t cap = rs->cap > 1 ? 2 * rs->cap : 4;
+		uint32_t cap = 2 * rs->cap;
 
 		if (runs_grow(mm, id, cap < max ? cap : max))
 			return -ENOMEM;
@@ -267,7 +241,7 @@ static int runs_room(struct arm64_mm *mm, uint32_t id, bool *runs)
 /* After a store: a table past arm64_runs_max() runs becomes an array. */
 static int runs_settle(struct arm64_mm *mm, uint32_t id)
 {
-	if (mm->runs[id]->nr <= arm64_runs_max(&mm->g))
+	if (mm->runs[id].list->nr <= arm64_runs_max(&mm->g))
 		return 0;
 	return arm64_table_mut(mm, id) ? 0 : -ENOMEM;
 }
@@ -299,7 +273,7 @@ int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
 		if (err)
 			return err;
 		if (runs) {
-			rs = mm->runs[id];
+			rs = mm->runs[id].list;
 			r = runs_lower(rs, i);
 			/* stop before the first entry that is not none */
 			if (r < rs->nr && rs->r[r].first < i + n)
@@ -330,7 +304,7 @@ int arm64_tbl_set_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 		if (err)
 			return err;
 		if (runs) {
-			runs_assign(&mm->g, mm->runs[id], i, 1, pte);
+			runs_assign(&mm->g, mm->runs[id].list, i, 1, pte);
 			arm64_count_set_pte(mm, pte);
 			return runs_settle(mm, id);
 		}
@@ -371,12 +345,12 @@ int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 	}
 	mm->st->c[ARM64_C_set_huge_pte_at_calls]++;
 	if (pte && (pte & PTE_CONT) && (arm64_entry(mm, id, i) & PTE_VALID)) {
-		runs_count(mm->runs[id], i, n, &nv, &nc);
+		runs_count(mm->runs[id].list, i, n, &nv, &nc);
 		arm64_count_clears(mm, n, nv, nc);
-		runs_assign(g, mm->runs[id], i, n, 0);
+		runs_assign(g, mm->runs[id].list, i, n, 0);
 		arm64_flush_tlb_kernel_range(mm, addr, addr + n * pgsize);
 	}
-	runs_assign(g, mm->runs[id], i, n, pte);
+	runs_assign(g, mm->runs[id].list, i, n, pte);
 	if (pte)
 		arm64_count_huge_stores(mm, pte, n, pgsize);
 	return runs_settle(mm, id);
@@ -398,10 +372,10 @@ int arm64_tbl_ptes_get_and_clear(struct arm64_mm *mm, uint32_t id, uint64_t i,
 		arm64_ptes_get_and_clear(mm, &t[i], n);
 		return 0;
 	}
-	runs_count(mm->runs[id], i, n, &nv, &nc);
+	runs_count(mm->runs[id].list, i, n, &nv, &nc);
 	arm64_count_clears(mm, n, nv, nc);
 	if (nv)
-		runs_assign(&mm->g, mm->runs[id], i, n, 0);
+		runs_assign(&mm->g, mm->runs[id].list, i, n, 0);
 	return 0;
 }
 
@@ -416,12 +390,16 @@ int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,
 uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
 			      uint64_t i, uint64_t n)
 {
-	const struct arm64_runs *rs = mm->runs[id];
+	uint64_t d, k = 0;
 
 	if (mm->tbl[id])
 		return arm64_first_cont(&mm->tbl[id][i], n);
-	for (uint32_t r = runs_lower(rs, i); r < rs->nr && rs->r[r].first < i + n; r++)
-		if (rs->r[r].desc0 & PTE_CONT)
-			return rs->r[r].first > i ? rs->r[r].first - i : 0;
+	while (k < n) {		/* extent by extent: a run shares its CONT bit */
+		uint64_t e = arm64_entry_extent(mm, id, i + k, &d);
+
+		if (d & PTE_CONT)
+			return k;
+		k += e;
+	}
 	return n;
 }

@@ -309,7 +309,7 @@ static void test_split(void)
 		arm64_tbl_set_huge_pte_at(&a.mm, a.id[0], blk * 16, va, e, 65536);
 		arm64_tbl_set_huge_pte_at(&b.mm, b.id[0], blk * 16, va, e, 65536);
 	}
-	TEST_ASSERT_EQ("one run", a.mm.runs[a.id[0]]->nr, 1);
+	TEST_ASSERT_EQ("one run", a.mm.runs[a.id[0]].list->nr, 1);
 	TEST_ASSERT_EQ("its length", arm64_entry_extent(&a.mm, a.id[0], 0, &d), 256);
 	TEST_ASSERT_EQ("pte_writes", a.st.c[ARM64_C_pte_writes], 256);
 	TEST_ASSERT_EQ("cont_ranges", a.st.c[ARM64_C_cont_ranges], 16);
@@ -319,7 +319,7 @@ static void test_split(void)
 	compare(&a, &b, "split: mapped");
 	arm64_tbl_ptes_get_and_clear(&a.mm, a.id[0], 40, 20);
 	arm64_tbl_ptes_get_and_clear(&b.mm, b.id[0], 40, 20);
-	TEST_ASSERT_EQ("two runs", a.mm.runs[a.id[0]]->nr, 2);
+	TEST_ASSERT_EQ("two runs", a.mm.runs[a.id[0]].list->nr, 2);
 	TEST_ASSERT_EQ("the head", arm64_entry_extent(&a.mm, a.id[0], 0, &d), 40);
 	TEST_ASSERT_EQ("the gap", arm64_entry_extent(&a.mm, a.id[0], 40, &d), 20);
 	TEST_ASSERT_EQ("the gap is none", d, 0);
@@ -334,7 +334,7 @@ static void test_split(void)
 	/* the gap mapped again by set_ptes() (no CONT): three runs, no merge */
 	arm64_tbl_set_ptes(&a.mm, a.id[0], 40, 0x80000 + 40, 20, prot, &e);
 	arm64_tbl_set_ptes(&b.mm, b.id[0], 40, 0x80000 + 40, 20, prot, &e);
-	TEST_ASSERT_EQ("three runs", a.mm.runs[a.id[0]]->nr, 3);
+	TEST_ASSERT_EQ("three runs", a.mm.runs[a.id[0]].list->nr, 3);
 	compare(&a, &b, "split: refilled");
 	/* scattered single pages: past arm64_runs_max() runs, an array */
 	for (uint64_t i = 300; i < 300 + 2 * arm64_runs_max(&a.mm.g); i += 2) {
