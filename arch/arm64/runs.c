@@ -65,6 +65,8 @@ static uint32_t runs_lower(const struct arm64_runs *rs, uint64_t i)
 
 	if (!hi || (uint64_t)rs->r[hi - 1].first + rs->r[hi - 1].len <= i)
 		return hi;
+	if ((uint64_t)rs->r[0].first + rs->r[0].len > i)
+		return 0;
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
@@ -215,7 +217,7 @@ static void runs_assign(const struct arm64_geom *g, struct arm64_runs *rs,
  * with room for two more (grown up to arm64_runs_max() + 2).  Otherwise it
  * is (made) an array; -ENOMEM if that fails.
  */
-static int runs_room(struct arm64_mm *mm, uint32_t id, bool *runs)
+static inline int runs_room(struct arm64_mm *mm, uint32_t id, bool *runs)
 {
 	const struct arm64_runs *rs;
 	uint32_t max = arm64_runs_max(&mm->g) + 2;
@@ -223,6 +225,11 @@ static int runs_room(struct arm64_mm *mm, uint32_t id, bool *runs)
 	*runs = false;
 	if (mm->tbl[id])
 		return 0;
+	if (mm->tbl_kind[id] == ARM64_TBL_RUNS &&
+	    mm->runs[id].list->nr + 2 <= mm->runs[id].list->cap) {
+		*runs = true;	/* the common case, first */
+		return 0;
+	}
 	if (mm->tbl_kind[id] != ARM64_TBL_RUNS && runs_grow(mm, id, 4))
 		return -ENOMEM;
 	rs = mm->runs[id].list;
@@ -359,6 +366,7 @@ int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 int arm64_tbl_ptes_get_and_clear(struct arm64_mm *mm, uint32_t id, uint64_t i,
 				 uint64_t n)
 {
+	struct arm64_runs *rs;
 	uint64_t nv, nc, *t;
 	bool runs;
 	int err = runs_room(mm, id, &runs);
@@ -372,10 +380,24 @@ int arm64_tbl_ptes_get_and_clear(struct arm64_mm *mm, uint32_t id, uint64_t i,
 		arm64_ptes_get_and_clear(mm, &t[i], n);
 		return 0;
 	}
-	runs_count(mm->runs[id].list, i, n, &nv, &nc);
+	rs = mm->runs[id].list;
+	if (rs->nr && i <= rs->r[0].first &&
+	    i + n >= (uint64_t)rs->r[rs->nr - 1].first + rs->r[rs->nr - 1].len) {
+		/* every run goes (an unmap of the table's whole range) */
+		nv = nc = 0;
+		for (uint32_t r = 0; r < rs->nr; r++) {
+			nv += rs->r[r].len;
+			if (rs->r[r].desc0 & PTE_CONT)
+				nc += rs->r[r].len;
+		}
+		rs->nr = 0;
+		arm64_count_clears(mm, n, nv, nc);
+		return 0;
+	}
+	runs_count(rs, i, n, &nv, &nc);
 	arm64_count_clears(mm, n, nv, nc);
 	if (nv)
-		runs_assign(&mm->g, mm->runs[id].list, i, n, 0);
+		runs_assign(&mm->g, rs, i, n, 0);
 	return 0;
 }
 
@@ -390,16 +412,20 @@ int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,
 uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
 			      uint64_t i, uint64_t n)
 {
-	uint64_t d, k = 0;
+	struct arm64_run one;
+	const struct arm64_runs *rs;
+	const struct arm64_run *r;
+	uint32_t nr, x = 0;
 
 	if (mm->tbl[id])
 		return arm64_first_cont(&mm->tbl[id][i], n);
-	while (k < n) {		/* extent by extent: a run shares its CONT bit */
-		uint64_t e = arm64_entry_extent(mm, id, i + k, &d);
-
-		if (d & PTE_CONT)
-			return k;
-		k += e;
+	if (mm->tbl_kind[id] == ARM64_TBL_RUNS) {
+		rs = mm->runs[id].list;
+		x = runs_lower(rs, i);
 	}
+	r = arm64_table_runs(mm, id, &one, &nr);
+	for (; x < nr && r[x].first < i + n; x++)	/* runs share their CONT bit */
+		if ((r[x].desc0 & PTE_CONT) && (uint64_t)r[x].first + r[x].len > i)
+			return r[x].first > i ? r[x].first - i : 0;
 	return n;
 }
