@@ -395,6 +395,10 @@ int arm64_tbl_set_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 			 uint64_t pte);
 int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 			      uint64_t addr, uint64_t pte, uint64_t size);
+/* @k set_huge_pte_at() of @size one after the other from entry @i, call j
+ * storing pte + j * size of output at addr + j * size. */
+int arm64_tbl_set_huge_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			    uint64_t addr, uint64_t pte, uint64_t size, uint64_t k);
 int arm64_tbl_ptes_get_and_clear(struct arm64_mm *mm, uint32_t id, uint64_t i,
 				 uint64_t n);
 int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,

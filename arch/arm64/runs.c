@@ -363,6 +363,44 @@ int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 	return runs_settle(mm, id);
 }
 
+/*
+ * As @k arm64_tbl_set_huge_pte_at() calls: one run when each call stores
+ * size >> PAGE_SHIFT entries a page apart (pgsize == PAGE_SIZE, n entries
+ * filling the step) into none entries, so that no break-before-make
+ * happens and the k stores continue one another; call by call otherwise.
+ */
+int arm64_tbl_set_huge_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			    uint64_t addr, uint64_t pte, uint64_t size, uint64_t k)
+{
+	const struct arm64_geom *g = &mm->g;
+	uint64_t pgsize, n = arm64_num_contig_ptes(mm, size, &pgsize), nv, nc;
+	uint64_t stride = arm64_pa_to_desc(g, size);
+	bool runs = false;
+	int err = 0;
+
+	if (k > 1 && !mm->tbl[id] && pgsize == g->page_size && n * pgsize == size &&
+	    i + k * n <= g->ptrs[g->levels - 1] && arm64_run_ok(g, pte, k * n)) {
+		err = runs_room(mm, id, &runs);
+		if (err)
+			return err;
+		if (runs) {
+			runs_count(mm->runs[id].list, i, k * n, &nv, &nc);
+			runs = !nv;
+		}
+	}
+	if (!runs) {
+		for (uint64_t j = 0; j < k && !err; j++)
+			err = arm64_tbl_set_huge_pte_at(mm, id, i + j * n, addr + j * size,
+							pte + j * stride, size);
+		return err;
+	}
+	mm->st->c[ARM64_C_set_huge_pte_at_calls] += k;
+	runs_assign(g, mm->runs[id].list, i, k * n, pte);
+	for (uint64_t j = 0; j < k; j++)
+		arm64_count_huge_stores(mm, pte, n, pgsize);
+	return runs_settle(mm, id);
+}
+
 int arm64_tbl_ptes_get_and_clear(struct arm64_mm *mm, uint32_t id, uint64_t i,
 				 uint64_t n)
 {

@@ -253,6 +253,35 @@ int vt_vmap_range_noflush(struct vt_walk *w, uint64_t addr, uint64_t end,
 }
 
 /*
+ * The steps of vmap_pages_pte_range()'s RFC 3/8 loop from this one (entry
+ * @i, @size mapped) that the model takes at once: in a run table, while
+ * the next step maps the same size too (then so do all that still fit
+ * before @end: arch_vmap_pte_range_map_size() caps a batch at a power of
+ * two, and a step smaller than the cap leaves less than itself), over
+ * pages that continue the first (no overrun) and none entries.  Each
+ * step is still one set_huge_pte_at() (arm64_tbl_set_huge_ptes()).
+ */
+static uint64_t same_steps(struct vt_walk *w, uint32_t tid, unsigned int i,
+			   uint64_t addr, uint64_t end, uint64_t pfn,
+			   uint64_t size, uint64_t nr, unsigned int shift)
+{
+	struct arm64_mm *mm = w->mm;
+	uint64_t steps = size >> mm->g.page_shift, k = (end - addr) / size, desc, e;
+
+	if (k < 2 || !arm64_is_run_table(mm, tid) ||
+	    arch_vmap_pte_range_map_size(mm, addr + size, end, pfn + steps,
+					 shift) != size)
+		return 1;
+	e = arm64_entry_extent(mm, tid, i, &desc);
+	if (desc)
+		return 1;
+	if (k > e / steps)
+		k = e / steps;
+	k = vt_num_pages_contiguous(w->pages, nr, k * steps) / steps;
+	return k < 2 ? 1 : k;
+}
+
+/*
  * vmap_pages_pte_range().  Mainline (shift == PAGE_SHIFT): for every slot
  * the entry must be none, the page present and valid, then set_pte_at().
  * With RFC 3/8 and a larger shift the checks run once per step and
@@ -312,7 +341,7 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 					   (unsigned long long)(addr + (j << g->page_shift)));
 	} else {
 		do {
-			uint64_t pfn = vt_pages_pfn(pg, *nr), size, steps = 1;
+			uint64_t pfn = vt_pages_pfn(pg, *nr), size, steps = 1, k;
 
 			if (arm64_entry(mm, tid, i)) {
 				err = vt_error_set(w->err, VT_ERR_INVARIANT,
@@ -329,11 +358,13 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 							   "batch crosses a PTE table");
 					break;
 				}
-				if (vt_num_pages_contiguous(pg, *nr, steps) < steps)
+				k = same_steps(w, tid, i, addr, end, pfn, size, *nr, shift);
+				if (k == 1 && vt_num_pages_contiguous(pg, *nr, steps) < steps)
 					vt_note_overrun(w, *nr, steps);
 				entry = arch_make_huge_pte(mm, entry,
 							    63 - __builtin_clzll(size));
-				err = arm64_tbl_set_huge_pte_at(mm, tid, i, addr, entry, size);
+				err = arm64_tbl_set_huge_ptes(mm, tid, i, addr, entry, size, k);
+				steps *= k;
 			} else {
 				err = arm64_tbl_set_pte_at(mm, tid, i,
 						arm64_pa_to_desc(g, pfn << g->page_shift) | prot);
