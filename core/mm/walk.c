@@ -253,6 +253,33 @@ int vt_vmap_range_noflush(struct vt_walk *w, uint64_t addr, uint64_t end,
 }
 
 /*
+ * The mainline loop of vmap_pages_pte_range() into the array @t, from page
+ * @j of the @n: per physically contiguous stretch of pages[nr ..],
+ * arm64_set_ptes() (set_pte_at() per page, counted per batch).  Returns
+ * the pages mapped (fewer than @n at an entry that is not none).
+ */
+static uint64_t set_stretches(struct vt_walk *w, uint64_t *t, unsigned int i,
+			      uint64_t j, uint64_t n, uint64_t nr, uint64_t prot)
+{
+	struct vt_pages *pg = w->pages;
+
+	while (j < n) {
+		uint64_t at = nr + j;
+		uint32_t r = vt_pages_run(pg, at);
+		uint64_t m = pg->start[r + 1] - at, k;
+
+		if (m > n - j)
+			m = n - j;
+		k = arm64_set_ptes(w->mm, &t[i + j],
+				   pg->runs[r].pfn + (at - pg->start[r]), m, prot);
+		j += k;
+		if (k < m)
+			break;
+	}
+	return j;
+}
+
+/*
  * The steps of vmap_pages_pte_range()'s RFC 3/8 loop from this one (entry
  * @i, @size mapped) that the model takes at once: in a run table, while
  * the next step maps the same size too (then so do all that still fit
@@ -309,27 +336,28 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 		/*
 		 * The hot loop: per physically contiguous stretch of the page
 		 * array, arch's set_ptes()-style batch (set_pte_at() per page,
-		 * counted per batch).  An array stays one (@t); a run table
-		 * may become one.
+		 * counted per batch).  A run table takes a stretch as a run
+		 * and may become an array, which stays one.
 		 */
-		uint64_t j = 0, *t = arm64_table(mm, tid);
+		uint64_t j = 0;
 
 		while (j < n) {
+			uint64_t *t = arm64_table(mm, tid);
 			uint64_t at = *nr + j;
 			uint32_t r = vt_pages_run(pg, at);
 			uint64_t m = pg->start[r + 1] - at, k;
-			uint64_t pfn = pg->runs[r].pfn + (at - pg->start[r]);
 
+			if (t) {
+				j = set_stretches(w, t, i, j, n, *nr, prot);
+				break;
+			}
 			if (m > n - j)
 				m = n - j;
-			if (t) {
-				k = arm64_set_ptes(mm, &t[i + j], pfn, m, prot);
-			} else {
-				err = arm64_tbl_set_ptes(mm, tid, i + j, pfn, m, prot, &k);
-				if (err)
-					break;
-				t = arm64_table(mm, tid);
-			}
+			err = arm64_tbl_set_ptes(mm, tid, i + j,
+						 pg->runs[r].pfn + (at - pg->start[r]),
+						 m, prot, &k);
+			if (err)
+				break;
 			j += k;
 			if (k < m)
 				break;
