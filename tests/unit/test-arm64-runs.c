@@ -6,7 +6,8 @@
  * start, must give the same entries, the same counts, and the same
  * translations, --verify answers, CONT checks, leaf shapes and ptdump.
  * Random sequences (seeded) of set_ptes(), set_pte_at(), CONT
- * set_huge_pte_at() (with break-before-make), partial clears that split
+ * set_huge_pte_at() (with break-before-make; k of them at once as
+ * arm64_tbl_set_huge_ptes() against k calls), partial clears that split
  * runs, huge_ptep_get_and_clear() and first_cont(), on 4K, 16K and 64K,
  * lazy and eager barriers; then a hand-checked split of a CONT run.
  */
@@ -203,8 +204,23 @@ static void step(struct side *a, struct side *b, uint64_t *next_pfn, bool invali
 					(unsigned int)(63 - __builtin_clzll(size)));
 		if (blocks == 3)	/* not a power of two: a plain huge size */
 			size = 2 * g->cont_pte_size;
-		ra = arm64_tbl_set_huge_pte_at(&a->mm, a->id[t], i, addr, e, size);
-		rb = arm64_tbl_set_huge_pte_at(&b->mm, b->id[t], i, addr, e, size);
+		if (chance(30)) {
+			/* k calls of one CONT_PTE size, one after the other, as
+			 * the walker batches them; the array side call by call */
+			e = arm64_make_huge_pte(&a->mm, arm64_pa_to_desc(g, pfn << g->page_shift) |
+						prot, g->cont_pte_shift);
+			ra = arm64_tbl_set_huge_ptes(&a->mm, a->id[t], i, addr, e,
+						     g->cont_pte_size, blocks);
+			rb = 0;
+			for (uint64_t j = 0; j < blocks; j++)
+				rb |= arm64_tbl_set_huge_pte_at(&b->mm, b->id[t], i + j * g->cont_ptes,
+								addr + j * g->cont_pte_size,
+								e + j * g->cont_pte_size,
+								g->cont_pte_size);
+		} else {
+			ra = arm64_tbl_set_huge_pte_at(&a->mm, a->id[t], i, addr, e, size);
+			rb = arm64_tbl_set_huge_pte_at(&b->mm, b->id[t], i, addr, e, size);
+		}
 		TEST_ASSERT_EQ("set_huge_pte_at rc", ra | rb, 0);
 		*next_pfn = pfn + blocks * g->cont_ptes;
 		last_end = i + blocks * g->cont_ptes;
