@@ -254,7 +254,19 @@ static inline uint64_t arm64_entry(const struct arm64_mm *mm, uint32_t id,
 uint64_t arm64_entry_extent(const struct arm64_mm *mm, uint32_t id, uint64_t i,
 			    uint64_t *desc);
 /* Table id a table descriptor points at, or UINT32_MAX if not ours. */
-uint32_t arm64_desc_table_id(const struct arm64_mm *mm, uint64_t desc);
+static inline uint32_t arm64_desc_table_id(const struct arm64_mm *mm,
+					   uint64_t desc)
+{
+	uint64_t pa = arm64_desc_to_pa(&mm->g, desc);
+	uint64_t id;
+
+	if (pa < mm->table_pa_base)
+		return UINT32_MAX;
+	id = (pa - mm->table_pa_base) >> mm->g.page_shift;
+	if (id >= mm->nr_tbl || (!mm->tbl[id] && mm->tbl_kind[id] == ARM64_TBL_NONE))
+		return UINT32_MAX;
+	return (uint32_t)id;
+}
 static inline unsigned int arm64_index(const struct arm64_geom *g, int d, uint64_t va)
 {
 	return (va >> g->shift[d]) & (g->ptrs[d] - 1);
@@ -403,9 +415,10 @@ int arm64_tbl_ptes_get_and_clear(struct arm64_mm *mm, uint32_t id, uint64_t i,
 				 uint64_t n);
 int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,
 				      uint64_t i, uint64_t size);
-/* arm64_first_cont() of entries [i, i + n) of table @id. */
+/* arm64_first_cont() of entries [i, i + n) of table @id; when that is 0
+ * (entry i a valid CONT entry), *ext is arm64_entry_extent()'s of i. */
 uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
-			      uint64_t i, uint64_t n);
+			      uint64_t i, uint64_t n, uint64_t *ext);
 /* Internal to arch/arm64: the counts of the stores above, without the
  * stores (pgtable.c), and the run lists (runs.c). */
 void arm64_count_set_pte(struct arm64_mm *mm, uint64_t pte);

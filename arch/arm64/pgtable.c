@@ -210,19 +210,6 @@ void arm64_table_free(struct arm64_mm *mm, uint32_t id)
 	mm->free_ids[mm->nr_free++] = id;
 }
 
-uint32_t arm64_desc_table_id(const struct arm64_mm *mm, uint64_t desc)
-{
-	uint64_t pa = arm64_desc_to_pa(&mm->g, desc);
-	uint64_t id;
-
-	if (pa < mm->table_pa_base)
-		return UINT32_MAX;
-	id = (pa - mm->table_pa_base) >> mm->g.page_shift;
-	if (id >= mm->nr_tbl || (!mm->tbl[id] && mm->tbl_kind[id] == ARM64_TBL_NONE))
-		return UINT32_MAX;
-	return (uint32_t)id;
-}
-
 static uint64_t table_desc(const struct arm64_mm *mm, uint32_t id)
 {
 	uint64_t pa = mm->table_pa_base + ((uint64_t)id << mm->g.page_shift);

@@ -448,13 +448,14 @@ int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,
 }
 
 uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
-			      uint64_t i, uint64_t n)
+			      uint64_t i, uint64_t n, uint64_t *ext)
 {
 	struct arm64_run one;
 	const struct arm64_runs *rs;
 	const struct arm64_run *r;
 	uint32_t nr, x = 0;
 
+	*ext = 1;
 	if (mm->tbl[id])
 		return arm64_first_cont(&mm->tbl[id][i], n);
 	if (mm->tbl_kind[id] == ARM64_TBL_RUNS) {
@@ -462,8 +463,13 @@ uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
 		x = runs_lower(rs, i);
 	}
 	r = arm64_table_runs(mm, id, &one, &nr);
-	for (; x < nr && r[x].first < i + n; x++)	/* runs share their CONT bit */
-		if ((r[x].desc0 & PTE_CONT) && (uint64_t)r[x].first + r[x].len > i)
-			return r[x].first > i ? r[x].first - i : 0;
+	for (; x < nr && r[x].first < i + n; x++) {	/* runs share their CONT bit */
+		if (!(r[x].desc0 & PTE_CONT) || (uint64_t)r[x].first + r[x].len <= i)
+			continue;
+		if (r[x].first > i)
+			return r[x].first - i;
+		*ext = r[x].first + r[x].len - i;
+		return 0;
+	}
 	return n;
 }

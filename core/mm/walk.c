@@ -490,22 +490,29 @@ static int vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 	arch_enter_lazy_mmu_mode(mm);
 	do {
 		unsigned int i = arm64_index(g, d, addr);
-		uint64_t size = g->page_size, desc;
-		uint64_t ext = arm64_entry_extent(mm, tid, i, &desc);
+		uint64_t size = g->page_size, ext = 1;
+		uint64_t left = (end - addr + g->page_size - 1) >> ps, k = left;
 
-		/* arch_vmap_pte_range_unmap_size() (v6.16+) */
-		if (mm->o.vmap_cont && (desc & PTE_VALID) && (desc & PTE_CONT)) {
-			uint64_t k = 1;
+		/* arch_vmap_pte_range_unmap_size() (v6.16+): entry i is a valid
+		 * CONT entry exactly when the first of [i, ..) is i itself (an
+		 * array's entry i is looked at first: a scan costs its pages) */
+		if (mm->o.vmap_cont) {
+			uint64_t e0 = arm64_table(mm, tid) ? arm64_entry(mm, tid, i) : 0;
 
+			k = (e0 & PTE_VALID) && (e0 & PTE_CONT) ? 0 :
+			    arm64_tbl_first_cont(mm, tid, i, left, &ext);
+		}
+		if (!k) {
+			k = 1;
 			size = g->cont_pte_size;
 			if (addr & (size - 1)) {	/* WARN_ON: align down */
 				addr &= ~(size - 1);
 				i = arm64_index(g, d, addr);
 			} else {
-				uint64_t left = (end - addr + size - 1) / size;
+				uint64_t blocks = (end - addr + size - 1) / size;
 
 				k = (ext + g->cont_ptes - 1) / g->cont_ptes;
-				k = k < left ? k : left;
+				k = k < blocks ? k : blocks;
 			}
 			if (w->written)	/* it may reach beyond [addr, end) */
 				vt_walk_note(w, addr, addr + k * size);
@@ -519,10 +526,6 @@ static int vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 			else
 				addr += k * size;
 		} else {
-			uint64_t left = (end - addr + g->page_size - 1) >> ps, k = left;
-
-			if (mm->o.vmap_cont)
-				k = arm64_tbl_first_cont(mm, tid, i, left);
 			err = arm64_tbl_ptes_get_and_clear(mm, tid, i, k);
 			addr += k << ps;
 		}

@@ -242,10 +242,14 @@ static void step(struct side *a, struct side *b, uint64_t *next_pfn, bool invali
 		break;
 	default:	/* first_cont() and the extent of an entry */
 		k = rr(1, n - i);
-		TEST_ASSERT_EQ("first_cont", arm64_tbl_first_cont(&a->mm, a->id[t], i, k),
-			       arm64_tbl_first_cont(&b->mm, b->id[t], i, k));
 		{
-			uint64_t d, e = arm64_entry_extent(&a->mm, a->id[t], i, &d);
+			uint64_t d, e = arm64_entry_extent(&a->mm, a->id[t], i, &d), xa, xb;
+			uint64_t fa = arm64_tbl_first_cont(&a->mm, a->id[t], i, k, &xa);
+
+			TEST_ASSERT_EQ("first_cont", fa,
+				       arm64_tbl_first_cont(&b->mm, b->id[t], i, k, &xb));
+			if (!fa)
+				TEST_ASSERT_EQ("first_cont's extent", xa, e);
 
 			TEST_ASSERT_VAL("extent in the table", e >= 1 && i + e <= n);
 			for (uint64_t x = 0; x < e; x++)
