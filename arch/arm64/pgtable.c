@@ -566,29 +566,35 @@ uint64_t arm64_set_huge_pte_at(struct arm64_mm *mm, uint64_t addr,
 	 * v6.16) */
 	for (uint64_t i = 0; i < n; i++)
 		ptep[i] = pte + i * stride;
-	arm64_count_huge_stores(mm, pte, n, pgsize);
+	arm64_count_huge_stores(mm, pte, n, pgsize, 1);
 	return n;
 }
 
 void arm64_count_huge_stores(struct arm64_mm *mm, uint64_t pte, uint64_t n,
-			     uint64_t pgsize)
+			     uint64_t pgsize, uint64_t calls)
 {
 	const struct arm64_geom *g = &mm->g;
 
-	ST(mm, pte_writes) += n;
+	ST(mm, pte_writes) += n * calls;
 	if (pte & PTE_CONT) {
 		if (pgsize == g->page_size)
-			ST(mm, cont_ranges) += n / g->cont_ptes;
+			ST(mm, cont_ranges) += calls * (n / g->cont_ptes);
 		else
-			ST(mm, cont_ranges) += n / g->cont_pmds;
+			ST(mm, cont_ranges) += calls * (n / g->cont_pmds);
 	}
-	arm64_tlb_add(mm, (int64_t)n * tlb_units_of(mm, pte));
+	/* one add for the calls: they only add, so the peak is the same */
+	arm64_tlb_add(mm, (int64_t)(n * calls) * tlb_units_of(mm, pte));
 	if (pte_valid_kernel(pte)) {
-		if (mm->o.eager_barriers)
-			for (uint64_t i = 0; i < n; i++)
-				arm64_emit_pte_barriers(mm);
-		else
-			arm64_queue_pte_barriers(mm);
+		/* a pair per store with eager barriers; else one queued per
+		 * call (emitted at once outside lazy mode) */
+		uint64_t pairs = mm->o.eager_barriers ? n * calls :
+				 mm->lazy_active ? 0 : calls;
+
+		if (!mm->o.eager_barriers && mm->lazy_active)
+			mm->lazy_pending = true;
+		ST(mm, dsb) += pairs;
+		ST(mm, dsb_ishst) += pairs;
+		ST(mm, isb) += pairs;
 	}
 }
 

@@ -359,7 +359,7 @@ int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 	}
 	runs_assign(g, mm->runs[id].list, i, n, pte);
 	if (pte)
-		arm64_count_huge_stores(mm, pte, n, pgsize);
+		arm64_count_huge_stores(mm, pte, n, pgsize, 1);
 	return runs_settle(mm, id);
 }
 
@@ -396,8 +396,7 @@ int arm64_tbl_set_huge_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
 	}
 	mm->st->c[ARM64_C_set_huge_pte_at_calls] += k;
 	runs_assign(g, mm->runs[id].list, i, k * n, pte);
-	for (uint64_t j = 0; j < k; j++)
-		arm64_count_huge_stores(mm, pte, n, pgsize);
+	arm64_count_huge_stores(mm, pte, n, pgsize, k);
 	return runs_settle(mm, id);
 }
 
