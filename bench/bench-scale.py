@@ -295,6 +295,7 @@ def vmruns(a, progs, tr, d):
                                   "cpu_s": round(c[0], 4), "cpu_s_min": round(c[1], 4),
                                   "cpu_s_max": round(c[2], 4),
                                   "gpages_per_s": round(pages / c[0] / 1e9, 2),
+                                  "mpages_per_s": round(pages / c[0] / 1e6, 1),
                                   "peak_rss_kib": r[p][2]}), flush=True)
         for p in progs:
             print(json.dumps({"bench": "vmruns-verify-ratio", "strategy": s, "program": p,
