@@ -420,13 +420,11 @@ int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,
 uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
 			      uint64_t i, uint64_t n, uint64_t *ext);
 /* Internal to arch/arm64: the counts of the stores above, without the
- * stores (pgtable.c), and the run lists (runs.c). */
+ * stores (pgtable.c, which calls nothing of runs.c). */
 void arm64_count_set_pte(struct arm64_mm *mm, uint64_t pte);
 void arm64_count_huge_stores(struct arm64_mm *mm, uint64_t pte, uint64_t n,
 			     uint64_t pgsize, uint64_t calls);
 void arm64_count_clears(struct arm64_mm *mm, uint64_t n, uint64_t nv, uint64_t nc);
-/* Table @id a run list, emptied, with room for @cap runs (-ENOMEM). */
-int arm64_runs_reset(struct arm64_mm *mm, uint32_t id, uint32_t cap);
 /* huge_ptep_get_and_clear(&init_mm, addr, ptep, size). */
 uint64_t arm64_huge_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep,
 				       uint64_t size);

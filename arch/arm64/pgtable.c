@@ -156,10 +156,19 @@ int arm64_table_alloc_runs(struct arm64_mm *mm, int d, uint32_t *out)
 	/* a freed id's zeroed array goes: the table starts as no runs */
 	free(mm->tbl[id]);
 	mm->tbl[id] = NULL;
-	err = arm64_runs_reset(mm, id, 4);
-	if (err) {
-		mm->free_ids[mm->nr_free++] = id;
-		return err;
+	if (mm->tbl_kind[id] == ARM64_TBL_RUNS) {
+		mm->runs[id].list->nr = 0;	/* a freed run table's list */
+	} else {
+		struct arm64_runs *rs = malloc(sizeof(*rs) + 4 * sizeof(rs->r[0]));
+
+		if (!rs) {
+			mm->free_ids[mm->nr_free++] = id;
+			return -ENOMEM;
+		}
+		rs->nr = 0;
+		rs->cap = 4;
+		mm->runs[id].list = rs;
+		mm->tbl_kind[id] = ARM64_TBL_RUNS;
 	}
 	mm->tbl_depth[id] = d;
 	*out = id;

@@ -48,15 +48,6 @@ static int runs_grow(struct arm64_mm *mm, uint32_t id, uint32_t cap)
 	return 0;
 }
 
-int arm64_runs_reset(struct arm64_mm *mm, uint32_t id, uint32_t cap)
-{
-	int err = runs_grow(mm, id, cap);
-
-	if (!err)
-		mm->runs[id].list->nr = 0;
-	return err;
-}
-
 /* The first run that ends after entry @i (rs->nr if none); the walkers
  * go up a table, so the last run is tried first. */
 static uint32_t runs_lower(const struct arm64_runs *rs, uint64_t i)
