@@ -280,27 +280,25 @@ static uint64_t set_stretches(struct vt_walk *w, uint64_t *t, unsigned int i,
 }
 
 /*
- * The steps of vmap_pages_pte_range()'s RFC 3/8 loop from this one (entry
- * @i, @size mapped) that the model takes at once: in a run table, while
+ * The steps of vmap_pages_pte_range()'s RFC 3/8 loop from this one (@size
+ * mapped, @e none entries from here on) that the model takes at once: in a
+ * run table, while
  * the next step maps the same size too (then so do all that still fit
  * before @end: arch_vmap_pte_range_map_size() caps a batch at a power of
  * two, and a step smaller than the cap leaves less than itself), over
  * pages that continue the first (no overrun) and none entries.  Each
  * step is still one set_huge_pte_at() (arm64_tbl_set_huge_ptes()).
  */
-static uint64_t same_steps(struct vt_walk *w, uint32_t tid, unsigned int i,
+static uint64_t same_steps(struct vt_walk *w, uint32_t tid, uint64_t e,
 			   uint64_t addr, uint64_t end, uint64_t pfn,
 			   uint64_t size, uint64_t nr, unsigned int shift)
 {
 	struct arm64_mm *mm = w->mm;
-	uint64_t steps = size >> mm->g.page_shift, k = (end - addr) / size, desc, e;
+	uint64_t steps = size >> mm->g.page_shift, k = (end - addr) / size;
 
 	if (k < 2 || !arm64_is_run_table(mm, tid) ||
 	    arch_vmap_pte_range_map_size(mm, addr + size, end, pfn + steps,
 					 shift) != size)
-		return 1;
-	e = arm64_entry_extent(mm, tid, i, &desc);
-	if (desc)
 		return 1;
 	if (k > e / steps)
 		k = e / steps;
@@ -369,9 +367,11 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 					   (unsigned long long)(addr + (j << g->page_shift)));
 	} else {
 		do {
-			uint64_t pfn = vt_pages_pfn(pg, *nr), size, steps = 1, k;
+			uint64_t pfn = vt_pages_pfn(pg, *nr), size, steps = 1, k, desc;
+			/* entry i, and how many after it are alike (none) */
+			uint64_t ext = arm64_entry_extent(mm, tid, i, &desc);
 
-			if (arm64_entry(mm, tid, i)) {
+			if (desc) {
 				err = vt_error_set(w->err, VT_ERR_INVARIANT,
 						   "vmap_pages_pte_range: entry not none");
 				break;
@@ -386,7 +386,7 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 							   "batch crosses a PTE table");
 					break;
 				}
-				k = same_steps(w, tid, i, addr, end, pfn, size, *nr, shift);
+				k = same_steps(w, tid, ext, addr, end, pfn, size, *nr, shift);
 				if (k == 1 && vt_num_pages_contiguous(pg, *nr, steps) < steps)
 					vt_note_overrun(w, *nr, steps);
 				entry = arch_make_huge_pte(mm, entry,
