@@ -312,10 +312,36 @@ static inline bool arm64_run_ok(const struct arm64_geom *g, uint64_t desc0,
 }
 
 /* ---- barriers and TLB maintenance (asm/barrier.h, asm/tlbflush.h) ---- */
-void arm64_emit_pte_barriers(struct arm64_mm *mm);	/* dsb ishst; isb */
-void arm64_queue_pte_barriers(struct arm64_mm *mm);
-void arm64_lazy_mmu_enable(struct arm64_mm *mm);
-void arm64_lazy_mmu_disable(struct arm64_mm *mm);
+/* emit_pte_barriers(): dsb ishst; isb (inline: the walkers' every table) */
+static inline void arm64_emit_pte_barriers(struct arm64_mm *mm)
+{
+	mm->st->c[ARM64_C_dsb]++;
+	mm->st->c[ARM64_C_dsb_ishst]++;
+	mm->st->c[ARM64_C_isb]++;
+}
+/* queue_pte_barriers(): deferred while the lazy MMU mode is active (v6.16+) */
+static inline void arm64_queue_pte_barriers(struct arm64_mm *mm)
+{
+	if (mm->lazy_active)
+		mm->lazy_pending = true;
+	else
+		arm64_emit_pte_barriers(mm);
+}
+/* lazy_mmu_mode_enable(): a no-op before v6.16 (eager barrier model) */
+static inline void arm64_lazy_mmu_enable(struct arm64_mm *mm)
+{
+	if (!mm->o.eager_barriers)
+		mm->lazy_active = true;
+}
+/* lazy_mmu_mode_disable(): one pair if a valid entry was queued */
+static inline void arm64_lazy_mmu_disable(struct arm64_mm *mm)
+{
+	mm->lazy_active = false;
+	if (mm->lazy_pending) {
+		mm->lazy_pending = false;
+		arm64_emit_pte_barriers(mm);
+	}
+}
 void arm64_smp_wmb(struct arm64_mm *mm);		/* dmb ishst */
 void arm64_flush_tlb_all(struct arm64_mm *mm);
 void arm64_flush_tlb_kernel_range(struct arm64_mm *mm, uint64_t start, uint64_t end);
@@ -364,8 +390,19 @@ int arm64_pud_set_huge(struct arm64_mm *mm, uint64_t *pudp, uint64_t phys,
 		       uint64_t prot);
 int arm64_pmd_free_pte_page(struct arm64_mm *mm, uint64_t *pmdp, uint64_t addr);
 int arm64_pud_free_pmd_page(struct arm64_mm *mm, uint64_t *pudp, uint64_t addr);
-int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp);
-int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp);
+/* (inline: every entry an unmap walk visits asks; a block is rare) */
+static inline int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp)
+{
+	if (!(*pmdp & PTE_VALID) || !arm64_desc_block(*pmdp))
+		return 0;
+	return arm64_clear_huge(mm, mm->g.pmd_depth, pmdp);
+}
+static inline int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp)
+{
+	if (!(*pudp & PTE_VALID) || !arm64_desc_block(*pudp))
+		return 0;
+	return arm64_clear_huge(mm, mm->g.pud_depth, pudp);
+}
 /* ptep_get_and_clear(): returns the old entry. */
 uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep);
 /* n x ptep_get_and_clear() of ptep[0..n), counted once. */

@@ -337,40 +337,7 @@ void arm64_mm_release(struct arm64_mm *mm)
 	memset(mm, 0, sizeof(*mm));
 }
 
-/* ---- barriers ------------------------------------------------------------ */
-
-void arm64_emit_pte_barriers(struct arm64_mm *mm)
-{
-	ST(mm, dsb)++;
-	ST(mm, dsb_ishst)++;
-	ST(mm, isb)++;
-}
-
-/* queue_pte_barriers(): deferred while the lazy MMU mode is active (v6.16+) */
-void arm64_queue_pte_barriers(struct arm64_mm *mm)
-{
-	if (mm->lazy_active)
-		mm->lazy_pending = true;
-	else
-		arm64_emit_pte_barriers(mm);
-}
-
-/* lazy_mmu_mode_enable(): a no-op before v6.16 (eager barrier model) */
-void arm64_lazy_mmu_enable(struct arm64_mm *mm)
-{
-	if (!mm->o.eager_barriers)
-		mm->lazy_active = true;
-}
-
-/* lazy_mmu_mode_disable(): one pair if a valid entry was queued */
-void arm64_lazy_mmu_disable(struct arm64_mm *mm)
-{
-	mm->lazy_active = false;
-	if (mm->lazy_pending) {
-		mm->lazy_pending = false;
-		arm64_emit_pte_barriers(mm);
-	}
-}
+/* ---- barriers (the lazy-MMU ones inline in arm64.h) ------------------------- */
 
 void arm64_smp_wmb(struct arm64_mm *mm)
 {
@@ -725,16 +692,6 @@ int arm64_pmd_free_pte_page(struct arm64_mm *mm, uint64_t *pmdp, uint64_t addr)
 int arm64_pud_free_pmd_page(struct arm64_mm *mm, uint64_t *pudp, uint64_t addr)
 {
 	return arm64_free_lower_table(mm, mm->g.pud_depth, pudp, addr);
-}
-
-int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp)
-{
-	return arm64_clear_huge(mm, mm->g.pmd_depth, pmdp);
-}
-
-int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp)
-{
-	return arm64_clear_huge(mm, mm->g.pud_depth, pudp);
 }
 
 uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep)
