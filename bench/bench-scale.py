@@ -34,8 +34,16 @@ wait4(), and of wall time):
               against traces/baseline.json): CPU and peak RSS
   calibrate   calibrate -j --check=calibration/figures.json (the shipped profiles'
               predictions of every figure): CPU and peak RSS
+  vmruns      issue 24 item 1 in the vmalloc area, per strategy (pagewise, zigzag,
+              batched, batched-v2, segments): replay --jobs=1 of 64 GiB of order-8
+              system-heap vmaps at random PFNs (gen systemheap --size=128M --buffers=512
+              --orders=8,0 --live=4 --mem=16G), plain and with --verify, and of
+              order-0 pages at random PFNs (512 vmaps of 4096 pages, each page a
+              random PFN, 4 live: written by this script, seeded; gen has no such
+              pattern): simulated pages (of the vmap and vmalloc events) per CPU
+              second of the whole process, and --verify's CPU over the plain replay's
 --only runs the named benches (events, instructions, jobs, shape, linear, gate,
-calibrate).
+calibrate, vmruns).
 The outputs of old and new (and of --jobs=1 and --jobs=2) must be byte-identical,
 else exit 1.  On a shared machine compare the ratios of one run, not absolute times.
 """
@@ -115,9 +123,11 @@ def main():
         "mm": ["map_mem", "--size=" + ("16G" if a.quick else "64G")],
         "lm": ["map_mem", "--size=" + ("64G" if a.quick else "256G")],
         "lmbig": ["map_mem", "--size=" + a.linear_big],
+        "sh8": ["systemheap", "--size=128M", "--buffers=512", "--orders=8,0", "--live=4",
+                "--mem=16G"],
     }
     need = {"events": ["ev"], "instructions": ["ev50k"], "jobs": ["sh"], "shape": ["mm"],
-            "linear": ["lm", "lmbig"]}
+            "linear": ["lm", "lmbig"], "vmruns": ["sh8"]}
     gen = {k: g for k, g in gen.items() if any(k in need[b] for b in only if b in need)}
     tr = {}
     for k, g in gen.items():
@@ -138,6 +148,8 @@ def main():
         shape(a, progs, tr, d)
     if "gate" in only:
         gate(a, progs, d)
+    if "vmruns" in only:
+        vmruns(a, progs, tr, d)
     if "calibrate" in only:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         fig = os.path.join(root, "calibration", "figures.json")
@@ -283,6 +295,70 @@ def jobs(a, progs, tr, d):
             line = json.loads(r.stdout)
             line["program"] = p
             print(json.dumps(line), flush=True)
+
+
+def trace_pages(path):
+    """Pages the vmap and vmalloc events of a JSON Lines trace map."""
+    n = 0
+    with open(path) as f:
+        for line in f:
+            ev = json.loads(line)
+            if ev.get("op") == "vmap":
+                n += sum(r.get("count", 1) << r.get("order", 0) for r in ev["pages"])
+            elif ev.get("op") == "vmalloc":
+                n += (ev["size"] + 4095) // 4096
+    return n
+
+
+def random_order0(path, vmaps=512, pages=4096, live=4, seed=1):
+    """vmap of order-0 pages, each at a random PFN (4K, 48-bit VA)."""
+    import random
+    r = random.Random(seed)
+    with open(path, "w") as f:
+        f.write(json.dumps({"format": "vmaptool-trace", "version": 1,
+                            "config": {"granule": "4k", "va_bits": 48}}) + "\n")
+        alive = []
+        for i in range(1, vmaps + 1):
+            pg = [{"pfn": hex(r.randrange(0x40000, 0x400000)), "order": 0, "count": 1}
+                  for _ in range(pages)]
+            f.write(json.dumps({"op": "vmap", "id": i, "pages": pg, "flags": ["VM_MAP"],
+                                "caller": "system_heap_do_vmap"}) + "\n")
+            alive.append(i)
+            if len(alive) > live:
+                f.write(json.dumps({"op": "vunmap", "id": alive.pop(r.randrange(len(alive))),
+                                    "caller": "system_heap_do_vmap"}) + "\n")
+        for i in alive:
+            f.write(json.dumps({"op": "vunmap", "id": i,
+                                "caller": "system_heap_do_vmap"}) + "\n")
+
+
+def vmruns(a, progs, tr, d):
+    o0 = os.path.join(d, "order0.jsonl")
+    random_order0(o0)
+    for s in ("pagewise", "zigzag", "batched", "batched-v2", "segments"):
+        cpu = {}
+        for name, path, extra in (("order8", tr["sh8"], []),
+                                  ("order8-verify", tr["sh8"], ["--verify"]),
+                                  ("order0", o0, [])):
+            pages = trace_pages(path)
+            r = measure(f"vmruns-{s}-{name}", progs,
+                        ["replay", f"--strategy={s}", "--jobs=1", "-j"] + extra + [path],
+                        a.runs, d)
+            for p in progs:
+                c = stats(r[p][0])
+                cpu[(p, name)] = c[0]
+                print(json.dumps({"bench": "vmruns", "strategy": s, "trace": name,
+                                  "program": p, "runs": a.runs, "pages": pages,
+                                  "cpu_s": round(c[0], 4), "cpu_s_min": round(c[1], 4),
+                                  "cpu_s_max": round(c[2], 4),
+                                  "gpages_per_s": round(pages / c[0] / 1e9, 2),
+                                  "mpages_per_s": round(pages / c[0] / 1e6, 1),
+                                  "peak_rss_kib": r[p][2]}), flush=True)
+        for p in progs:
+            print(json.dumps({"bench": "vmruns-verify-ratio", "strategy": s, "program": p,
+                              "verify_over_plain": round(cpu[(p, "order8-verify")] /
+                                                         cpu[(p, "order8")], 2)}),
+                  flush=True)
 
 
 def shape(a, progs, tr, d):

@@ -139,6 +139,13 @@ static inline bool arm64_desc_block(uint64_t d) { return (d & PTE_TYPE_MASK) == 
 /* ---- the simulated init_mm -------------------------------------------- */
 
 struct arm64_table;
+struct arm64_runs;
+
+enum { ARM64_TBL_NONE, ARM64_TBL_RUNS, ARM64_TBL_RUN0 };
+union arm64_rslot {
+	struct arm64_runs *list;	/* ARM64_TBL_RUNS */
+	uint64_t run0;			/* ARM64_TBL_RUN0: entry 0 of the one run */
+};
 
 struct arm64_mm_opts {
 	bool eager_barriers;	/* <= v6.15: a dsb+isb per valid kernel store */
@@ -157,12 +164,16 @@ struct arm64_mm {
 	struct arm64_geom g;
 	struct arm64_mm_opts o;
 	struct arm64_counters *st;	/* where counts go (set by the caller) */
-	/* table pool: tables are ids; id -> descriptor array.  A run table
-	 * (arm64_table_alloc_run()) has no array: tbl[id] is NULL and its
-	 * entry i is run0[id] + (i << page_shift), one arithmetic progression
-	 * of valid leaves over the whole table (run0 is 0 for other ids). */
-	uint64_t **tbl;			/* per id, NULL if free or a run */
-	uint64_t *run0;			/* per id: a run table's entry 0, or 0 */
+	/* table pool: tables are ids; id -> descriptor array, or (tbl[id]
+	 * NULL) a run table: sorted runs of valid leaves, each an arithmetic
+	 * progression (entry first + k is desc0 + (k << page_shift)), every
+	 * entry outside the runs none (arch/arm64/runs.c).  Its runs are a
+	 * list (ARM64_TBL_RUNS), or the one run over the whole table that a
+	 * linear map makes by the million, kept inline as its first leaf
+	 * (ARM64_TBL_RUN0: no allocation, 8 bytes per table). */
+	uint64_t **tbl;			/* per id, NULL if free or a run table */
+	union arm64_rslot *runs;	/* per id, by tbl_kind */
+	uint8_t *tbl_kind;		/* per id: ARM64_TBL_* */
 	uint8_t *tbl_depth;		/* per id */
 	uint32_t nr_tbl, cap_tbl;
 	uint32_t *free_ids;
@@ -188,15 +199,75 @@ static inline uint64_t *arm64_table(const struct arm64_mm *mm, uint32_t id)
 {
 	return mm->tbl[id];
 }
+/*
+ * A run of a run table: entries [first, first + len) are desc0 + (k <<
+ * page_shift), k = 0 .. len - 1: valid leaves with the same attributes and
+ * CONT state and consecutive output addresses (no carry out of the address
+ * field: arm64_run_ok()).  A run table holds at most arm64_runs_max() of
+ * them, sorted and disjoint, and is expanded into an array beyond.
+ */
+struct arm64_run {
+	uint32_t first, len;
+	uint64_t desc0;
+};
+struct arm64_runs {
+	uint32_t nr, cap;
+	struct arm64_run r[];
+};
+/* Entry @i of the run list @rs (binary search). */
+uint64_t arm64_runs_entry(const struct arm64_runs *rs, uint64_t i,
+			  unsigned int page_shift);
+/* Whether table @id is a run table (no descriptor array). */
+static inline bool arm64_is_run_table(const struct arm64_mm *mm, uint32_t id)
+{
+	return !mm->tbl[id] && mm->tbl_kind[id] != ARM64_TBL_NONE;
+}
+/* The runs of the run table @id and their number: its list, or @one
+ * filled with its one whole-table run. */
+static inline const struct arm64_run *arm64_table_runs(const struct arm64_mm *mm,
+						       uint32_t id,
+						       struct arm64_run *one,
+						       uint32_t *nr)
+{
+	if (mm->tbl_kind[id] == ARM64_TBL_RUNS) {
+		*nr = mm->runs[id].list->nr;
+		return mm->runs[id].list->r;
+	}
+	*one = (struct arm64_run){ 0, (uint32_t)mm->g.ptrs[mm->tbl_depth[id]],
+				   mm->runs[id].run0 };
+	*nr = 1;
+	return one;
+}
 /* Entry @i of table @id, a run table's produced on demand. */
 static inline uint64_t arm64_entry(const struct arm64_mm *mm, uint32_t id,
 				   uint64_t i)
 {
-	return mm->tbl[id] ? mm->tbl[id][i] :
-	       mm->run0[id] + (i << mm->g.page_shift);
+	if (mm->tbl[id])
+		return mm->tbl[id][i];
+	if (mm->tbl_kind[id] == ARM64_TBL_RUN0)
+		return mm->runs[id].run0 + (i << mm->g.page_shift);
+	return arm64_runs_entry(mm->runs[id].list, i, mm->g.page_shift);
 }
+/* The extent of entry @i of table @id: *desc is entry i, and entries i ..
+ * i + n - 1 (n returned, >= 1, within the table) are *desc + (k <<
+ * page_shift) if *desc is valid, all none if it is 0.  An array's extent
+ * is 1 entry. */
+uint64_t arm64_entry_extent(const struct arm64_mm *mm, uint32_t id, uint64_t i,
+			    uint64_t *desc);
 /* Table id a table descriptor points at, or UINT32_MAX if not ours. */
-uint32_t arm64_desc_table_id(const struct arm64_mm *mm, uint64_t desc);
+static inline uint32_t arm64_desc_table_id(const struct arm64_mm *mm,
+					   uint64_t desc)
+{
+	uint64_t pa = arm64_desc_to_pa(&mm->g, desc);
+	uint64_t id;
+
+	if (pa < mm->table_pa_base)
+		return UINT32_MAX;
+	id = (pa - mm->table_pa_base) >> mm->g.page_shift;
+	if (id >= mm->nr_tbl || (!mm->tbl[id] && mm->tbl_kind[id] == ARM64_TBL_NONE))
+		return UINT32_MAX;
+	return (uint32_t)id;
+}
 static inline unsigned int arm64_index(const struct arm64_geom *g, int d, uint64_t va)
 {
 	return (va >> g->shift[d]) & (g->ptrs[d] - 1);
@@ -219,15 +290,59 @@ void arm64_table_free(struct arm64_mm *mm, uint32_t id);
  * arm64_desc_linear(); -EINVAL otherwise. */
 int arm64_table_alloc_run(struct arm64_mm *mm, int d, uint64_t run0,
 			  uint32_t *id);
+/* An empty last-level table kept as runs (arm64_populate() of a PTE table
+ * where arm64_desc_linear()); an array elsewhere. */
+int arm64_table_alloc_runs(struct arm64_mm *mm, int d, uint32_t *id);
 /* The descriptor array of table @id for writing: a run table is expanded
  * into one first.  NULL on -ENOMEM. */
 uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id);
+/* The most runs a run table keeps before it becomes an array. */
+static inline uint32_t arm64_runs_max(const struct arm64_geom *g)
+{
+	return (uint32_t)(g->ptrs[g->levels - 1] / 16);
+}
+/* Whether entries desc0 + (k << page_shift), k < len, form a run: valid,
+ * linear encoding, no carry out of the address field. */
+static inline bool arm64_run_ok(const struct arm64_geom *g, uint64_t desc0,
+				uint64_t len)
+{
+	uint64_t mask = arm64_desc_addr_mask(g);
+
+	return (desc0 & PTE_VALID) && arm64_desc_linear(g) && len &&
+	       (desc0 & mask) + ((len - 1) << g->page_shift) <= mask;
+}
 
 /* ---- barriers and TLB maintenance (asm/barrier.h, asm/tlbflush.h) ---- */
-void arm64_emit_pte_barriers(struct arm64_mm *mm);	/* dsb ishst; isb */
-void arm64_queue_pte_barriers(struct arm64_mm *mm);
-void arm64_lazy_mmu_enable(struct arm64_mm *mm);
-void arm64_lazy_mmu_disable(struct arm64_mm *mm);
+/* emit_pte_barriers(): dsb ishst; isb (inline: the walkers' every table) */
+static inline void arm64_emit_pte_barriers(struct arm64_mm *mm)
+{
+	mm->st->c[ARM64_C_dsb]++;
+	mm->st->c[ARM64_C_dsb_ishst]++;
+	mm->st->c[ARM64_C_isb]++;
+}
+/* queue_pte_barriers(): deferred while the lazy MMU mode is active (v6.16+) */
+static inline void arm64_queue_pte_barriers(struct arm64_mm *mm)
+{
+	if (mm->lazy_active)
+		mm->lazy_pending = true;
+	else
+		arm64_emit_pte_barriers(mm);
+}
+/* lazy_mmu_mode_enable(): a no-op before v6.16 (eager barrier model) */
+static inline void arm64_lazy_mmu_enable(struct arm64_mm *mm)
+{
+	if (!mm->o.eager_barriers)
+		mm->lazy_active = true;
+}
+/* lazy_mmu_mode_disable(): one pair if a valid entry was queued */
+static inline void arm64_lazy_mmu_disable(struct arm64_mm *mm)
+{
+	mm->lazy_active = false;
+	if (mm->lazy_pending) {
+		mm->lazy_pending = false;
+		arm64_emit_pte_barriers(mm);
+	}
+}
 void arm64_smp_wmb(struct arm64_mm *mm);		/* dmb ishst */
 void arm64_flush_tlb_all(struct arm64_mm *mm);
 void arm64_flush_tlb_kernel_range(struct arm64_mm *mm, uint64_t start, uint64_t end);
@@ -276,8 +391,19 @@ int arm64_pud_set_huge(struct arm64_mm *mm, uint64_t *pudp, uint64_t phys,
 		       uint64_t prot);
 int arm64_pmd_free_pte_page(struct arm64_mm *mm, uint64_t *pmdp, uint64_t addr);
 int arm64_pud_free_pmd_page(struct arm64_mm *mm, uint64_t *pudp, uint64_t addr);
-int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp);
-int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp);
+/* (inline: every entry an unmap walk visits asks; a block is rare) */
+static inline int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp)
+{
+	if (!(*pmdp & PTE_VALID) || !arm64_desc_block(*pmdp))
+		return 0;
+	return arm64_clear_huge(mm, mm->g.pmd_depth, pmdp);
+}
+static inline int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp)
+{
+	if (!(*pudp & PTE_VALID) || !arm64_desc_block(*pudp))
+		return 0;
+	return arm64_clear_huge(mm, mm->g.pud_depth, pudp);
+}
 /* ptep_get_and_clear(): returns the old entry. */
 uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep);
 /* n x ptep_get_and_clear() of ptep[0..n), counted once. */
@@ -295,6 +421,48 @@ static inline uint64_t arm64_first_cont(const uint64_t *ptep, uint64_t n)
 		;
 	return i;
 }
+/*
+ * The same primitives on entry @i of the last-level table @id (the walkers
+ * call these): a run table keeps its runs (arch/arm64/runs.c), cut where a
+ * store or clear lands inside one, and falls back to an array
+ * (arm64_table_mut()) for what runs cannot hold; an array goes to the
+ * primitives above.  The counts are theirs exactly.  0 or -ENOMEM.
+ */
+int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			uint64_t pfn, uint64_t n, uint64_t prot, uint64_t *written);
+/* arm64_set_ptes() on table @id (inline: per page for scattered pages) */
+static inline int arm64_tbl_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
+				     uint64_t pfn, uint64_t n, uint64_t prot,
+				     uint64_t *written)
+{
+	if (mm->tbl[id]) {
+		*written = arm64_set_ptes(mm, &mm->tbl[id][i], pfn, n, prot);
+		return 0;
+	}
+	return arm64_runs_set_ptes(mm, id, i, pfn, n, prot, written);
+}
+int arm64_tbl_set_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			 uint64_t pte);
+int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			      uint64_t addr, uint64_t pte, uint64_t size);
+/* @k set_huge_pte_at() of @size one after the other from entry @i, call j
+ * storing pte + j * size of output at addr + j * size. */
+int arm64_tbl_set_huge_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			    uint64_t addr, uint64_t pte, uint64_t size, uint64_t k);
+int arm64_tbl_ptes_get_and_clear(struct arm64_mm *mm, uint32_t id, uint64_t i,
+				 uint64_t n);
+int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,
+				      uint64_t i, uint64_t size);
+/* arm64_first_cont() of entries [i, i + n) of table @id; when that is 0
+ * (entry i a valid CONT entry), *ext is arm64_entry_extent()'s of i. */
+uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
+			      uint64_t i, uint64_t n, uint64_t *ext);
+/* Internal to arch/arm64: the counts of the stores above, without the
+ * stores (pgtable.c, which calls nothing of runs.c). */
+void arm64_count_set_pte(struct arm64_mm *mm, uint64_t pte);
+void arm64_count_huge_stores(struct arm64_mm *mm, uint64_t pte, uint64_t n,
+			     uint64_t pgsize, uint64_t calls);
+void arm64_count_clears(struct arm64_mm *mm, uint64_t n, uint64_t nv, uint64_t nc);
 /* huge_ptep_get_and_clear(&init_mm, addr, ptep, size). */
 uint64_t arm64_huge_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep,
 				       uint64_t size);
@@ -313,6 +481,24 @@ static inline void arm64_tlb_add(struct arm64_mm *mm, int64_t units)
 	if (mm->tlb_units > mm->tlb_units_peak)
 		mm->tlb_units_peak = mm->tlb_units;
 }
+/* n set_pte_at() of valid kernel entries (arm64_set_ptes()) */
+static inline void arm64_count_set_ptes(struct arm64_mm *mm, uint64_t n)
+{
+	uint64_t *c = mm->st->c;
+
+	c[ARM64_C_pte_writes] += n;
+	c[ARM64_C_set_pte_at_calls] += n;
+	arm64_tlb_add(mm, (int64_t)(n * mm->g.cont_ptes));
+	if (n) {
+		if (mm->o.eager_barriers) {
+			c[ARM64_C_dsb] += n;
+			c[ARM64_C_dsb_ishst] += n;
+			c[ARM64_C_isb] += n;
+		} else {
+			mm->lazy_pending = true;
+		}
+	}
+}
 
 /* ---- translation and its checks (translate.c, verify.c, shape.c,
  * ptdump.c): they read the tables and count nothing ---- */
@@ -326,6 +512,8 @@ struct arm64_xlat {
  * if a level above faults or holds a block. */
 const uint64_t *arm64_pte_table(const struct arm64_mm *mm, uint64_t va,
 				unsigned int *idx);
+/* The id of the PTE table the walk for @va reaches, or UINT32_MAX. */
+uint32_t arm64_pte_table_id(const struct arm64_mm *mm, uint64_t va);
 /* Walk the tables as the MMU does; 0 or -EFAULT (translation fault). */
 int arm64_translate(const struct arm64_mm *mm, uint64_t va, struct arm64_xlat *x);
 /* Contiguous-hint invariants over [start, end): every entry of an aligned

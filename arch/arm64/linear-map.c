@@ -648,11 +648,19 @@ static uint64_t verify_level(const struct arm64_mm *mm, int d, uint32_t id,
 		int hw = 4 - (int)g->levels + d;
 		bool ok = desc & PTE_VALID;
 
-		/* a run table: the leaves of [addr, end) share their type and
+		/* a run table: the leaves of a run share their type and
 		 * attributes and their output advances with the VA, so each is
-		 * right exactly when the first is: the first is checked for all */
-		if (d == (int)g->levels - 1 && !mm->tbl[id])
-			next = end;
+		 * right exactly when the first is: the first is checked for all
+		 * of the run (a gap of none entries likewise) */
+		if (d == (int)g->levels - 1 && !mm->tbl[id]) {
+			uint64_t x, n = arm64_entry_extent(mm, id,
+							   arm64_index(g, d, addr), &x);
+
+			if (n < (end - addr) >> g->page_shift)
+				next = addr + (n << g->page_shift);
+			else
+				next = end;
+		}
 		esz = 1ull << g->shift[d];
 		pages = (next - addr) >> g->page_shift;
 		if (ok && d < (int)g->levels - 1 && arm64_desc_table(desc)) {

@@ -55,8 +55,9 @@ static int table_id(struct arm64_mm *mm, uint32_t *out)
 			/* the three arrays in step; arch/ is the lower floor and
 			 * grows its own (core/alloc.h is above it) */
 			uint32_t cap = mm->cap_tbl ? mm->cap_tbl * 2 : 64;
-			uint64_t **t, *r0;
-			uint8_t *dp;
+			uint64_t **t;
+			union arm64_rslot *rl;
+			uint8_t *dp, *kd;
 			uint32_t *fr;
 
 			if (!cap)
@@ -73,16 +74,21 @@ static int table_id(struct arm64_mm *mm, uint32_t *out)
 			if (!fr)
 				return -ENOMEM;
 			mm->free_ids = fr;
-			r0 = realloc(mm->run0, cap * sizeof(*r0));
-			if (!r0)
+			rl = realloc(mm->runs, cap * sizeof(*rl));
+			if (!rl)
 				return -ENOMEM;
-			mm->run0 = r0;
+			mm->runs = rl;
+			kd = realloc(mm->tbl_kind, cap);
+			if (!kd)
+				return -ENOMEM;
+			mm->tbl_kind = kd;
 			mm->cap_tbl = cap;
 		}
 		id = mm->nr_tbl++;
 		mm->tbl[id] = NULL;
+		mm->runs[id].list = NULL;
+		mm->tbl_kind[id] = ARM64_TBL_NONE;
 	}
-	mm->run0[id] = 0;
 	*out = id;
 	return 0;
 }
@@ -123,8 +129,46 @@ int arm64_table_alloc_run(struct arm64_mm *mm, int d, uint64_t run0,
 		/* a freed id keeps its (zeroed) array: fill it instead */
 		for (uint64_t i = 0; i < mm->g.ptrs[d]; i++)
 			mm->tbl[id][i] = run0 + (i << mm->g.page_shift);
+	} else if (mm->tbl_kind[id] == ARM64_TBL_RUNS) {
+		/* a freed run table keeps its list: one run in it */
+		mm->runs[id].list->r[0] = (struct arm64_run){ 0, (uint32_t)mm->g.ptrs[d], run0 };
+		mm->runs[id].list->nr = 1;
 	} else {
-		mm->run0[id] = run0;
+		/* one run over the whole table: its first leaf, inline */
+		mm->runs[id].run0 = run0;
+		mm->tbl_kind[id] = ARM64_TBL_RUN0;
+	}
+	mm->tbl_depth[id] = d;
+	*out = id;
+	return 0;
+}
+
+int arm64_table_alloc_runs(struct arm64_mm *mm, int d, uint32_t *out)
+{
+	uint32_t id;
+	int err;
+
+	if (d != (int)mm->g.levels - 1 || !arm64_desc_linear(&mm->g))
+		return arm64_table_alloc(mm, d, out);
+	err = table_id(mm, &id);
+	if (err)
+		return err;
+	/* a freed id's zeroed array goes: the table starts as no runs */
+	free(mm->tbl[id]);
+	mm->tbl[id] = NULL;
+	if (mm->tbl_kind[id] == ARM64_TBL_RUNS) {
+		mm->runs[id].list->nr = 0;	/* a freed run table's list */
+	} else {
+		struct arm64_runs *rs = malloc(sizeof(*rs) + 4 * sizeof(rs->r[0]));
+
+		if (!rs) {
+			mm->free_ids[mm->nr_free++] = id;
+			return -ENOMEM;
+		}
+		rs->nr = 0;
+		rs->cap = 4;
+		mm->runs[id].list = rs;
+		mm->tbl_kind[id] = ARM64_TBL_RUNS;
 	}
 	mm->tbl_depth[id] = d;
 	*out = id;
@@ -133,9 +177,12 @@ int arm64_table_alloc_run(struct arm64_mm *mm, int d, uint64_t run0,
 
 uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id)
 {
+	struct arm64_run one;
+	const struct arm64_run *r;
+	uint32_t nr;
 	uint64_t n, *t;
 
-	if (mm->tbl[id] || !mm->run0[id])
+	if (mm->tbl[id] || mm->tbl_kind[id] == ARM64_TBL_NONE)
 		return mm->tbl[id];
 	n = mm->g.ptrs[mm->tbl_depth[id]];
 	if (n < mm->g.ptrs_per_pte)
@@ -143,10 +190,15 @@ uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id)
 	t = calloc(n, sizeof(uint64_t));
 	if (!t)
 		return NULL;
-	for (uint64_t i = 0; i < mm->g.ptrs[mm->tbl_depth[id]]; i++)
-		t[i] = mm->run0[id] + (i << mm->g.page_shift);
+	r = arm64_table_runs(mm, id, &one, &nr);
+	for (uint32_t x = 0; x < nr; x++)
+		for (uint64_t k = 0; k < r[x].len; k++)
+			t[r[x].first + k] = r[x].desc0 + (k << mm->g.page_shift);
 	mm->tbl[id] = t;
-	mm->run0[id] = 0;
+	if (mm->tbl_kind[id] == ARM64_TBL_RUNS)
+		mm->runs[id].list->nr = 0;	/* kept for a later run table */
+	else
+		mm->tbl_kind[id] = ARM64_TBL_NONE;
 	return t;
 }
 
@@ -160,21 +212,11 @@ void arm64_table_free(struct arm64_mm *mm, uint32_t id)
 	 * array zeroed here lets the pool hand it out again without a malloc */
 	if (mm->tbl[id])
 		memset(mm->tbl[id], 0, n * sizeof(uint64_t));
-	mm->run0[id] = 0;
+	if (mm->tbl_kind[id] == ARM64_TBL_RUNS)
+		mm->runs[id].list->nr = 0;
+	else
+		mm->tbl_kind[id] = ARM64_TBL_NONE;
 	mm->free_ids[mm->nr_free++] = id;
-}
-
-uint32_t arm64_desc_table_id(const struct arm64_mm *mm, uint64_t desc)
-{
-	uint64_t pa = arm64_desc_to_pa(&mm->g, desc);
-	uint64_t id;
-
-	if (pa < mm->table_pa_base)
-		return UINT32_MAX;
-	id = (pa - mm->table_pa_base) >> mm->g.page_shift;
-	if (id >= mm->nr_tbl || (!mm->tbl[id] && !mm->run0[id]))
-		return UINT32_MAX;
-	return (uint32_t)id;
 }
 
 static uint64_t table_desc(const struct arm64_mm *mm, uint32_t id)
@@ -296,49 +338,20 @@ int arm64_mm_init(struct arm64_mm *mm, unsigned int ps, unsigned int va,
 
 void arm64_mm_release(struct arm64_mm *mm)
 {
-	for (uint32_t i = 0; i < mm->nr_tbl; i++)
+	for (uint32_t i = 0; i < mm->nr_tbl; i++) {
 		free(mm->tbl[i]);
+		if (mm->tbl_kind[i] == ARM64_TBL_RUNS)
+			free(mm->runs[i].list);
+	}
 	free(mm->tbl);
 	free(mm->tbl_depth);
-	free(mm->run0);
+	free(mm->tbl_kind);
+	free(mm->runs);
 	free(mm->free_ids);
 	memset(mm, 0, sizeof(*mm));
 }
 
-/* ---- barriers ------------------------------------------------------------ */
-
-void arm64_emit_pte_barriers(struct arm64_mm *mm)
-{
-	ST(mm, dsb)++;
-	ST(mm, dsb_ishst)++;
-	ST(mm, isb)++;
-}
-
-/* queue_pte_barriers(): deferred while the lazy MMU mode is active (v6.16+) */
-void arm64_queue_pte_barriers(struct arm64_mm *mm)
-{
-	if (mm->lazy_active)
-		mm->lazy_pending = true;
-	else
-		arm64_emit_pte_barriers(mm);
-}
-
-/* lazy_mmu_mode_enable(): a no-op before v6.16 (eager barrier model) */
-void arm64_lazy_mmu_enable(struct arm64_mm *mm)
-{
-	if (!mm->o.eager_barriers)
-		mm->lazy_active = true;
-}
-
-/* lazy_mmu_mode_disable(): one pair if a valid entry was queued */
-void arm64_lazy_mmu_disable(struct arm64_mm *mm)
-{
-	mm->lazy_active = false;
-	if (mm->lazy_pending) {
-		mm->lazy_pending = false;
-		arm64_emit_pte_barriers(mm);
-	}
-}
+/* ---- barriers (the lazy-MMU ones inline in arm64.h) ------------------------- */
 
 void arm64_smp_wmb(struct arm64_mm *mm)
 {
@@ -399,7 +412,8 @@ void arm64_set_entry(struct arm64_mm *mm, int d, uint64_t *p, uint64_t v)
 int arm64_populate(struct arm64_mm *mm, int d, uint64_t *p)
 {
 	uint32_t id;
-	int err = arm64_table_alloc(mm, d + 1, &id);
+	/* a PTE table starts as runs: the walkers store and clear runs */
+	int err = arm64_table_alloc_runs(mm, d + 1, &id);
 
 	if (err)
 		return err;
@@ -424,6 +438,11 @@ static int64_t tlb_units_of(const struct arm64_mm *mm, uint64_t pte)
 void arm64_set_pte_at(struct arm64_mm *mm, uint64_t *ptep, uint64_t pte)
 {
 	*ptep = pte;
+	arm64_count_set_pte(mm, pte);
+}
+
+void arm64_count_set_pte(struct arm64_mm *mm, uint64_t pte)
+{
 	ST(mm, set_pte_at_calls)++;
 	if (!(pte & PTE_VALID))
 		return;
@@ -464,18 +483,7 @@ uint64_t arm64_set_ptes(struct arm64_mm *mm, uint64_t *ptep, uint64_t pfn,
 		for (j = 0; j < n; j++)
 			ptep[j] = arm64_pa_to_desc(g, (pfn + j) << ps) | prot;
 	}
-	ST(mm, pte_writes) += n;
-	ST(mm, set_pte_at_calls) += n;
-	arm64_tlb_add(mm, (int64_t)(n * g->cont_ptes));
-	if (n) {
-		if (mm->o.eager_barriers) {
-			ST(mm, dsb) += n;
-			ST(mm, dsb_ishst) += n;
-			ST(mm, isb) += n;
-		} else {
-			mm->lazy_pending = true;
-		}
-	}
+	arm64_count_set_ptes(mm, n);
 	return n;
 }
 
@@ -548,22 +556,36 @@ uint64_t arm64_set_huge_pte_at(struct arm64_mm *mm, uint64_t addr,
 	 * v6.16) */
 	for (uint64_t i = 0; i < n; i++)
 		ptep[i] = pte + i * stride;
-	ST(mm, pte_writes) += n;
+	arm64_count_huge_stores(mm, pte, n, pgsize, 1);
+	return n;
+}
+
+void arm64_count_huge_stores(struct arm64_mm *mm, uint64_t pte, uint64_t n,
+			     uint64_t pgsize, uint64_t calls)
+{
+	const struct arm64_geom *g = &mm->g;
+
+	ST(mm, pte_writes) += n * calls;
 	if (pte & PTE_CONT) {
 		if (pgsize == g->page_size)
-			ST(mm, cont_ranges) += n / g->cont_ptes;
+			ST(mm, cont_ranges) += calls * (n / g->cont_ptes);
 		else
-			ST(mm, cont_ranges) += n / g->cont_pmds;
+			ST(mm, cont_ranges) += calls * (n / g->cont_pmds);
 	}
-	arm64_tlb_add(mm, (int64_t)n * tlb_units_of(mm, pte));
+	/* one add for the calls: they only add, so the peak is the same */
+	arm64_tlb_add(mm, (int64_t)(n * calls) * tlb_units_of(mm, pte));
 	if (pte_valid_kernel(pte)) {
-		if (mm->o.eager_barriers)
-			for (uint64_t i = 0; i < n; i++)
-				arm64_emit_pte_barriers(mm);
-		else
-			arm64_queue_pte_barriers(mm);
+		/* a pair per store with eager barriers; else one queued per
+		 * call (emitted at once outside lazy mode) */
+		uint64_t pairs = mm->o.eager_barriers ? n * calls :
+				 mm->lazy_active ? 0 : calls;
+
+		if (!mm->o.eager_barriers && mm->lazy_active)
+			mm->lazy_pending = true;
+		ST(mm, dsb) += pairs;
+		ST(mm, dsb_ishst) += pairs;
+		ST(mm, isb) += pairs;
 	}
-	return n;
 }
 
 static bool is_normal_or_tagged(uint64_t d)
@@ -686,16 +708,6 @@ int arm64_pud_free_pmd_page(struct arm64_mm *mm, uint64_t *pudp, uint64_t addr)
 	return arm64_free_lower_table(mm, mm->g.pud_depth, pudp, addr);
 }
 
-int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp)
-{
-	return arm64_clear_huge(mm, mm->g.pmd_depth, pmdp);
-}
-
-int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp)
-{
-	return arm64_clear_huge(mm, mm->g.pud_depth, pudp);
-}
-
 uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep)
 {
 	uint64_t old = *ptep;
@@ -724,6 +736,11 @@ void arm64_ptes_get_and_clear(struct arm64_mm *mm, uint64_t *ptep, uint64_t n)
 		nv += old & PTE_VALID;
 		nc += (old & (old << 52)) >> 52 & 1;	/* valid and CONT */
 	}
+	arm64_count_clears(mm, n, nv, nc);
+}
+
+void arm64_count_clears(struct arm64_mm *mm, uint64_t n, uint64_t nv, uint64_t nc)
+{
 	ST(mm, pte_clears) += n;
 	arm64_tlb_add(mm, -((int64_t)(nv - nc) * (int64_t)mm->g.cont_ptes +
 			    (int64_t)nc));

@@ -58,14 +58,20 @@ static int walk(struct ptd *p, int d, uint32_t tid, uint64_t base)
 	int ret = 0;
 
 	if (!t) {
-		/* a run table: its first leaf, then the rest, which extend the
-		 * range note() made of it (same kind and attributes, output
-		 * contiguous) */
-		uint64_t n = g->ptrs[d], size = 1ull << g->shift[d];
+		/* a run table: each run's first leaf, then the rest of the run,
+		 * which extend the range note() made of it (same kind and
+		 * attributes, output contiguous) */
+		struct arm64_run one;
+		uint32_t nr;
+		const struct arm64_run *r = arm64_table_runs(p->mm, tid, &one, &nr);
+		uint64_t size = 1ull << g->shift[d];
 
-		ret = note(p, d, base, size, p->mm->run0[tid]);
-		p->cur.va_end += (n - 1) * size;
-		p->cur.nr += n - 1;
+		for (uint32_t x = 0; x < nr && !ret; x++) {
+			ret = note(p, d, base + ((uint64_t)r[x].first << g->shift[d]),
+				   size, r[x].desc0);
+			p->cur.va_end += (r[x].len - 1) * size;
+			p->cur.nr += r[x].len - 1;
+		}
 		return ret;
 	}
 	for (uint64_t i = 0; i < g->ptrs[d] && !ret; i++) {

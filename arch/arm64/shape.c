@@ -36,11 +36,21 @@ static void shape_level(const struct arm64_mm *mm, int d, uint32_t tid,
 
 		if (mm->tbl[tid]) {
 			shape_leaves(mm->tbl[tid], i, last, s);
-		} else {
-			/* a run table: valid leaves, one CONT state */
-			s->pte += last - i + 1;
-			if (mm->run0[tid] & PTE_CONT)
-				s->pte_cont += last - i + 1;
+			return;
+		}
+		/* a run table: extent by extent (a run's leaves are valid and
+		 * share their CONT state; a gap is none) */
+		while (i <= last) {
+			uint64_t desc, n = arm64_entry_extent(mm, tid, i, &desc);
+
+			if (n > last - i + 1)
+				n = last - i + 1;
+			if (desc) {
+				s->pte += n;
+				if (desc & PTE_CONT)
+					s->pte_cont += n;
+			}
+			i += n;
 		}
 		return;
 	}

@@ -40,8 +40,7 @@ int arm64_translate(const struct arm64_mm *mm, uint64_t va, struct arm64_xlat *x
 	return -14;
 }
 
-/* The id of the PTE table the walk for @va reaches, or UINT32_MAX. */
-static uint32_t pte_table_id(const struct arm64_mm *mm, uint64_t va)
+uint32_t arm64_pte_table_id(const struct arm64_mm *mm, uint64_t va)
 {
 	const struct arm64_geom *g = &mm->g;
 	uint32_t id = mm->pgd;
@@ -61,7 +60,7 @@ static uint32_t pte_table_id(const struct arm64_mm *mm, uint64_t va)
 const uint64_t *arm64_pte_table(const struct arm64_mm *mm, uint64_t va,
 				unsigned int *idx)
 {
-	uint32_t id = pte_table_id(mm, va);
+	uint32_t id = arm64_pte_table_id(mm, va);
 
 	if (id == UINT32_MAX)
 		return NULL;
@@ -69,13 +68,52 @@ const uint64_t *arm64_pte_table(const struct arm64_mm *mm, uint64_t va,
 	return mm->tbl[id];	/* NULL for a run table: callers translate */
 }
 
+/* Whether the CONT group t[0 .. CONT_PTES) has a valid CONT page
+ * descriptor (bits 0, 1, 52) and breaks an invariant. */
+static bool group_broken(const struct arm64_geom *g, const uint64_t *t)
+{
+	const uint64_t mask = arm64_desc_addr_mask(g), n = g->cont_ptes;
+	uint64_t acc = 0, d0, pa0, attrs0;
+	bool ok = true;
+
+	for (uint64_t i = 0; i < n; i++)
+		acc |= t[i] & (t[i] << 52) & (t[i] << 51) & PTE_CONT;
+	if (!acc)
+		return false;
+	d0 = t[0];
+	if (arm64_desc_linear(g)) {
+		/* same attributes, contiguous output: entry i is entry 0
+		 * plus i pages (no carry: pa0 is CONT-aligned) */
+		uint64_t diff = 0;
+
+		for (uint64_t i = 1; i < n; i++)
+			diff |= t[i] ^ (d0 + (i << g->page_shift));
+		return !((d0 & PTE_TYPE_MASK) == PTE_TYPE_PAGE && (d0 & PTE_CONT) &&
+			 !((d0 & mask) & (g->cont_pte_size - 1)) && !diff);
+	}
+	pa0 = arm64_desc_to_pa(g, d0);
+	attrs0 = arm64_desc_attrs(g, d0);
+	if ((d0 & PTE_TYPE_MASK) != PTE_TYPE_PAGE || !(d0 & PTE_CONT) ||
+	    (pa0 & (g->cont_pte_size - 1)))
+		ok = false;
+	for (uint64_t i = 1; ok && i < n; i++)
+		if ((t[i] & PTE_TYPE_MASK) != PTE_TYPE_PAGE || !(t[i] & PTE_CONT) ||
+		    arm64_desc_to_pa(g, t[i]) != pa0 + i * g->page_size ||
+		    arm64_desc_attrs(g, t[i]) != attrs0)
+			ok = false;
+	return !ok;
+}
+
+/*
+ * Group by group; in a run table the groups that lie inside one extent
+ * (arm64_entry_extent()) are all alike (a run advances a page an entry, a
+ * gap is none): the first, produced on demand, is checked for them all.
+ */
 uint64_t arm64_check_cont(const struct arm64_mm *mm, uint64_t start,
 			  uint64_t end, uint64_t *first_va)
 {
 	const struct arm64_geom *g = &mm->g;
 	const unsigned int tshift = g->shift[g->levels - 2];
-	const bool linear = arm64_desc_linear(g);
-	const uint64_t mask = arm64_desc_addr_mask(g);
 	uint64_t bad = 0, n = g->cont_ptes;
 	uint64_t va = start & ~(g->cont_pte_size - 1);
 	const uint64_t *tbl = NULL;
@@ -83,60 +121,58 @@ uint64_t arm64_check_cont(const struct arm64_mm *mm, uint64_t start,
 	uint32_t tid = UINT32_MAX;
 	uint64_t run[128];	/* a run table's group (CONT_PTES <= 128) */
 
-	for (; va < end; va += g->cont_pte_size) {
+	while (va < end) {
+		uint64_t groups = 1;
 		const uint64_t *t;
-		uint64_t acc = 0, d0, pa0, attrs0;
-		bool ok = true;
 
 		if ((va >> tshift << tshift) != tbl_va) {
 			tbl_va = va >> tshift << tshift;
-			tid = pte_table_id(mm, va);
+			tid = arm64_pte_table_id(mm, va);
 			tbl = tid == UINT32_MAX ? NULL : mm->tbl[tid];
 		}
-		if (tid == UINT32_MAX)
+		if (tid == UINT32_MAX) {
+			va += g->cont_pte_size;
 			continue;	/* no page of the group is a leaf PTE */
+		}
 		if (tbl) {
 			t = tbl + arm64_index(g, g->levels - 1, va);
 		} else {
 			unsigned int i0 = arm64_index(g, g->levels - 1, va);
+			uint64_t d, e = arm64_entry_extent(mm, tid, i0, &d);
+			uint64_t left = (end - va + g->cont_pte_size - 1) / g->cont_pte_size;
 
-			for (uint64_t i = 0; i < n && i < 128; i++)
-				run[i] = arm64_entry(mm, tid, i0 + i);
+			if (e >= n) {
+				/* groups inside one extent: entry k is d + k
+				 * pages (or none), so only d's type, CONT bit
+				 * and alignment can break them */
+				const uint64_t mask = arm64_desc_addr_mask(g);
+				bool broken = (d & (d << 52) & (d << 51) & PTE_CONT) &&
+					      (d & mask & (g->cont_pte_size - 1));
+
+				groups = e / n < left ? e / n : left;
+				if (broken) {
+					if (!bad && first_va)
+						*first_va = va;
+					bad += groups;
+				}
+				va += groups * g->cont_pte_size;
+				continue;
+			}
+			/* a group over extents: produced extent by extent */
+			for (uint64_t i = 0; i < n && i < 128;) {
+				for (uint64_t k = 0; k < e && i < n && i < 128; k++, i++)
+					run[i] = d ? d + (k << g->page_shift) : 0;
+				if (i < n && i < 128)
+					e = arm64_entry_extent(mm, tid, i0 + i, &d);
+			}
 			t = run;
 		}
-		/* any valid page descriptor with PTE_CONT (bits 0, 1, 52) */
-		for (uint64_t i = 0; i < n; i++)
-			acc |= t[i] & (t[i] << 52) & (t[i] << 51) & PTE_CONT;
-		if (!acc)
-			continue;
-		d0 = t[0];
-		if (linear) {
-			/* same attributes, contiguous output: entry i is entry 0
-			 * plus i pages (no carry: pa0 is CONT-aligned) */
-			uint64_t diff = 0;
-
-			for (uint64_t i = 1; i < n; i++)
-				diff |= t[i] ^ (d0 + (i << g->page_shift));
-			ok = (d0 & PTE_TYPE_MASK) == PTE_TYPE_PAGE && (d0 & PTE_CONT) &&
-			     !((d0 & mask) & (g->cont_pte_size - 1)) && !diff;
-		} else {
-			pa0 = arm64_desc_to_pa(g, d0);
-			attrs0 = arm64_desc_attrs(g, d0);
-			if ((d0 & PTE_TYPE_MASK) != PTE_TYPE_PAGE || !(d0 & PTE_CONT) ||
-			    (pa0 & (g->cont_pte_size - 1)))
-				ok = false;
-			for (uint64_t i = 1; ok && i < n; i++)
-				if ((t[i] & PTE_TYPE_MASK) != PTE_TYPE_PAGE ||
-				    !(t[i] & PTE_CONT) ||
-				    arm64_desc_to_pa(g, t[i]) != pa0 + i * g->page_size ||
-				    arm64_desc_attrs(g, t[i]) != attrs0)
-					ok = false;
-		}
-		if (!ok) {
+		if (group_broken(g, t)) {
 			if (!bad && first_va)
 				*first_va = va;
-			bad++;
+			bad += groups;
 		}
+		va += groups * g->cont_pte_size;
 	}
 	return bad;
 }

@@ -165,7 +165,6 @@ static int vt_vmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
 	int d = g->levels - 1;
-	uint64_t *t = mm->tbl[tid];
 	uint64_t pfn = phys >> g->page_shift;
 	int err = 0;
 
@@ -174,7 +173,7 @@ static int vt_vmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 		unsigned int i = arm64_index(g, d, addr);
 		uint64_t size, n;
 
-		if (t[i]) {	/* BUG(): "vmap_pte_range" on a live entry */
+		if (arm64_entry(mm, tid, i)) {	/* BUG(): "vmap_pte_range" on a live entry */
 			err = vt_error_set(w->err, VT_ERR_INVARIANT,
 					   "vmap_pte_range: entry at 0x%llx not none",
 					   (unsigned long long)addr);
@@ -192,11 +191,13 @@ static int vt_vmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 			uint64_t entry = arm64_pa_to_desc(g, pfn << g->page_shift) | prot;
 
 			entry = arch_make_huge_pte(mm, entry, 63 - __builtin_clzll(size));
-			arm64_set_huge_pte_at(mm, addr, &t[i], entry, size);
+			err = arm64_tbl_set_huge_pte_at(mm, tid, i, addr, entry, size);
 		} else {
-			arm64_set_pte_at(mm, &t[i],
-					 arm64_pa_to_desc(g, pfn << g->page_shift) | prot);
+			err = arm64_tbl_set_pte_at(mm, tid, i,
+					arm64_pa_to_desc(g, pfn << g->page_shift) | prot);
 		}
+		if (err)
+			break;
 		pfn += n;
 		addr += size;
 	} while (addr < end);
@@ -252,6 +253,60 @@ int vt_vmap_range_noflush(struct vt_walk *w, uint64_t addr, uint64_t end,
 }
 
 /*
+ * The mainline loop of vmap_pages_pte_range() into the array @t, from page
+ * @j of the @n: per physically contiguous stretch of pages[nr ..],
+ * arm64_set_ptes() (set_pte_at() per page, counted per batch).  Returns
+ * the pages mapped (fewer than @n at an entry that is not none).
+ */
+static uint64_t set_stretches(struct vt_walk *w, uint64_t *t, unsigned int i,
+			      uint64_t j, uint64_t n, uint64_t nr, uint64_t prot)
+{
+	struct vt_pages *pg = w->pages;
+
+	while (j < n) {
+		uint64_t at = nr + j;
+		uint32_t r = vt_pages_run(pg, at);
+		uint64_t m = pg->start[r + 1] - at, k;
+
+		if (m > n - j)
+			m = n - j;
+		k = arm64_set_ptes(w->mm, &t[i + j],
+				   pg->runs[r].pfn + (at - pg->start[r]), m, prot);
+		j += k;
+		if (k < m)
+			break;
+	}
+	return j;
+}
+
+/*
+ * The steps of vmap_pages_pte_range()'s RFC 3/8 loop from this one (@size
+ * mapped, @e none entries from here on) that the model takes at once: in a
+ * run table, while
+ * the next step maps the same size too (then so do all that still fit
+ * before @end: arch_vmap_pte_range_map_size() caps a batch at a power of
+ * two, and a step smaller than the cap leaves less than itself), over
+ * pages that continue the first (no overrun) and none entries.  Each
+ * step is still one set_huge_pte_at() (arm64_tbl_set_huge_ptes()).
+ */
+static uint64_t same_steps(struct vt_walk *w, uint32_t tid, uint64_t e,
+			   uint64_t addr, uint64_t end, uint64_t pfn,
+			   uint64_t size, uint64_t nr, unsigned int shift)
+{
+	struct arm64_mm *mm = w->mm;
+	uint64_t steps = size >> mm->g.page_shift, k = (end - addr) / size;
+
+	if (k < 2 || !arm64_is_run_table(mm, tid) ||
+	    arch_vmap_pte_range_map_size(mm, addr + size, end, pfn + steps,
+					 shift) != size)
+		return 1;
+	if (k > e / steps)
+		k = e / steps;
+	k = vt_num_pages_contiguous(w->pages, nr, k * steps) / steps;
+	return k < 2 ? 1 : k;
+}
+
+/*
  * vmap_pages_pte_range().  Mainline (shift == PAGE_SHIFT): for every slot
  * the entry must be none, the page present and valid, then set_pte_at().
  * With RFC 3/8 and a larger shift the checks run once per step and
@@ -266,7 +321,6 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
 	int d = g->levels - 1;
-	uint64_t *t = mm->tbl[tid];
 	struct vt_pages *pg = w->pages;
 	unsigned int i = arm64_index(g, d, addr);
 	uint64_t n = (end - addr) >> g->page_shift;
@@ -280,33 +334,44 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 		/*
 		 * The hot loop: per physically contiguous stretch of the page
 		 * array, arch's set_ptes()-style batch (set_pte_at() per page,
-		 * counted per batch).
+		 * counted per batch).  A run table takes a stretch as a run
+		 * and may become an array, which stays one.
 		 */
 		uint64_t j = 0;
 
 		while (j < n) {
+			uint64_t *t = arm64_table(mm, tid);
 			uint64_t at = *nr + j;
 			uint32_t r = vt_pages_run(pg, at);
 			uint64_t m = pg->start[r + 1] - at, k;
 
+			if (t) {
+				j = set_stretches(w, t, i, j, n, *nr, prot);
+				break;
+			}
 			if (m > n - j)
 				m = n - j;
-			k = arm64_set_ptes(mm, &t[i + j],
-					   pg->runs[r].pfn + (at - pg->start[r]), m, prot);
+			err = arm64_tbl_set_ptes(mm, tid, i + j,
+						 pg->runs[r].pfn + (at - pg->start[r]),
+						 m, prot, &k);
+			if (err)
+				break;
 			j += k;
 			if (k < m)
 				break;
 		}
 		*nr += j;
-		if (j < n)
+		if (!err && j < n)
 			err = vt_error_set(w->err, VT_ERR_INVARIANT,
 					   "vmap_pages_pte_range: entry at 0x%llx not none",
 					   (unsigned long long)(addr + (j << g->page_shift)));
 	} else {
 		do {
-			uint64_t pfn = vt_pages_pfn(pg, *nr), size, steps = 1;
+			uint64_t pfn = vt_pages_pfn(pg, *nr), size, steps = 1, k, desc;
+			/* entry i, and how many after it are alike (none) */
+			uint64_t ext = arm64_entry_extent(mm, tid, i, &desc);
 
-			if (t[i]) {
+			if (desc) {
 				err = vt_error_set(w->err, VT_ERR_INVARIANT,
 						   "vmap_pages_pte_range: entry not none");
 				break;
@@ -321,15 +386,19 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 							   "batch crosses a PTE table");
 					break;
 				}
-				if (vt_num_pages_contiguous(pg, *nr, steps) < steps)
+				k = same_steps(w, tid, ext, addr, end, pfn, size, *nr, shift);
+				if (k == 1 && vt_num_pages_contiguous(pg, *nr, steps) < steps)
 					vt_note_overrun(w, *nr, steps);
 				entry = arch_make_huge_pte(mm, entry,
 							    63 - __builtin_clzll(size));
-				arm64_set_huge_pte_at(mm, addr, &t[i], entry, size);
+				err = arm64_tbl_set_huge_ptes(mm, tid, i, addr, entry, size, k);
+				steps *= k;
 			} else {
-				arm64_set_pte_at(mm, &t[i],
-						 arm64_pa_to_desc(g, pfn << g->page_shift) | prot);
+				err = arm64_tbl_set_pte_at(mm, tid, i,
+						arm64_pa_to_desc(g, pfn << g->page_shift) | prot);
 			}
+			if (err)
+				break;
 			i += steps;
 			*nr += steps;
 			addr += steps << g->page_shift;
@@ -404,45 +473,65 @@ int vt_vmap_small_pages_range_noflush(struct vt_walk *w, uint64_t addr,
  * vunmap_pte_range(): xchg-clears; CONT blocks via huge_ptep_get_and_clear().
  * The entries up to the next CONT block (all of them without
  * arch_vmap_pte_range_unmap_size()) go by one arch batch of
- * ptep_get_and_clear(), counted once.
+ * ptep_get_and_clear(), counted once.  Aligned CONT blocks that each begin
+ * inside one run of the table (arm64_entry_extent()) go by one batch too:
+ * block after block, each begins with a valid CONT entry and clears
+ * CONT_PTES entries, so k of them count as k huge_ptep_get_and_clear()
+ * (their notes for --verify make the one range they join into).
  */
-static void vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
-			     uint64_t end)
+static int vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
+			       uint64_t end)
 {
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
 	const unsigned int ps = g->page_shift;
-	int d = g->levels - 1;
-	uint64_t *t = mm->tbl[tid];
+	int d = g->levels - 1, err = 0;
 
 	arch_enter_lazy_mmu_mode(mm);
 	do {
 		unsigned int i = arm64_index(g, d, addr);
-		uint64_t size = g->page_size;
+		uint64_t size = g->page_size, ext = 1;
+		uint64_t left = (end - addr + g->page_size - 1) >> ps, k = left;
 
-		/* arch_vmap_pte_range_unmap_size() (v6.16+) */
-		if (mm->o.vmap_cont && (t[i] & PTE_VALID) && (t[i] & PTE_CONT)) {
+		/* arch_vmap_pte_range_unmap_size() (v6.16+): entry i is a valid
+		 * CONT entry exactly when the first of [i, ..) is i itself (an
+		 * array's entry i is looked at first: a scan costs its pages) */
+		if (mm->o.vmap_cont) {
+			uint64_t e0 = arm64_table(mm, tid) ? arm64_entry(mm, tid, i) : 0;
+
+			k = (e0 & PTE_VALID) && (e0 & PTE_CONT) ? 0 :
+			    arm64_tbl_first_cont(mm, tid, i, left, &ext);
+		}
+		if (!k) {
+			k = 1;
 			size = g->cont_pte_size;
 			if (addr & (size - 1)) {	/* WARN_ON: align down */
 				addr &= ~(size - 1);
 				i = arm64_index(g, d, addr);
+			} else {
+				uint64_t blocks = (end - addr + size - 1) / size;
+
+				k = (ext + g->cont_ptes - 1) / g->cont_ptes;
+				k = k < blocks ? k : blocks;
 			}
 			if (w->written)	/* it may reach beyond [addr, end) */
-				vt_walk_note(w, addr, addr + size);
-			arm64_huge_ptep_get_and_clear(mm, &t[i], size);
-			if (end - addr < size)
-				size = end - addr;
-			addr += size;
+				vt_walk_note(w, addr, addr + k * size);
+			if (k == 1)
+				err = arm64_tbl_huge_ptep_get_and_clear(mm, tid, i, size);
+			else
+				err = arm64_tbl_ptes_get_and_clear(mm, tid, i,
+								   k * g->cont_ptes);
+			if (end - addr <= k * size)
+				addr = end;
+			else
+				addr += k * size;
 		} else {
-			uint64_t left = (end - addr + g->page_size - 1) >> ps, k = left;
-
-			if (mm->o.vmap_cont)
-				k = arm64_first_cont(&t[i], left);
-			arm64_ptes_get_and_clear(mm, &t[i], k);
+			err = arm64_tbl_ptes_get_and_clear(mm, tid, i, k);
 			addr += k << ps;
 		}
-	} while (addr < end);
+	} while (!err && addr < end);
 	arch_leave_lazy_mmu_mode(mm);
+	return err;
 }
 
 static int vt_vunmap_pmd_range(struct vt_walk *w, int d, uint32_t tid, uint64_t addr,
@@ -471,8 +560,10 @@ static int vt_vunmap_pmd_range(struct vt_walk *w, int d, uint32_t tid, uint64_t 
 			if (err)
 				return err;
 			if (d + 1 == (int)g->levels - 1)
-				vt_vunmap_pte_range(w, child, addr, next);
-			else if ((err = vt_vunmap_pmd_range(w, d + 1, child, addr, next)))
+				err = vt_vunmap_pte_range(w, child, addr, next);
+			else
+				err = vt_vunmap_pmd_range(w, d + 1, child, addr, next);
+			if (err)
 				return err;
 		}
 		addr = next;

@@ -103,7 +103,8 @@ static uint64_t *entry_at(struct fx *f, uint64_t va, int depth)
 			return NULL;
 	}
 	memset(&f->st, 0, sizeof(f->st));
-	return &mm->tbl[id][arm64_index(&mm->g, depth, va)];
+	/* a PTE table starts as runs: the pointer primitives need its array */
+	return &arm64_table_mut(mm, id)[arm64_index(&mm->g, depth, va)];
 }
 
 static const struct arm64_mm_opts lazy_opts = { .initial_empty = true };
@@ -659,7 +660,7 @@ static void test_populate(void)
 							((uint64_t)id << c[i].ps)) |
 				       0x1000000000000403ull);
 			for (uint64_t j = 0; j < mm->g.ptrs[c[i].depth + 1]; j++)
-				nz += mm->tbl[id][j] != 0;
+				nz += arm64_entry(mm, id, j) != 0;
 			TEST_ASSERT_EQ("new table zeroed", nz, 0);
 		}
 		fx_release(&f);

@@ -51,7 +51,8 @@ static uint64_t *entry_at(struct fx *f, uint64_t va, int depth)
 		if (id == UINT32_MAX)
 			return NULL;
 	}
-	return &mm->tbl[id][arm64_index(&mm->g, depth, va)];
+	/* a PTE table starts as runs: the pointer primitives need its array */
+	return &arm64_table_mut(mm, id)[arm64_index(&mm->g, depth, va)];
 }
 
 static int xlat(struct fx *f, uint64_t va, struct arm64_xlat *x)

@@ -429,10 +429,11 @@ static void test_run_tables(void)
 			TEST_ASSERT_EQ(what, ptda, ptdb);
 			/* a run table written to: expanded in place, same entries */
 			for (uint32_t id = 0; id < a.nr_tbl; id++) {
-				if (a.tbl[id] || !a.run0[id])
+				if (!arm64_is_run_table(&a, id))
 					continue;
 				t = arm64_table_mut(&a, id);
-				TEST_ASSERT_VAL(what, t && a.tbl[id] == t && !a.run0[id]);
+				TEST_ASSERT_VAL(what, t && a.tbl[id] == t &&
+						      !arm64_is_run_table(&a, id));
 				break;
 			}
 			ptda = 0;
@@ -463,7 +464,7 @@ static void test_run_reused_id(void)
 		       arm64___create_pgd_mapping(&mm, ARM64_LINEAR_NEW, phys + size, virt + size,
 						  size, arm64_linear_prot(&mm.g),
 						  ARM64_NO_BLOCK_MAPPINGS | ARM64_NO_CONT_MAPPINGS), 0);
-	TEST_ASSERT_VAL("the freed id is an array again", mm.tbl[id] && !mm.run0[id]);
+	TEST_ASSERT_VAL("the freed id is an array again", mm.tbl[id] && !arm64_is_run_table(&mm, id));
 	TEST_ASSERT_VAL("and the first new PTE table",
 			arm64_pte_table(&mm, virt + size, &idx) == mm.tbl[id]);
 	for (uint64_t va = virt + size; va < virt + 2 * size; va += 4096)
