@@ -73,6 +73,7 @@ static const struct argp ptdump_argp = {
 struct collect {
 	struct vt_ptdump_line *v;
 	size_t nr, cap;
+	struct vt_layout layout;	/* of the engine dumped */
 };
 
 static int collect_range(void *ctx, const struct vt_ptdump_range *r)
@@ -97,7 +98,10 @@ static int collect_range(void *ctx, const struct vt_ptdump_range *r)
 
 static int at_end(void *ctx, unsigned int strat, struct vt_engine *e)
 {
+	struct collect *c = ctx;
+
 	(void)strat;
+	vt_engine_layout(e, &c->layout);
 	return vt_engine_ptdump(e, collect_range, ctx);
 }
 
@@ -114,7 +118,7 @@ static int ptdump(struct vt_cli *cli, const char *name, struct ptdump_args a)
 	struct vt_run_opts ro;
 	struct vt_replay_req req;
 	struct vt_spec_list specs;
-	struct collect c = { NULL, 0, 0 };
+	struct collect c = { 0 };
 	struct vt_ptdump_doc doc;
 	struct vt_error err;
 	int rc, wr, ret;
@@ -170,7 +174,7 @@ static int ptdump(struct vt_cli *cli, const char *name, struct ptdump_args a)
 	doc = (struct vt_ptdump_doc){
 		.trace = a.trace, .strategy = specs.v[0].name, .at = a.at,
 		.page_shift = res.config.page_shift, .va_bits = res.config.va_bits,
-		.lines = c.v, .nr = c.nr,
+		.layout = c.layout, .lines = c.v, .nr = c.nr,
 	};
 	vt_replay_result_release(&res);
 	out = vt_out_open(cli->output);

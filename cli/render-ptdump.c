@@ -47,23 +47,17 @@ struct marker {
 	const char *name;
 };
 
-/* The address markers of ptdump_init() that bound the areas vmaptool
- * models (arm64-mapping-engine.md 1.3). */
-static size_t markers_of(unsigned int ps, unsigned int va_bits,
-			 struct marker *m)
+/* The address markers of ptdump_init() (arch/arm64/mm/ptdump.c) that
+ * bound the areas vmaptool models, at the addresses of the generation the
+ * engine modelled (6.1's 128 MiB modules region and VMALLOC_END). */
+static size_t markers_of(const struct vt_layout *l, struct marker *m)
 {
-	unsigned int min = va_bits == 52 ? (ps == 14 ? 47 : 48) : va_bits;
-	uint64_t page_offset = 0 - (1ull << va_bits);
-	uint64_t page_end = 0 - (1ull << (min - 1));
-	uint64_t vmemmap_size = (page_end - page_offset) >> (ps - 6);
-	uint64_t vmemmap_start = (0 - (1ull << 30)) - vmemmap_size;
-
-	m[0] = (struct marker){ page_offset, "Linear Mapping start" };
-	m[1] = (struct marker){ page_end, "Linear Mapping end" };
-	m[2] = (struct marker){ page_end, "Modules start" };
-	m[3] = (struct marker){ page_end + (2ull << 30), "Modules end" };
-	m[4] = (struct marker){ page_end + (2ull << 30), "vmalloc() area" };
-	m[5] = (struct marker){ vmemmap_start - (8ull << 20), "vmalloc() end" };
+	m[0] = (struct marker){ l->page_offset, "Linear Mapping start" };
+	m[1] = (struct marker){ l->page_end, "Linear Mapping end" };
+	m[2] = (struct marker){ l->page_end, "Modules start" };
+	m[3] = (struct marker){ l->vmalloc_start, "Modules end" };
+	m[4] = (struct marker){ l->vmalloc_start, "vmalloc() area" };
+	m[5] = (struct marker){ l->vmalloc_end, "vmalloc() end" };
 	return 6;
 }
 
@@ -71,7 +65,7 @@ static void ptdump_text(FILE *f, const struct vt_ptdump_doc *d, int verbose)
 {
 	static const char units[] = "KMGTPE";
 	struct marker m[8];
-	size_t nm = markers_of(d->page_shift, d->va_bits, m), next = 0;
+	size_t nm = markers_of(&d->layout, m), next = 0;
 
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct vt_ptdump_line *l = &d->lines[i];

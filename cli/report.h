@@ -190,6 +190,7 @@ struct vt_ptdump_doc {
 	const char *strategy;
 	long at;			/* last event replayed, -1 = all */
 	unsigned int page_shift, va_bits;
+	struct vt_layout layout;	/* the markers' addresses */
 	const struct vt_ptdump_line *lines;
 	size_t nr;
 };

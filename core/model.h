@@ -227,4 +227,14 @@ int vt_engine_ptdump(struct vt_engine *e,
 		     int (*fn)(void *ctx, const struct vt_ptdump_range *r),
 		     void *ctx);
 
+/* The kernel VA layout @e models (asm/memory.h, asm/pgtable.h of its
+ * generation): the bounds ptdump_init() marks. */
+struct vt_layout {
+	uint64_t page_offset;	/* PAGE_OFFSET: the linear map */
+	uint64_t page_end;	/* PAGE_END = MODULES_VADDR */
+	uint64_t vmalloc_start;	/* MODULES_END = VMALLOC_START */
+	uint64_t vmalloc_end;	/* VMALLOC_END */
+};
+void vt_engine_layout(const struct vt_engine *e, struct vt_layout *l);
+
 #endif

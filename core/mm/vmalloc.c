@@ -1154,3 +1154,13 @@ int vt_engine_ptdump(struct vt_engine *e,
 
 	return arm64_ptdump(&e->mm, ptdump_one, &p);
 }
+
+void vt_engine_layout(const struct vt_engine *e, struct vt_layout *l)
+{
+	const struct arm64_geom *g = &e->mm.g;
+
+	*l = (struct vt_layout){
+		.page_offset = g->page_offset, .page_end = g->modules_vaddr,
+		.vmalloc_start = g->vmalloc_start, .vmalloc_end = g->vmalloc_end,
+	};
+}
