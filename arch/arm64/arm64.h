@@ -214,9 +214,38 @@ struct arm64_runs {
 	uint32_t nr, cap;
 	struct arm64_run r[];
 };
-/* Entry @i of the run list @rs (binary search). */
-uint64_t arm64_runs_entry(const struct arm64_runs *rs, uint64_t i,
-			  unsigned int page_shift);
+/* Entry @i of the run list @rs (binary search), after the index of the
+ * first run that ends past @i. */
+/* The first run that ends after entry @i (rs->nr if none); the walkers
+ * go up a table, so the last run is tried first. */
+static inline uint32_t arm64_runs_lower(const struct arm64_runs *rs, uint64_t i)
+{
+	uint32_t lo = 0, hi = rs->nr;
+
+	if (!hi || (uint64_t)rs->r[hi - 1].first + rs->r[hi - 1].len <= i)
+		return hi;
+	if ((uint64_t)rs->r[0].first + rs->r[0].len > i)
+		return 0;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if ((uint64_t)rs->r[mid].first + rs->r[mid].len <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static inline uint64_t arm64_runs_entry(const struct arm64_runs *rs, uint64_t i,
+					 unsigned int page_shift)
+{
+	uint32_t r = arm64_runs_lower(rs, i);
+
+	if (r == rs->nr || rs->r[r].first > i)
+		return 0;
+	return rs->r[r].desc0 + ((i - rs->r[r].first) << page_shift);
+}
 /* Whether table @id is a run table (no descriptor array). */
 static inline bool arm64_is_run_table(const struct arm64_mm *mm, uint32_t id)
 {
@@ -391,19 +420,8 @@ int arm64_pud_set_huge(struct arm64_mm *mm, uint64_t *pudp, uint64_t phys,
 		       uint64_t prot);
 int arm64_pmd_free_pte_page(struct arm64_mm *mm, uint64_t *pmdp, uint64_t addr);
 int arm64_pud_free_pmd_page(struct arm64_mm *mm, uint64_t *pudp, uint64_t addr);
-/* (inline: every entry an unmap walk visits asks; a block is rare) */
-static inline int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp)
-{
-	if (!(*pmdp & PTE_VALID) || !arm64_desc_block(*pmdp))
-		return 0;
-	return arm64_clear_huge(mm, mm->g.pmd_depth, pmdp);
-}
-static inline int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp)
-{
-	if (!(*pudp & PTE_VALID) || !arm64_desc_block(*pudp))
-		return 0;
-	return arm64_clear_huge(mm, mm->g.pud_depth, pudp);
-}
+int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp);
+int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp);
 /* ptep_get_and_clear(): returns the old entry. */
 uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep);
 /* n x ptep_get_and_clear() of ptep[0..n), counted once. */
@@ -430,17 +448,6 @@ static inline uint64_t arm64_first_cont(const uint64_t *ptep, uint64_t n)
  */
 int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
 			uint64_t pfn, uint64_t n, uint64_t prot, uint64_t *written);
-/* arm64_set_ptes() on table @id (inline: per page for scattered pages) */
-static inline int arm64_tbl_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
-				     uint64_t pfn, uint64_t n, uint64_t prot,
-				     uint64_t *written)
-{
-	if (mm->tbl[id]) {
-		*written = arm64_set_ptes(mm, &mm->tbl[id][i], pfn, n, prot);
-		return 0;
-	}
-	return arm64_runs_set_ptes(mm, id, i, pfn, n, prot, written);
-}
 int arm64_tbl_set_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 			 uint64_t pte);
 int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,

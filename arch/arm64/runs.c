@@ -48,37 +48,6 @@ static int runs_grow(struct arm64_mm *mm, uint32_t id, uint32_t cap)
 	return 0;
 }
 
-/* The first run that ends after entry @i (rs->nr if none); the walkers
- * go up a table, so the last run is tried first. */
-static uint32_t runs_lower(const struct arm64_runs *rs, uint64_t i)
-{
-	uint32_t lo = 0, hi = rs->nr;
-
-	if (!hi || (uint64_t)rs->r[hi - 1].first + rs->r[hi - 1].len <= i)
-		return hi;
-	if ((uint64_t)rs->r[0].first + rs->r[0].len > i)
-		return 0;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if ((uint64_t)rs->r[mid].first + rs->r[mid].len <= i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-uint64_t arm64_runs_entry(const struct arm64_runs *rs, uint64_t i,
-			  unsigned int page_shift)
-{
-	uint32_t r = runs_lower(rs, i);
-
-	if (r == rs->nr || rs->r[r].first > i)
-		return 0;
-	return rs->r[r].desc0 + ((i - rs->r[r].first) << page_shift);
-}
-
 uint64_t arm64_entry_extent(const struct arm64_mm *mm, uint32_t id, uint64_t i,
 			    uint64_t *desc)
 {
@@ -94,7 +63,7 @@ uint64_t arm64_entry_extent(const struct arm64_mm *mm, uint32_t id, uint64_t i,
 		return mm->g.ptrs[mm->tbl_depth[id]] - i;
 	}
 	rs = mm->runs[id].list;
-	r = runs_lower(rs, i);
+	r = arm64_runs_lower(rs, i);
 	if (r < rs->nr && rs->r[r].first <= i) {
 		*desc = rs->r[r].desc0 + ((i - rs->r[r].first) << mm->g.page_shift);
 		return rs->r[r].first + rs->r[r].len - i;
@@ -110,7 +79,7 @@ static void runs_count(const struct arm64_runs *rs, uint64_t i, uint64_t n,
 	uint64_t end = i + n;
 
 	*nv = *nc = 0;
-	for (uint32_t r = runs_lower(rs, i); r < rs->nr && rs->r[r].first < end; r++) {
+	for (uint32_t r = arm64_runs_lower(rs, i); r < rs->nr && rs->r[r].first < end; r++) {
 		uint64_t a = rs->r[r].first > i ? rs->r[r].first : i;
 		uint64_t b = (uint64_t)rs->r[r].first + rs->r[r].len;
 
@@ -164,7 +133,7 @@ static void runs_assign(const struct arm64_geom *g, struct arm64_runs *rs,
 			rs->r[rs->nr++] = (struct arm64_run){ (uint32_t)i, (uint32_t)n, desc0 };
 		return;
 	}
-	r = runs_lower(rs, i);
+	r = arm64_runs_lower(rs, i);
 	x = &rs->r[r];
 
 	if (r < rs->nr && x->first < i && x->first + x->len > end) {
@@ -272,7 +241,7 @@ int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
 			return err;
 		if (runs) {
 			rs = mm->runs[id].list;
-			r = runs_lower(rs, i);
+			r = arm64_runs_lower(rs, i);
 			/* stop before the first entry that is not none */
 			if (r < rs->nr && rs->r[r].first < i + n)
 				n = rs->r[r].first > i ? rs->r[r].first - i : 0;
@@ -450,7 +419,7 @@ uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
 		return arm64_first_cont(&mm->tbl[id][i], n);
 	if (mm->tbl_kind[id] == ARM64_TBL_RUNS) {
 		rs = mm->runs[id].list;
-		x = runs_lower(rs, i);
+		x = arm64_runs_lower(rs, i);
 	}
 	r = arm64_table_runs(mm, id, &one, &nr);
 	for (; x < nr && r[x].first < i + n; x++) {	/* runs share their CONT bit */

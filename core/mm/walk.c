@@ -351,7 +351,7 @@ static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
 			}
 			if (m > n - j)
 				m = n - j;
-			err = arm64_tbl_set_ptes(mm, tid, i + j,
+			err = arm64_runs_set_ptes(mm, tid, i + j,
 						 pg->runs[r].pfn + (at - pg->start[r]),
 						 m, prot, &k);
 			if (err)

@@ -174,8 +174,8 @@ static void step(struct side *a, struct side *b, uint64_t *next_pfn, bool invali
 	case 0:
 	case 1:		/* set_ptes() of a stretch, stopping at a live entry */
 		k = rr(1, n - i < 80 ? n - i : 80);
-		ra = arm64_tbl_set_ptes(&a->mm, a->id[t], i, pfn, k, prot, &wa);
-		rb = arm64_tbl_set_ptes(&b->mm, b->id[t], i, pfn, k, prot, &wb);
+		ra = arm64_runs_set_ptes(&a->mm, a->id[t], i, pfn, k, prot, &wa);
+		rb = arm64_runs_set_ptes(&b->mm, b->id[t], i, pfn, k, prot, &wb);
 		TEST_ASSERT_EQ("set_ptes rc", ra | rb, 0);
 		TEST_ASSERT_EQ("set_ptes written", wa, wb);
 		*next_pfn = pfn + wa;
@@ -352,14 +352,14 @@ static void test_split(void)
 							    base_va(&a) + (1 << 20), NULL), 2);
 	compare(&a, &b, "split: cleared");
 	/* the gap mapped again by set_ptes() (no CONT): three runs, no merge */
-	arm64_tbl_set_ptes(&a.mm, a.id[0], 40, 0x80000 + 40, 20, prot, &e);
-	arm64_tbl_set_ptes(&b.mm, b.id[0], 40, 0x80000 + 40, 20, prot, &e);
+	arm64_runs_set_ptes(&a.mm, a.id[0], 40, 0x80000 + 40, 20, prot, &e);
+	arm64_runs_set_ptes(&b.mm, b.id[0], 40, 0x80000 + 40, 20, prot, &e);
 	TEST_ASSERT_EQ("three runs", a.mm.runs[a.id[0]].list->nr, 3);
 	compare(&a, &b, "split: refilled");
 	/* scattered single pages: past arm64_runs_max() runs, an array */
 	for (uint64_t i = 300; i < 300 + 2 * arm64_runs_max(&a.mm.g); i += 2) {
-		arm64_tbl_set_ptes(&a.mm, a.id[0], i, 0x9000 + 7 * i, 1, prot, &e);
-		arm64_tbl_set_ptes(&b.mm, b.id[0], i, 0x9000 + 7 * i, 1, prot, &e);
+		arm64_runs_set_ptes(&a.mm, a.id[0], i, 0x9000 + 7 * i, 1, prot, &e);
+		arm64_runs_set_ptes(&b.mm, b.id[0], i, 0x9000 + 7 * i, 1, prot, &e);
 	}
 	TEST_ASSERT_VAL("scattered pages: an array", !arm64_is_run_table(&a.mm, a.id[0]));
 	compare(&a, &b, "split: scattered");
