@@ -69,7 +69,11 @@ static void summary(FILE *f, const struct vt_gate *g, const char *bold)
 			m == 1 ? "" : "s");
 	else if (m)
 		fprintf(f, ", %u trace%s missing", m, m == 1 ? "" : "s");
-	fprintf(f, " in %lu counts compared\n", g->compared);
+	if (g->compared)
+		fprintf(f, " in %lu counts compared\n", g->compared);
+	else
+		fputs(": nothing compared, no trace of the command line is in "
+		      "the baseline\n", f);
 }
 
 static json_t *thresholds_json(const struct vt_gate_opts *o)

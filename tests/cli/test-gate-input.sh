@@ -100,6 +100,11 @@ expect 0 'vmap-order8.json: not in the baseline \(allowed' \
 	"$V" gate --baseline=b.json --allow-missing default.json vmap-order8.json
 expect 1 'vmap-order8.json: not in the baseline \(missing' \
 	"$V" gate --baseline=b.json default.json vmap-order8.json
+# ... but a gate that compares nothing fails, --allow-missing or not: a
+# report whose trace keys match none of the baseline's (its paths as typed
+# in another folder: a new-user trial's "ok ... in 0 counts compared")
+expect 1 'nothing compared, no trace of the command line is in the baseline' \
+	"$V" gate --baseline=b.json --allow-missing vmap-order8.json
 
 # ---- defect 11: config options as the command line checks them -----------
 for v in -1 0 4294967296 99999 '"8"'; do
