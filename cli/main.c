@@ -172,7 +172,8 @@ static int cmd_help(struct vt_cli *cli, int argc, char **argv)
 		vt_err("help: one command at most; see 'vmaptool help'");
 		return VT_EC_USAGE;
 	}
-	if (argc < 2)
+	/* help -h, help --help: as every command takes them, help's own */
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return top_help(cli);
 	c = cmd_find(argv[1]);
 	if (!c) {

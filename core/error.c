@@ -62,6 +62,7 @@ enum vt_err_class vt_err_class(int code)
 	case VT_ERR_INVARIANT:
 		return VT_EC_INTERNAL;
 	case VT_ERR_UNSUPPORTED:
+	case VT_ERR_BAD_OPTION:
 		return VT_EC_USAGE;
 	default:
 		break;

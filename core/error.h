@@ -34,7 +34,8 @@
 	VT_E(NO_PROFILE, "no such cost profile"),                          \
 	VT_E(BAD_PROFILE, "malformed cost profile"),                       \
 	VT_E(BAD_EXPERIMENT, "malformed calibration experiment"),          \
-	VT_E(KIMAGE, "kernel image cannot be read")
+	VT_E(KIMAGE, "kernel image cannot be read"),                      \
+	VT_E(BAD_OPTION, "option value out of range")
 
 #define VT_E(code, str) VT_ERR_##code
 enum vt_errno { VT_ERR__START = -100000, VT_ERRORS, VT_ERR__END };

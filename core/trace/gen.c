@@ -506,27 +506,27 @@ static int sh_check(const struct vt_gen_systemheap *o, unsigned int max_order,
 		    struct vt_error *err)
 {
 	if (!o->nr_sizes || !o->buffers || !o->live)
-		return vt_error_set(err, -EINVAL,
+		return vt_error_set(err, VT_ERR_BAD_OPTION,
 				    "systemheap needs sizes, buffers and live > 0");
 	if (o->frag < 0 || o->frag > 1)
-		return vt_error_set(err, -EINVAL,
+		return vt_error_set(err, VT_ERR_BAD_OPTION,
 				    "fragmentation %g is not within 0..1", o->frag);
 	if (o->orders) {
 		if (!o->nr_orders || o->nr_orders > VT_GEN_MAX_HEAP_ORDERS ||
 		    o->orders[o->nr_orders - 1])
-			return vt_error_set(err, -EINVAL,
+			return vt_error_set(err, VT_ERR_BAD_OPTION,
 					    "heap orders must end in 0 (at most %d orders)",
 					    VT_GEN_MAX_HEAP_ORDERS);
 		for (unsigned int i = 0; i < o->nr_orders; i++)
 			if (o->orders[i] > max_order ||
 			    (i && o->orders[i] >= o->orders[i - 1]))
-				return vt_error_set(err, -EINVAL,
+				return vt_error_set(err, VT_ERR_BAD_OPTION,
 						    "heap orders must descend strictly and not exceed MAX_PAGE_ORDER (%u)",
 						    max_order);
 	}
 	for (unsigned int i = 0; i < o->nr_sizes; i++)
 		if (!o->sizes[i] || o->sizes[i] > (1ull << 40))
-			return vt_error_set(err, -EINVAL,
+			return vt_error_set(err, VT_ERR_BAD_OPTION,
 					    "buffer size %llu is not within 1..1T",
 					    (unsigned long long)o->sizes[i]);
 	return 0;
@@ -541,7 +541,7 @@ static int sh_buddy(const struct vt_gen_systemheap *o, const struct vt_gen_out *
 	int ret;
 
 	if (base & ((1ull << max_order) - 1))
-		return vt_error_set(err, -EINVAL,
+		return vt_error_set(err, VT_ERR_BAD_OPTION,
 				    "base pfn 0x%llx is not aligned to MAX_PAGE_ORDER",
 				    (unsigned long long)base);
 	if (o->buddyinfo) {
@@ -558,7 +558,7 @@ static int sh_buddy(const struct vt_gen_systemheap *o, const struct vt_gen_out *
 		uint64_t nr = (o->mem_bytes >> out->page_shift) / block * block;
 
 		if (!nr || nr > (1ull << 32))
-			return vt_error_set(err, -EINVAL,
+			return vt_error_set(err, VT_ERR_BAD_OPTION,
 					    "memory size %llu is not within one MAX_PAGE_ORDER block and 2^32 pages",
 					    (unsigned long long)o->mem_bytes);
 		ret = buddy_init(b, base, nr, max_order, rng);
@@ -986,15 +986,15 @@ int vt_gen_test_vmalloc(const struct vt_gen_test_vmalloc *o,
 	if (ret)
 		return ret;
 	if (!o->nr_tests)
-		return vt_error_set(err, -EINVAL, "no test_vmalloc test given");
+		return vt_error_set(err, VT_ERR_BAD_OPTION, "no test_vmalloc test given");
 	if (o->nr_pages > (1ul << 24))
-		return vt_error_set(err, -EINVAL,
+		return vt_error_set(err, VT_ERR_BAD_OPTION,
 				    "nr_pages %lu is too large", o->nr_pages);
 	vt_rng_init(&t.rng, out->seed);
 	t.page_size = 1ull << out->page_shift;
 	for (unsigned int i = 0; !ret && i < o->nr_tests; i++) {
 		if ((unsigned int)o->tests[i] >= VT_TV__NR)
-			return vt_error_set(err, -EINVAL, "invalid test %d",
+			return vt_error_set(err, VT_ERR_BAD_OPTION, "invalid test %d",
 					    o->tests[i]);
 		ret = tv_run(&t, o->tests[i]);
 	}
@@ -1022,15 +1022,15 @@ int vt_gen_ioremap(const struct vt_gen_ioremap *o, const struct vt_gen_out *out,
 	if (ret)
 		return ret;
 	if (!o->nr_sizes || !o->count || !o->live)
-		return vt_error_set(err, -EINVAL,
+		return vt_error_set(err, VT_ERR_BAD_OPTION,
 				    "ioremap needs sizes, a count and live > 0");
 	if (o->phys_align & (o->phys_align - 1))
-		return vt_error_set(err, -EINVAL,
+		return vt_error_set(err, VT_ERR_BAD_OPTION,
 				    "physical alignment %llu is not a power of two",
 				    (unsigned long long)o->phys_align);
 	for (unsigned int i = 0; i < o->nr_sizes; i++)
 		if (!o->sizes[i] || o->sizes[i] > (1ull << 40))
-			return vt_error_set(err, -EINVAL,
+			return vt_error_set(err, VT_ERR_BAD_OPTION,
 					    "ioremap size %llu is not within 1..1T",
 					    (unsigned long long)o->sizes[i]);
 	live = malloc(o->live * sizeof(*live));
@@ -1091,17 +1091,21 @@ int vt_gen_map_mem(const struct vt_gen_map_mem *o, const struct vt_gen_out *out,
 	if (ret)
 		return ret;
 	if (!o->nr_sizes)
-		return vt_error_set(err, -EINVAL, "map_mem needs the memory size");
+		return vt_error_set(err, VT_ERR_BAD_OPTION, "map_mem needs the memory size");
 	if ((phys | o->hole) & (page_size - 1))
-		return vt_error_set(err, -EINVAL,
+		return vt_error_set(err, VT_ERR_BAD_OPTION,
 				    "the DRAM base and the holes must be page-aligned");
 	for (unsigned int i = 0; !ret && i < o->nr_sizes; i++) {
 		struct vt_event ev;
 
-		if (!o->sizes[i] || (o->sizes[i] & (page_size - 1)) ||
-		    o->sizes[i] > (1ull << 47) || phys + o->sizes[i] > (1ull << 48))
-			return vt_error_set(err, -EINVAL,
-					    "memory range %u (%llu bytes at 0x%llx) is not page-sized within the 48-bit physical address size",
+		if (!o->sizes[i] || (o->sizes[i] & (page_size - 1)))
+			return vt_error_set(err, VT_ERR_BAD_OPTION,
+					    "memory range %u (%llu bytes at 0x%llx) is not a positive multiple of the page size",
+					    i, (unsigned long long)o->sizes[i],
+					    (unsigned long long)phys);
+		if (o->sizes[i] > (1ull << 47) || phys + o->sizes[i] > (1ull << 48))
+			return vt_error_set(err, VT_ERR_BAD_OPTION,
+					    "memory range %u (%llu bytes at 0x%llx) ends beyond the 48-bit physical address size (256T)",
 					    i, (unsigned long long)o->sizes[i],
 					    (unsigned long long)phys);
 		ev_init(&ev, VT_OP_LINEAR_MAP, 0, NULL);

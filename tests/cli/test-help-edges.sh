@@ -22,6 +22,8 @@ run 0 help; cmp -s "$TMP/out" <("$V" --help) || die "'help' is not --help"
 run 0 help gate; grep -q -- '--update-baseline' "$TMP/out" || die "help gate"
 run 0 gate -h; grep -q -- '--update-baseline' "$TMP/out" || die "gate -h"
 run 2 help frobnicate
+run 0 help --help; grep -q '^Commands:' "$TMP/out" || die "help --help"
+run 0 help -h; grep -q '^Commands:' "$TMP/out" || die "help -h"
 run 2 replya "$T"; grep -q "did you mean 'replay'" "$TMP/err" || die "no suggestion for replya"
 run 2 help gte; grep -q "did you mean 'gate'" "$TMP/err" || die "no suggestion for help gte"
 run 2 replay --strategy=zigzg "$T"; grep -q "did you mean 'zigzag'" "$TMP/err" || die "no suggestion for zigzg"

@@ -474,7 +474,7 @@ static void test_ioremap(void)
 
 	o.phys_align = 3;
 	memset(&c, 0, sizeof(c));
-	TEST_ASSERT_EQ("ioremap bad align", run(io, &o, 2, 12, &c, &t, &err), -EINVAL);
+	TEST_ASSERT_EQ("ioremap bad align", run(io, &o, 2, 12, &c, &t, &err), VT_ERR_BAD_OPTION);
 	free(t);
 }
 
