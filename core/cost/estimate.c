@@ -345,20 +345,36 @@ void vt_cost_fill(const struct vt_profile *p, struct vt_stats *s, enum vt_op op)
 }
 
 /*
- * The slot: a hash of a few counts that tell small events apart (a
- * collision only costs a recomputation: the whole stats are compared).
+ * The slot: a hash of the counts the estimate reads (res.keys) and the
+ * class; a collision only costs a recomputation, since a hit compares
+ * every key.  vt_cost_fill() reads nothing else of the stats: the counts
+ * through vt_cost_counts_from_stats() and the op's side and API-ness,
+ * so equal keys and class give exactly the cycles it would add.
+ * memo_key() gathers those counts into @key and returns their hash (two
+ * lanes, so the multiplies overlap).
  */
-static uint64_t memo_hash(const struct vt_stats *s, unsigned int cls)
+static uint64_t memo_key(const struct vt_stats *s, unsigned int cls, uint64_t *key)
 {
-	uint64_t h = cls;
+	const uint64_t c = 0x9e3779b97f4a7c15ull;
+	uint64_t h0 = cls, h1 = 0;
+	int k = 0;
 
-	for (int k = 0; k < res.nkeys && k < 8; k++)
-		h = h * 31 + s->m[res.keys[k]];
-	h += s->m[VT_M_pages_allocated] * 131 + s->m[VT_M_pages_freed] * 137 +
-	     s->m[VT_M_free_calls] * 139 + s->m[VT_M_buddy_blocks] * 149;
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 32);
+	for (; k + 1 < res.nkeys; k += 2) {
+		uint64_t a = s->m[res.keys[k]], b = s->m[res.keys[k + 1]];
+
+		key[k] = a;
+		key[k + 1] = b;
+		h0 = (h0 ^ a) * c;
+		h1 = (h1 ^ b) * c;
+	}
+	if (k < res.nkeys) {
+		key[k] = s->m[res.keys[k]];
+		h0 = (h0 ^ key[k]) * c;
+	}
+	h0 ^= (h1 >> 31) ^ (h1 << 7);
+	h0 ^= h0 >> 29;
+	h0 *= 0xbf58476d1ce4e5b9ull;
+	return h0 ^ (h0 >> 32);
 }
 
 void vt_cost_fill_memo(struct vt_cost_memo *memo, const struct vt_profile *p,
@@ -367,23 +383,24 @@ void vt_cost_fill_memo(struct vt_cost_memo *memo, const struct vt_profile *p,
 	unsigned int cls = (op < VT_OP__NR && !vt_op_is_map(op) ? 1 : 0) |
 			   (vt_cost_op_is_api(op) ? 2 : 0);
 	struct vt_cost_memo_slot *sl;
-	uint64_t before[VT_M__NR];
+	uint64_t before[VT_M__NR], key[VT_COST_MEMO_KEYS];
 
 	if (!p)
 		return;
 	pthread_once(&res_once, resolve);
-	if (!memo || res.nouts > VT_COST_MEMO_OUT) {
+	if (!memo || res.nouts > VT_COST_MEMO_OUT || res.nkeys > VT_COST_MEMO_KEYS) {
 		vt_cost_fill(p, s, op);
 		return;
 	}
-	sl = &memo->slot[memo_hash(s, cls) % VT_COST_MEMO_SLOTS];
-	if (sl->valid && sl->cls == cls && !memcmp(&sl->in, s, sizeof(*s))) {
+	sl = &memo->slot[memo_key(s, cls, key) % VT_COST_MEMO_SLOTS];
+	if (sl->valid && sl->cls == cls &&
+	    !memcmp(sl->in, key, (size_t)res.nkeys * sizeof(key[0]))) {
 		for (unsigned int i = 0; i < sl->nout; i++)
 			s->m[sl->out_m[i]] += sl->out_v[i];
 		return;
 	}
 	/* a new shape (or a collision): price it and keep what it added */
-	sl->in = *s;
+	memcpy(sl->in, key, (size_t)res.nkeys * sizeof(key[0]));
 	for (int i = 0; i < res.nouts; i++)
 		before[i] = s->m[res.outs[i]];
 	vt_cost_fill(p, s, op);
