@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE	/* asprintf */
 #include <argp.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <limits.h>
@@ -759,6 +760,46 @@ char *vt_bundled_trace(const char *arg)
 	return NULL;
 }
 
+/* A name that is neither a file nor a bundled trace but close to one of
+ * these: say which, before the open fails ("did you mean"). */
+static void bundled_hint(const char *arg)
+{
+	static const char *const ext[] = { ".json", ".jsonl" };
+	char path[4096], *names[64];
+	const char *cands[64];
+	struct dirent *e;
+	size_t n = 0;
+	const char *hint;
+	struct stat st;
+	DIR *d;
+
+	if (!*arg || !strcmp(arg, "-") || strchr(arg, '/') || !stat(arg, &st) ||
+	    errno != ENOENT)
+		return;
+	snprintf(path, sizeof(path), "%s/traces", vt_data_dir());
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d)) && n < 64) {
+		const char *dot = strrchr(e->d_name, '.');
+
+		if (!dot || (strcmp(dot, ext[0]) && strcmp(dot, ext[1])) ||
+		    !strcmp(e->d_name, "baseline.json"))
+			continue;
+		names[n] = strndup(e->d_name, (size_t)(dot - e->d_name));
+		if (names[n]) {
+			cands[n] = names[n];
+			n++;
+		}
+	}
+	closedir(d);
+	hint = vt_suggest(arg, cands, n);
+	if (hint)
+		vt_warn("no file '%s'; did you mean the bundled trace '%s'?", arg, hint);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+}
+
 int vt_trace_args_bundled(struct vt_trace_args *a)
 {
 	char **v = calloc((size_t)a->n + 1, sizeof(*v));
@@ -767,8 +808,10 @@ int vt_trace_args_bundled(struct vt_trace_args *a)
 		return -ENOMEM;
 	for (int i = 0; i < a->n; i++) {
 		v[i] = vt_bundled_trace(a->v[i]);
-		if (!v[i])
+		if (!v[i]) {
+			bundled_hint(a->v[i]);
 			v[i] = strdup(a->v[i]);
+		}
 		if (!v[i]) {
 			a->owned = v;
 			vt_trace_args_release(a);

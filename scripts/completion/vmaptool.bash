@@ -59,9 +59,10 @@ _vmaptool() {
 			return 0 ;;
 		--format) words=$(_vmaptool_complete formats) ;;
 		--kernel) words=$(_vmaptool_complete kernels) ;;
-		--profile)	# a built-in profile's name, or a FILE.json
+		--profile)	# a built-in profile's name, or a FILE.json (or a folder on the way)
 			COMPREPLY=($(compgen -W "$(_vmaptool_complete profiles)" -- "$val")
-				   $(compgen -f -- "$val"))
+				   $(compgen -d -- "$val")
+				   $(compgen -f -X '!*.json' -- "$val"))
 			[[ $cur == --*=* ]] && COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
 			return 0 ;;
 		--test|--metrics)	# NAME[,NAME...]: gen's cases, compare's metrics

@@ -40,6 +40,10 @@ expect "--strategy=pagewise,batched@12+linear-p1 --strategy=pagewise,batched@12+
 	compare --strategy=pagewise,batched@12+linear-p1
 expect "--strategy=zigzag+vfree-bulk+linear-new" replay --strategy=zigzag+vfree-bulk+linear-n
 expect "--color=always" replay --color=al
+touch notes.txt p.json && mkdir dir.d
+expect "--profile=p.json" replay --profile=p	# a JSON file, not any file
+expect "--profile=dir.d" replay --profile=di	# a folder on the way
+rm -r notes.txt p.json dir.d
 expect "--metrics=pte_writes,tlbi,tlbi_by_kind.vaale1is --metrics=pte_writes,tlbi,tlbi_by_kind.vaae1is --metrics=pte_writes,tlbi,tlbi_by_kind.vale1is" \
 	compare --metrics=pte_writes,tlbi,tlbi_by_kind.va
 expect "systemheap-128m systemheap-frag" compare --strategy=zigzag,batched systemheap

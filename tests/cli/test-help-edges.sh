@@ -22,6 +22,9 @@ run 0 help; cmp -s "$TMP/out" <("$V" --help) || die "'help' is not --help"
 run 0 help gate; grep -q -- '--update-baseline' "$TMP/out" || die "help gate"
 run 0 gate -h; grep -q -- '--update-baseline' "$TMP/out" || die "gate -h"
 run 2 help frobnicate
+run 4 replay defualt; grep -q "did you mean the bundled trace 'default'" "$TMP/err" ||
+	die "no suggestion for the bundled trace defualt: $(cat "$TMP/err")"
+run 4 replay zzzzzz; grep -q "did you mean" "$TMP/err" && die "a suggestion for zzzzzz"
 run 0 help --help; grep -q '^Commands:' "$TMP/out" || die "help --help"
 run 0 help -h; grep -q '^Commands:' "$TMP/out" || die "help -h"
 run 2 replya "$T"; grep -q "did you mean 'replay'" "$TMP/err" || die "no suggestion for replya"
