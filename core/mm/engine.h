@@ -38,6 +38,25 @@ struct vt_vrange {
 	uint64_t start, end;
 };
 
+/*
+ * --verify: the live areas by VA (core/mm/verify.c), a treap over one
+ * array of nodes keyed by (va_start, area) whose nodes carry the largest
+ * va_start + size below them, so the areas a written range overlaps are
+ * found in O(log n + found) rather than by a scan of every live area.
+ */
+struct vt_vbusy_node {
+	struct vt_area *a;
+	uint64_t start, end, max;	/* [va_start, va_start + size); max end below */
+	uint32_t l, r, prio;		/* children (0: none); heap priority */
+};
+
+struct vt_vbusy {
+	struct vt_vbusy_node *n;	/* n[0] unused: index 0 is "none" */
+	uint32_t root, spare, used, cap;	/* spare: freed nodes, through .l */
+	uint32_t seed;
+	uint64_t steps;		/* nodes visited: the complexity tests count them */
+};
+
 /* A per-CPU vmap block of vm_map_ram (mm/vmalloc.c struct vmap_block). */
 struct vt_vmap_block {
 	uint64_t va_start;
@@ -86,9 +105,11 @@ struct vt_engine {
 	struct vt_area *area_pool;
 	/* an automatic purge counted into apg this event (fold_arch_counters()) */
 	bool apg_used;
-	/* --verify: the written areas of an event, sorted by VA */
+	/* --verify: the written areas of an event, sorted by VA; the live
+	 * areas by VA */
 	struct vt_area **vsort;
 	uint64_t vsort_cap;
+	struct vt_vbusy vbusy;
 	/* vm_map_ram's vmap blocks (one CPU modelled) */
 	struct vt_vmap_block *blocks;	/* oldest first, as vbq->free */
 	struct vt_vmap_block **blocks_tail;

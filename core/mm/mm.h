@@ -50,5 +50,9 @@ int vt_area_keep_runs(struct vt_area *a, const struct vt_page_run *r, uint32_t n
 /* ---- verify.c ---- */
 /* --verify after one event (the model checking itself: no kernel function) */
 int vt_verify_all(struct vt_engine *e);
+/* the live areas by VA of --verify: @a in (-ENOMEM), @a out, all out */
+int vt_verify_area_add(struct vt_engine *e, struct vt_area *a);
+void vt_verify_area_del(struct vt_engine *e, struct vt_area *a);
+void vt_verify_release(struct vt_engine *e);
 
 #endif

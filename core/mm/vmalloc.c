@@ -83,6 +83,8 @@ static int area_insert(struct vt_engine *e, struct vt_area *a, uint64_t h)
 		e->hash = t;
 		e->hash_size = n;
 	}
+	if (e->o.verify && vt_verify_area_add(e, a))
+		return -ENOMEM;
 	a->hnext = NULL;
 	*area_slot_h(e, &a->id, h) = a;
 	e->nr_areas++;
@@ -798,6 +800,7 @@ void vt_engine_free(struct vt_engine *e)
 	area_pool_release(e);
 	free(e->hash);
 	free(e->vsort);
+	vt_verify_release(e);
 	vt_va_free_release(&e->free);
 	free(e->lazy);
 	free(e->pages.runs);
@@ -1052,6 +1055,8 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		}
 		*slot = a->hnext;
 		e->nr_areas--;
+		if (e->o.verify)
+			vt_verify_area_del(e, a);
 		*va = a->va_start;
 		ret = vt_vfree_unmap(e, a);
 		/* vfree() of a VM_MAP_PUT_PAGES vmap: vmap() handed the array
