@@ -327,8 +327,8 @@ static const unsigned char hex_val[256] = {
 };
 
 /*
- * The digits of an integer at @p (before @e) whose next byte the caller
- * then matches as ',' or '}': that match rules out the fraction, the
+ * The digits of an integer at @p (before @e) after which the caller
+ * expects ',' or '}' (past whitespace): that rules out the fraction, the
  * exponent and a leading zero's next digit, which cursor_plain_int()
  * tests itself.  NULL if there is no digit or there are more than 18.
  */
@@ -350,10 +350,20 @@ static inline const char *page_run_int(const char *p, const char *e,
 	return p;
 }
 
+/* A key of a page-array object and its ':', whitespace around either. */
+#define cursor_page_key(c, key) \
+	(cursor_skip_ws(c), cursor_lit((c), "\"" key "\"") && cursor_expect((c), ':'))
+/* ',' and the next key: vmaptool's bytes in one 8-byte compare, else with
+ * whitespace (a failed ':' fails the second try too: the object falls back) */
+#define cursor_page_next(c, key) \
+	((cursor_lit((c), ",\"" key "\"") && cursor_expect((c), ':')) || \
+	 (cursor_expect((c), ',') && cursor_page_key(c, key)))
+
 /*
- * One page-array object exactly as vmaptool writes it, the cursor on its
- * '{': {"pfn":V,"order":N} or {"pfn":V,"order":N,"count":N}, no
- * whitespace, V a "0x..." string of at most 16 digits or an integer.  True
+ * One page-array object with its keys in vmaptool's order, the cursor on
+ * its '{': {"pfn":V,"order":N} or {"pfn":V,"order":N,"count":N}, JSON
+ * whitespace between tokens (Python's json.dumps() puts a space after ':'
+ * and ','), V a "0x..." string of at most 16 digits or an integer.  True
  * with the values read as get_page_object() reads them from the same bytes
  * (so it would accept them too); false, the cursor unmoved, for any other
  * shape, which get_page_object() then reads.  This is the loop over the
@@ -366,10 +376,14 @@ static inline bool cursor_page_run(struct cursor *c, uint64_t *pfn,
 	uint64_t x = 0;
 	const char *p;
 
-	if (!cursor_lit(&t, "{\"pfn\":") || t.p == t.e)
-		return false;
+	if (!cursor_lit(&t, "{\"pfn\":")) {
+		t.p++;	/* past the '{' */
+		if (!cursor_page_key(&t, "pfn"))
+			return false;
+	}
+	cursor_skip_ws(&t);
 	p = t.p;
-	if (*p == '"') {
+	if (p < t.e && *p == '"') {
 		const char *digits, *lim;
 		unsigned int v;
 
@@ -389,12 +403,20 @@ static inline bool cursor_page_run(struct cursor *c, uint64_t *pfn,
 	}
 	*pfn = x;
 	t.p = p;
-	if (!cursor_lit(&t, ",\"order\":") || !(t.p = page_run_int(t.p, t.e, order)))
+	if (!cursor_page_next(&t, "order"))
+		return false;
+	cursor_skip_ws(&t);
+	if (!(t.p = page_run_int(t.p, t.e, order)))
 		return false;
 	*count = 1;
-	if (cursor_lit(&t, ",\"count\":") && !(t.p = page_run_int(t.p, t.e, count)))
-		return false;
-	if (!cursor_lit(&t, "}"))
+	if (t.p < t.e && *t.p != '}' && !(t.p[0] <= ' ' && is_ws(t.p[0]))) {
+		if (!cursor_page_next(&t, "count"))
+			return false;
+		cursor_skip_ws(&t);
+		if (!(t.p = page_run_int(t.p, t.e, count)))
+			return false;
+	}
+	if (!cursor_expect(&t, '}'))
 		return false;
 	*c = t;
 	return true;
@@ -456,6 +478,7 @@ static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
 	do {
 		uint64_t pfn, order, count, pages_in_run;
 
+		cursor_skip_ws(c);
 		if (c->p < c->e && *c->p == '{' &&
 		    cursor_page_run(c, &pfn, &order, &count)) {
 			/* vmaptool's own shape */

@@ -379,7 +379,7 @@ static void check_generated(void)
  * Page-array objects at the edges of the fast path's own shape (its
  * one-pass reader of {"pfn":..,"order":..,"count":..}): digit counts at
  * the limits, leading zeros, an empty "0x", fractions, whitespace, keys
- * in another order.  Each line is read both ways and mutated.
+ * in another order, Python's spaces.  Each line is read both ways and mutated.
  */
 static void check_page_edges(void)
 {
@@ -410,16 +410,24 @@ static void check_page_edges(void)
 		"{\"pfn\":256,\"order\":8,\"count\":2,\"count\":2}",
 		"{\"pfn\":256}",
 		"{\"pfn\":256,\"order\":8,\"count\":1,\"x\":1}",
+		"{\"pfn\": \"0x100\", \"order\": 8, \"count\": 4}",
+		"{ \"pfn\" : 256 , \"order\" : 8 }",
+		"{\"pfn\": 256, \"order\": 0 , \"count\": 1}",
+		"{\"pfn\":256,\"order\" :8,\"count\" :2}",
+		"{\"pfn\":256,\"order\":8,\"count\" 2}",
+		"{\"pfn\": 0256, \"order\": 8}",
+		"{\"pfn\": 256, \"order\": 8, \"order\": 8}",
 	};
 	static const char head[] = "{\"format\":\"vmaptool-trace\",\"version\":1}\n";
 	char buf[512];
 
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
-		for (int two = 0; two < 2; two++) {
+		for (int two = 0; two < 3; two++) {
 			int n = snprintf(buf, sizeof(buf),
 					 "%s{\"op\":\"vmap\",\"id\":1,\"pages\":[%s%s%s]}\n"
 					 "{\"op\":\"vunmap\",\"id\":1}\n", head,
-					 pages[i], two ? "," : "", two ? pages[i] : "");
+					 pages[i], two == 2 ? ", " : two ? "," : "",
+					 two ? pages[i] : "");
 
 			TEST_ASSERT_VAL("edge line fits", n > 0 && (size_t)n < sizeof(buf));
 			check_buf(buf, n, true);
