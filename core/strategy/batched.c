@@ -34,6 +34,34 @@ static unsigned int vt_get_vmap_batch_order(struct vt_engine *e, uint64_t max_st
 	return 0;
 }
 
+/*
+ * How many chunks from @i on, the first of @shift, the kernel's loop of
+ * vmap_contig_pages_range() (RFC 5/8) takes with the same shift and
+ * nothing else done between them (RFC 7/8: the walk waits for a change of
+ * shift): the remaining compound pages of @i's run while each fits in
+ * @count - i, or its remaining order-0 pages.  get_vmap_batch_order()
+ * gives each of them the answer it gave @i, so they are taken as one
+ * step; 1 where that is not certain (a head too large for what is left).
+ */
+static uint64_t vt_same_batches(struct vt_engine *e, uint64_t i, uint64_t count,
+				unsigned int shift)
+{
+	struct vt_pages *p = &e->pages;
+	const struct arm64_geom *g = &e->mm.g;
+	uint32_t r = vt_pages_run(p, i);
+	unsigned int o = p->runs[r].order, k = shift - g->page_shift;
+	uint64_t left = p->start[r + 1] - i, n;
+
+	if (left > count - i)
+		left = count - i;
+	if (!k)
+		return !o || e->o.nohugeiomap ? left : 1;
+	if (k != o || ((i - p->start[r]) & ((1ull << o) - 1)))
+		return 1;
+	n = left >> o;
+	return n ? n : 1;
+}
+
 /* RFC 5/8 vmap_contig_pages_range(), with 7/8 (runs) and 8/8 (early stop) */
 static int vt_vmap_contig_pages_range(struct vt_engine *e, uint64_t addr, uint64_t end)
 {
@@ -43,7 +71,7 @@ static int vt_vmap_contig_pages_range(struct vt_engine *e, uint64_t addr, uint64
 	unsigned int prev_shift = 0;
 	int err;
 
-	for (uint64_t i = 0; i < count;) {
+	for (uint64_t i = 0, steps; i < count;) {
 		unsigned int shift = g->page_shift +
 				     vt_get_vmap_batch_order(e, count - i, i);
 
@@ -70,8 +98,9 @@ static int vt_vmap_contig_pages_range(struct vt_engine *e, uint64_t addr, uint64
 			if (vt_patch(e, 8) && shift == g->page_shift)
 				break;
 		}
-		addr += 1ull << shift;
-		i += 1ull << (shift - g->page_shift);
+		steps = vt_patch(e, 7) ? vt_same_batches(e, i, count, shift) : 1;
+		addr += steps << shift;
+		i += steps << (shift - g->page_shift);
 	}
 	if (vt_patch(e, 7) && map_addr < end)
 		return vt_vmap_small_pages_range_noflush(&e->w, map_addr, end,

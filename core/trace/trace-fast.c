@@ -318,6 +318,150 @@ static int find_op(const char *s, size_t len)
 	return -1;
 }
 
+/* A hex digit's value plus one; 0 for any other byte. */
+static const unsigned char hex_val[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6,
+	['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/*
+ * The digits of an integer at @p (before @e) after which the caller
+ * expects ',' or '}' (past whitespace): that rules out the fraction, the
+ * exponent and a leading zero's next digit, which cursor_plain_int()
+ * tests itself.  NULL if there is no digit or there are more than 18.
+ */
+static inline const char *page_run_int(const char *p, const char *e,
+				       uint64_t *out)
+{
+	const char *lim = e - p > 18 ? p + 18 : e, *s = p;
+	uint64_t x;
+
+	if (p == e || (unsigned char)(*p - '0') > 9)
+		return NULL;
+	x = (unsigned char)(*p++ - '0');
+	if (x)
+		while (p < lim && (unsigned char)(*p - '0') <= 9)
+			x = x * 10 + (unsigned char)(*p++ - '0');
+	if (p - s == 18 && p < e && (unsigned char)(*p - '0') <= 9)
+		return NULL;
+	*out = x;
+	return p;
+}
+
+/* A key of a page-array object and its ':', whitespace around either. */
+#define cursor_page_key(c, key) \
+	(cursor_skip_ws(c), cursor_lit((c), "\"" key "\"") && cursor_expect((c), ':'))
+/* ',' and the next key: vmaptool's bytes in one 8-byte compare, else with
+ * whitespace (a failed ':' fails the second try too: the object falls back) */
+#define cursor_page_next(c, key) \
+	((cursor_lit((c), ",\"" key "\"") && cursor_expect((c), ':')) || \
+	 (cursor_expect((c), ',') && cursor_page_key(c, key)))
+
+/*
+ * One page-array object with its keys in vmaptool's order, the cursor on
+ * its '{': {"pfn":V,"order":N} or {"pfn":V,"order":N,"count":N}, JSON
+ * whitespace between tokens (Python's json.dumps() puts a space after ':'
+ * and ','), V a "0x..." string of at most 16 digits or an integer.  True
+ * with the values read as get_page_object() reads them from the same bytes
+ * (so it would accept them too); false, the cursor unmoved, for any other
+ * shape, which get_page_object() then reads.  This is the loop over the
+ * system heap's page arrays: one pass, no key lookup.
+ */
+static inline bool cursor_page_run(struct cursor *c, uint64_t *pfn,
+				   uint64_t *order, uint64_t *count)
+{
+	struct cursor t = *c;
+	uint64_t x = 0;
+	const char *p;
+
+	if (!cursor_lit(&t, "{\"pfn\":")) {
+		t.p++;	/* past the '{' */
+		if (!cursor_page_key(&t, "pfn"))
+			return false;
+	}
+	cursor_skip_ws(&t);
+	p = t.p;
+	if (p < t.e && *p == '"') {
+		const char *digits, *lim;
+		unsigned int v;
+
+		if (t.e - p < 3 || p[1] != '0' || p[2] != 'x')
+			return false;
+		digits = p += 3;
+		lim = t.e - p > 16 ? p + 16 : t.e;
+		while (p < lim && (v = hex_val[(unsigned char)*p])) {
+			x = x << 4 | (v - 1);
+			p++;
+		}
+		if (p == digits || p == t.e || *p != '"')
+			return false;
+		p++;
+	} else if (!(p = page_run_int(p, t.e, &x))) {
+		return false;
+	}
+	*pfn = x;
+	t.p = p;
+	if (!cursor_page_next(&t, "order"))
+		return false;
+	cursor_skip_ws(&t);
+	if (!(t.p = page_run_int(t.p, t.e, order)))
+		return false;
+	*count = 1;
+	if (t.p < t.e && *t.p != '}' && !(t.p[0] <= ' ' && is_ws(t.p[0]))) {
+		if (!cursor_page_next(&t, "count"))
+			return false;
+		cursor_skip_ws(&t);
+		if (!(t.p = page_run_int(t.p, t.e, count)))
+			return false;
+	}
+	if (!cursor_expect(&t, '}'))
+		return false;
+	*c = t;
+	return true;
+}
+
+/* One page-array object of any shape parse_pages() of trace-schema.c
+ * takes ("pfn" required, "order" and "count" optional, any order). */
+static bool get_page_object(struct cursor *c, uint64_t *pfn, uint64_t *order,
+			    uint64_t *count)
+{
+	unsigned int seen = 0;
+	const char *k;
+	size_t klen;
+	uint64_t v;
+
+	*pfn = 0;
+	*order = 0;
+	*count = 1;
+	if (!cursor_expect(c, '{'))
+		return false;
+	do {
+		unsigned int bit;
+
+		if (!cursor_plain_string(c, &k, &klen) || !cursor_expect(c, ':') ||
+		    !cursor_u64(c, &v))
+			return false;
+		if (klen == 3 && !memcmp(k, "pfn", 3)) {
+			bit = 1;
+			*pfn = v;
+		} else if (klen == 5 && !memcmp(k, "order", 5)) {
+			bit = 2;
+			*order = v;
+		} else if (klen == 5 && !memcmp(k, "count", 5)) {
+			bit = 4;
+			*count = v;
+		} else {
+			return false;
+		}
+		if (seen & bit)
+			return false;
+		seen |= bit;
+	} while (cursor_expect(c, ','));
+	return cursor_expect(c, '}') && (seen & 1);
+}
+
 /*
  * "pages": the checks of parse_pages() in trace-schema.c, each failure a
  * fallback.  Returns 1, 0 (fallback) or -ENOMEM.
@@ -332,37 +476,15 @@ static int get_pages(struct vt_trace_fast *fp, struct cursor *c,
 		return 0;
 	ev->nr_pages = 0;
 	do {
-		uint64_t pfn = 0, order = 0, count = 1, pages_in_run, v;
-		unsigned int seen = 0;
-		const char *k;
-		size_t klen;
+		uint64_t pfn, order, count, pages_in_run;
 
-		if (!cursor_expect(c, '{'))
+		cursor_skip_ws(c);
+		if (c->p < c->e && *c->p == '{' &&
+		    cursor_page_run(c, &pfn, &order, &count)) {
+			/* vmaptool's own shape */
+		} else if (!get_page_object(c, &pfn, &order, &count)) {
 			return 0;
-		do {
-			unsigned int bit;
-
-			if (!cursor_plain_string(c, &k, &klen) || !cursor_expect(c, ':') ||
-			    !cursor_u64(c, &v))
-				return 0;
-			if (klen == 3 && !memcmp(k, "pfn", 3)) {
-				bit = 1;
-				pfn = v;
-			} else if (klen == 5 && !memcmp(k, "order", 5)) {
-				bit = 2;
-				order = v;
-			} else if (klen == 5 && !memcmp(k, "count", 5)) {
-				bit = 4;
-				count = v;
-			} else {
-				return 0;
-			}
-			if (seen & bit)
-				return 0;
-			seen |= bit;
-		} while (cursor_expect(c, ','));
-		if (!cursor_expect(c, '}') || !(seen & 1))
-			return 0;
+		}
 		if (order > fp->max_order || !count ||
 		    count > (UINT64_MAX >> order))
 			return 0;

@@ -375,6 +375,65 @@ static void check_generated(void)
 			lines > 100 && taken == lines);
 }
 
+/*
+ * Page-array objects at the edges of the fast path's own shape (its
+ * one-pass reader of {"pfn":..,"order":..,"count":..}): digit counts at
+ * the limits, leading zeros, an empty "0x", fractions, whitespace, keys
+ * in another order, Python's spaces.  Each line is read both ways and mutated.
+ */
+static void check_page_edges(void)
+{
+	static const char *const pages[] = {
+		"{\"pfn\":\"0x0000000000000100\",\"order\":8,\"count\":4}",
+		"{\"pfn\":\"0x00000000000000100\",\"order\":8}",
+		"{\"pfn\":\"0x\",\"order\":0}",
+		"{\"pfn\":\"0xFfF\",\"order\":0,\"count\":1}",
+		"{\"pfn\":\"0x10g\",\"order\":0}",
+		"{\"pfn\":256,\"order\":8,\"count\":1}",
+		"{\"pfn\":0256,\"order\":8}",
+		"{\"pfn\":256,\"order\":08}",
+		"{\"pfn\":256,\"order\":8.0}",
+		"{\"pfn\":256,\"order\":8e0}",
+		"{\"pfn\":256,\"order\":8,\"count\":0}",
+		"{\"pfn\":256,\"order\":8,\"count\":000000000000000001}",
+		"{\"pfn\":100000000000000000,\"order\":0}",
+		"{\"pfn\":1000000000000000000,\"order\":0}",
+		"{\"pfn\":256,\"order\":8,\"count\":123456789012345678}",
+		"{\"pfn\":256,\"order\":8,\"count\":1234567890123456789}",
+		"{\"pfn\":256,\"order\":0,\"count\":9999999999999999999}",
+		"{\"pfn\":\"0x10000000000000000\",\"order\":0}",
+		"{\"pfn\":256, \"order\":8}",
+		"{\"pfn\":256,\"order\":8 }",
+		"{\"order\":8,\"pfn\":256}",
+		"{\"pfn\":256,\"count\":2,\"order\":8}",
+		"{\"pfn\":256,\"order\":8,\"pfn\":512}",
+		"{\"pfn\":256,\"order\":8,\"count\":2,\"count\":2}",
+		"{\"pfn\":256}",
+		"{\"pfn\":256,\"order\":8,\"count\":1,\"x\":1}",
+		"{\"pfn\": \"0x100\", \"order\": 8, \"count\": 4}",
+		"{ \"pfn\" : 256 , \"order\" : 8 }",
+		"{\"pfn\": 256, \"order\": 0 , \"count\": 1}",
+		"{\"pfn\":256,\"order\" :8,\"count\" :2}",
+		"{\"pfn\":256,\"order\":8,\"count\" 2}",
+		"{\"pfn\": 0256, \"order\": 8}",
+		"{\"pfn\": 256, \"order\": 8, \"order\": 8}",
+	};
+	static const char head[] = "{\"format\":\"vmaptool-trace\",\"version\":1}\n";
+	char buf[512];
+
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
+		for (int two = 0; two < 3; two++) {
+			int n = snprintf(buf, sizeof(buf),
+					 "%s{\"op\":\"vmap\",\"id\":1,\"pages\":[%s%s%s]}\n"
+					 "{\"op\":\"vunmap\",\"id\":1}\n", head,
+					 pages[i], two == 2 ? ", " : two ? "," : "",
+					 two ? pages[i] : "");
+
+			TEST_ASSERT_VAL("edge line fits", n > 0 && (size_t)n < sizeof(buf));
+			check_buf(buf, n, true);
+		}
+}
+
 int main(void)
 {
 	const char *src = getenv("VT_SRC");
@@ -384,6 +443,7 @@ int main(void)
 		return TEST_SKIP;
 	}
 	check_generated();
+	check_page_edges();
 	check_glob(src, "traces/*.json*");
 	check_glob(src, "traces/*/*.json*");
 	check_glob(src, "tests/fuzz/corpus/trace-json/*");
