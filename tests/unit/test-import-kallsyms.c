@@ -134,8 +134,8 @@ static void test_shapes(void)
 		"ffff800080001000 T second\n"
 		"ffff800080002000 T\n"
 		"ffff800080003000 T never\n",
-		"zzzz T bad_first_line\n"
-		"ffff800080003000 T never\n",
+		("zzzz T bad_first_line\n"
+		 "ffff800080003000 T never\n"),	/* one text of two lines */
 	};
 
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
