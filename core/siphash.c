@@ -19,6 +19,21 @@
 	v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);	\
 } while (0)
 
+/* SipHash-1-3's last block (@b: the length byte and the tail) and its
+ * three finalisation rounds */
+static inline uint64_t siphash_finish(uint64_t v0, uint64_t v1, uint64_t v2,
+				      uint64_t v3, uint64_t b)
+{
+	v3 ^= b;
+	SIPROUND(v0, v1, v2, v3);
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	return (v0 ^ v1) ^ (v2 ^ v3);
+}
+
 uint64_t vt_siphash(const struct vt_siphash_key *key, const void *data,
 		    size_t len)
 {
@@ -40,14 +55,7 @@ uint64_t vt_siphash(const struct vt_siphash_key *key, const void *data,
 	}
 	for (size_t i = 0; i < left; i++)
 		b |= (uint64_t)p[i] << (8 * i);
-	v3 ^= b;
-	SIPROUND(v0, v1, v2, v3);
-	v0 ^= b;
-	v2 ^= 0xff;
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	return (v0 ^ v1) ^ (v2 ^ v3);
+	return siphash_finish(v0, v1, v2, v3, b);
 }
 
 /* vt_siphash() of the eight little-endian bytes of @v, its one message
@@ -64,14 +72,7 @@ uint64_t vt_siphash_u64(const struct vt_siphash_key *key, uint64_t v)
 	v3 ^= v;
 	SIPROUND(v0, v1, v2, v3);
 	v0 ^= v;
-	v3 ^= b;
-	SIPROUND(v0, v1, v2, v3);
-	v0 ^= b;
-	v2 ^= 0xff;
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	return (v0 ^ v1) ^ (v2 ^ v3);
+	return siphash_finish(v0, v1, v2, v3, b);
 }
 
 void vt_siphash_key_random(struct vt_siphash_key *key)

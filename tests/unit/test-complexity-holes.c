@@ -11,54 +11,25 @@
  * asking for an alignment of 32 KiB that only every other hole meets, which a
  * subtree maximum alone cannot prune.
  */
-#include "core/mm/engine.h"
-#include "test.h"
-
-static void apply(struct vt_engine *e, long index, struct vt_event *ev)
-{
-	struct vt_error err;
-	uint64_t va;
-
-	vt_error_init(&err);
-	if (vt_engine_apply(e, index, ev, &va, &err)) {
-		fprintf(stderr, "event %ld: %s\n", index, err.msg);
-		exit(TEST_FAIL);
-	}
-}
+#include "engine-run.h"
 
 static uint64_t run(unsigned int n, uint64_t align)
 {
-	struct vt_strategy_spec spec;
 	struct vt_model_opts o;
 	struct vt_engine *e;
-	struct vt_error err;
 	uint64_t steps;
 	long index = 0;
 
-	vt_error_init(&err);
 	vt_model_opts_init(&o);
-	if (vt_strategy_parse("mainline", &spec, &err) || vt_engine_new(&spec, &o, &e)) {
-		fprintf(stderr, "engine: %s\n", err.msg);
-		exit(TEST_FAIL);
-	}
-	for (unsigned int i = 0; i < n; i++) {
-		struct vt_event ev = { .op = VT_OP_VMALLOC, .cpu = -1, .size = 4096 };
-
-		ev.id.present = true;
-		ev.id.num = i + 1;
-		apply(e, index++, &ev);
-	}
-	for (unsigned int i = 0; i < n; i += 2) {
-		struct vt_event ev = { .op = VT_OP_VFREE, .cpu = -1 };
-
-		ev.id.present = true;
-		ev.id.num = i + 1;
-		apply(e, index++, &ev);
-	}
+	e = test_engine_new(&o);
+	for (unsigned int i = 0; i < n; i++)
+		test_id_op(e, &index, VT_OP_VMALLOC, i + 1, 4096);
+	for (unsigned int i = 0; i < n; i += 2)
+		test_id_op(e, &index, VT_OP_VFREE, i + 1, 0);
 	{
 		struct vt_event ev = { .op = VT_OP_PURGE, .cpu = -1 };
 
-		apply(e, index++, &ev);
+		test_apply(e, index++, &ev);
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		struct vt_event ev = { .op = VT_OP_VMALLOC, .cpu = -1,
@@ -67,7 +38,7 @@ static uint64_t run(unsigned int n, uint64_t align)
 
 		ev.id.present = true;
 		ev.id.num = n + i + 1;
-		apply(e, index++, &ev);
+		test_apply(e, index++, &ev);
 	}
 	steps = e->free.steps;
 	vt_engine_free(e);

@@ -10,59 +10,28 @@
  * event: 16 times the work for 16 times the areas.  The pairs must also
  * still be checked: every vmalloc and vfree finds its own area.
  */
-#include "core/mm/engine.h"
-#include "test.h"
+#include "engine-run.h"
 
 #define PAIRS 1024
 
-static void apply(struct vt_engine *e, long index, struct vt_event *ev)
-{
-	struct vt_error err;
-	uint64_t va;
-
-	vt_error_init(&err);
-	if (vt_engine_apply(e, index, ev, &va, &err)) {
-		fprintf(stderr, "event %ld: %s\n", index, err.msg);
-		exit(TEST_FAIL);
-	}
-}
-
 static uint64_t run(unsigned int live)
 {
-	struct vt_strategy_spec spec;
 	struct vt_model_opts o;
 	struct vt_engine *e;
-	struct vt_error err;
 	uint64_t steps;
 	long index = 0;
 
-	vt_error_init(&err);
 	vt_model_opts_init(&o);
 	o.verify = true;
-	if (vt_strategy_parse("mainline", &spec, &err) || vt_engine_new(&spec, &o, &e)) {
-		fprintf(stderr, "engine: %s\n", err.msg);
-		exit(TEST_FAIL);
-	}
-	for (unsigned int i = 0; i < live; i++) {
-		struct vt_event ev = { .op = VT_OP_VMALLOC, .cpu = -1, .size = 4096 };
-
-		ev.id.present = true;
-		ev.id.num = i + 1;
-		apply(e, index++, &ev);
-	}
+	e = test_engine_new(&o);
+	for (unsigned int i = 0; i < live; i++)
+		test_id_op(e, &index, VT_OP_VMALLOC, i + 1, 4096);
 	steps = e->vbusy.steps;
 	for (unsigned int i = 0; i < PAIRS; i++) {
-		struct vt_event ev = { .op = VT_OP_VMALLOC, .cpu = -1, .size = 4096 };
-
-		ev.id.present = true;
-		ev.id.num = live + i + 1;
-		apply(e, index++, &ev);
+		test_id_op(e, &index, VT_OP_VMALLOC, live + i + 1, 4096);
 		TEST_ASSERT_VAL("the vmalloc's area was not checked",
 				e->written.nr && e->vsort[0]->id.num == live + i + 1);
-		ev = (struct vt_event){ .op = VT_OP_VFREE, .cpu = -1 };
-		ev.id.present = true;
-		ev.id.num = live + i + 1;
-		apply(e, index++, &ev);
+		test_id_op(e, &index, VT_OP_VFREE, live + i + 1, 0);
 	}
 	steps = e->vbusy.steps - steps;
 	TEST_ASSERT_VAL("live areas left the index", e->nr_areas == live);
