@@ -30,6 +30,11 @@
 #include "core/alloc.h"
 #include "core/trace/trace-fast.h"
 
+/* The helpers below work on a cursor that lives in registers: they are
+ * inlined into their callers (a cursor whose address escapes to a call
+ * would be reloaded and stored at every byte). */
+#define FAST_INLINE static inline __attribute__((always_inline))
+
 enum fast_key {
 	F_OP, F_ID, F_PAGES, F_SIZE, F_PHYS, F_ALIGN, F_FLAGS, F_PROT,
 	F_VA, F_T, F_CPU, F_CALLER, F__NR
@@ -39,13 +44,32 @@ struct cursor {
 	const char *p, *e;
 };
 
+/* Eight bytes at @p, the first in the low byte whatever the byte order. */
+FAST_INLINE uint64_t load_le64(const char *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, sizeof(x));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
+/* The first eight bytes of the literal @s (zero past its end) as
+ * load_le64() reads them, and the mask of its first @n bytes: constants. */
+#define LIT_B(s, i) ((uint64_t)(unsigned char)(s "\0\0\0\0\0\0\0")[i] << 8 * (i))
+#define LIT_WORD(s) (LIT_B(s, 0) | LIT_B(s, 1) | LIT_B(s, 2) | LIT_B(s, 3) | \
+		     LIT_B(s, 4) | LIT_B(s, 5) | LIT_B(s, 6) | LIT_B(s, 7))
+#define LEN_MASK(n) ((n) >= 8 ? ~0ull : (1ull << 8 * (n)) - 1)
+
 /* JSON whitespace: the four bytes at or below ' ' that the grammar allows */
-static inline bool is_ws(unsigned char ch)
+FAST_INLINE bool is_ws(unsigned char ch)
 {
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
 }
 
-static inline void cursor_skip_ws(struct cursor *c)
+FAST_INLINE void cursor_skip_ws(struct cursor *c)
 {
 	/* most tokens follow the last one directly: one test for those */
 	while (c->p < c->e && (unsigned char)*c->p <= ' ' && is_ws(*c->p))
@@ -53,7 +77,7 @@ static inline void cursor_skip_ws(struct cursor *c)
 }
 
 /* Expect @ch after optional whitespace. */
-static inline bool cursor_expect(struct cursor *c, char ch)
+FAST_INLINE bool cursor_expect(struct cursor *c, char ch)
 {
 	if (c->p < c->e && *c->p == ch) {	/* no whitespace: most tokens */
 		c->p++;
@@ -74,47 +98,43 @@ static const unsigned char str_stop[256] = {
 };
 
 /*
- * The bytes of @x that are in str_stop, as the high bit of each (SWAR: a
- * byte is 0 after the XOR exactly when it equals the byte compared; the
- * borrow of "x - 0x20" reaches a high bit only from a byte below 0x20;
- * bytes of 0x80 and above have theirs set).  A borrow can flag a byte
- * above a flagged one, never one below: the lowest flag is the first
- * stop byte (little-endian loads: the first in memory).
+ * The bytes of @x that are in str_stop, as the high bit of each (SWAR:
+ * "x + 1" sets a high bit from 0x7f, "x - 0x20" from a byte below 0x20,
+ * bytes of 0x80 and above have theirs set; a byte is 0 after the XOR
+ * exactly when it equals the byte compared).  A carry or borrow leaves a
+ * flagged byte only, and can flag a byte above it, never one below: the
+ * lowest flag is the first stop byte (the first in memory).
  */
-static inline uint64_t stop_bits(uint64_t x)
+FAST_INLINE uint64_t stop_bits(uint64_t x)
 {
 	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
-	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\'), d = x ^ (ones * 0x7f);
+	uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
 
-	return (((q - ones) & ~q) | ((b - ones) & ~b) | ((d - ones) & ~d) |
-		((x - ones * 0x20) & ~x) | x) & high;
+	return (((q - ones) & ~q) | ((b - ones) & ~b) |
+		x | (x + ones) | (x - ones * 0x20)) & high;
 }
 
 /*
  * A string of printable ASCII without escapes, the cursor on its opening
  * quote (after whitespace).  Sets @s and @len; false for anything else.
  */
-static inline __attribute__((always_inline)) bool cursor_plain_string(struct cursor *c, const char **s,
-				       size_t *len)
+FAST_INLINE bool cursor_plain_string(struct cursor *c, const char **s,
+				     size_t *len)
 {
 	const char *p;
 
 	if (!cursor_expect(c, '"'))
 		return false;
 	p = c->p;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	/* eight bytes a step to the first byte that stops the string */
 	for (; c->e - p >= 8; p += 8) {
-		uint64_t x, m;
+		uint64_t m = stop_bits(load_le64(p));
 
-		memcpy(&x, p, sizeof(x));
-		m = stop_bits(x);
 		if (m) {
 			p += __builtin_ctzll(m) >> 3;
 			goto stop;
 		}
 	}
-#endif
 	while (p < c->e && !str_stop[(unsigned char)*p])
 		p++;
 stop:
@@ -126,21 +146,50 @@ stop:
 	return true;
 }
 
-/* A JSON integer the jansson path takes as json_int_t >= 0 (18 digits). */
-static inline bool cursor_plain_int(struct cursor *c, uint64_t *out)
+/*
+ * Whether the @len bytes at @p equal the @len at @q and @p[@len] is a
+ * quote (@q: a plain string the fast path read before; @p + @len inside
+ * the cursor's bytes).  Eight bytes a step, the last step overlapping.
+ */
+FAST_INLINE bool same_then_quote(const char *p, const char *q, size_t len)
 {
-	/* at most 19 digits read: a 19th makes it too long */
-	const char *p = c->p, *lim = c->e - c->p > 19 ? c->p + 19 : c->e;
-	uint64_t x = 0;
-	size_t nd;
+	size_t i;
 
-	while (p < lim && (unsigned char)(*p - '0') <= 9)
-		x = x * 10 + (unsigned char)(*p++ - '0');
-	nd = p - c->p;
-	if (!nd || nd > 18 || (nd > 1 && c->p[0] == '0'))
+	if (p[len] != '"')
 		return false;
-	if (p < c->e && (*p == '.' || *p == 'e' || *p == 'E' ||
-			 (*p >= '0' && *p <= '9')))
+	if (len < 8) {
+		for (i = 0; i < len; i++)
+			if (p[i] != q[i])
+				return false;
+		return true;
+	}
+	for (i = 0; i + 8 < len; i += 8)
+		if (load_le64(p + i) != load_le64(q + i))
+			return false;
+	return load_le64(p + len - 8) == load_le64(q + len - 8);
+}
+
+/* A JSON integer the jansson path takes as json_int_t >= 0 (18 digits). */
+FAST_INLINE bool cursor_plain_int(struct cursor *c, uint64_t *out)
+{
+	const char *p = c->p, *s = p, *lim;
+	uint64_t x;
+	unsigned int d;
+
+	if (p == c->e || (d = (unsigned char)(*p - '0')) > 9)
+		return false;
+	x = d;
+	p++;
+	/* at most 19 digits read: a 19th makes it too long */
+	lim = c->e - s > 19 ? s + 19 : c->e;
+	while (p < lim && (d = (unsigned char)(*p - '0')) <= 9) {
+		x = x * 10 + d;
+		p++;
+	}
+	if (p - s > 18 || (p - s > 1 && s[0] == '0'))
+		return false;
+	if (p < c->e && (*p == '.' || (*p | 0x20) == 'e' ||
+			 (unsigned char)(*p - '0') <= 9))
 		return false;
 	c->p = p;
 	*out = x;
@@ -148,12 +197,14 @@ static inline bool cursor_plain_int(struct cursor *c, uint64_t *out)
 }
 
 /* value_u64() of trace-schema.c: an integer >= 0 or a "0x..." string. */
-static inline bool cursor_u64(struct cursor *c, uint64_t *out)
+FAST_INLINE bool cursor_u64(struct cursor *c, uint64_t *out)
 {
 	const char *s;
 	size_t len;
 	uint64_t x = 0;
 
+	if (c->p < c->e && (unsigned char)(*c->p - '0') <= 9)
+		return cursor_plain_int(c, out);	/* most values */
 	cursor_skip_ws(c);
 	if (c->p >= c->e)
 		return false;
@@ -227,7 +278,7 @@ static int key_of(const char *k, size_t len)
 /* Whether the @n bytes at the cursor are @lit (a constant: the compare
  * is a load or two); the cursor moves past them if so. */
 #define cursor_lit(c, lit) cursor_lit_((c), (lit), sizeof(lit) - 1)
-static inline bool cursor_lit_(struct cursor *c, const char *lit, size_t n)
+FAST_INLINE bool cursor_lit_(struct cursor *c, const char *lit, size_t n)
 {
 	if ((size_t)(c->e - c->p) < n || memcmp(c->p, lit, n))
 		return false;
@@ -238,68 +289,67 @@ static inline bool cursor_lit_(struct cursor *c, const char *lit, size_t n)
 /*
  * An object key and its ':', the cursor before it: F_* or -1 (not a
  * key of events, or not a plain string).  A known key directly followed
- * by ':' is matched as a whole, without the scan of a string; any other
- * shape is read as a string and looked up.
+ * by ':' is matched whole: its first byte picks the candidates, one
+ * masked compare of the eight bytes after the quote decides (every key
+ * with its '":' fits in eight).  Any other shape, and a key too near the
+ * end of the line for the load, is read as a string and looked up.
  */
-static inline int cursor_key(struct cursor *c)
+FAST_INLINE int cursor_key(struct cursor *c)
 {
 	const char *s;
 	size_t len;
 
-	if (c->p < c->e && *c->p == '"' && c->e - c->p >= 3) {
-		switch (c->p[1]) {
+	if (c->e - c->p >= 9 && *c->p == '"') {
+		uint64_t w = load_le64(c->p + 1);
+
+#define KEY_TRY(key, f)							\
+		if ((w & LEN_MASK(sizeof(key "\":") - 1)) == LIT_WORD(key "\":")) { \
+			c->p += sizeof("\"" key "\":") - 1;		\
+			return f;					\
+		}
+		switch ((unsigned char)w) {
 		case 'o':
-			if (cursor_lit(c, "\"op\":"))
-				return F_OP;
+			KEY_TRY("op", F_OP);
 			break;
 		case 'i':
-			if (cursor_lit(c, "\"id\":"))
-				return F_ID;
+			KEY_TRY("id", F_ID);
 			break;
 		case 's':
-			if (cursor_lit(c, "\"size\":"))
-				return F_SIZE;
+			KEY_TRY("size", F_SIZE);
 			break;
 		case 'a':
-			if (cursor_lit(c, "\"align\":"))
-				return F_ALIGN;
+			KEY_TRY("align", F_ALIGN);
 			break;
 		case 'c':
-			if (cursor_lit(c, "\"caller\":"))
-				return F_CALLER;
-			if (cursor_lit(c, "\"cpu\":"))
-				return F_CPU;
+			KEY_TRY("caller", F_CALLER);
+			KEY_TRY("cpu", F_CPU);
 			break;
 		case 'p':
-			if (cursor_lit(c, "\"pages\":"))
-				return F_PAGES;
-			if (cursor_lit(c, "\"phys\":"))
-				return F_PHYS;
-			if (cursor_lit(c, "\"prot\":"))
-				return F_PROT;
+			KEY_TRY("pages", F_PAGES);
+			KEY_TRY("phys", F_PHYS);
+			KEY_TRY("prot", F_PROT);
 			break;
 		case 'f':
-			if (cursor_lit(c, "\"flags\":"))
-				return F_FLAGS;
+			KEY_TRY("flags", F_FLAGS);
 			break;
 		case 'v':
-			if (cursor_lit(c, "\"va\":"))
-				return F_VA;
+			KEY_TRY("va", F_VA);
 			break;
 		case 't':
-			if (cursor_lit(c, "\"t\":"))
-				return F_T;
+			KEY_TRY("t", F_T);
 			break;
 		}
+#undef KEY_TRY
 	}
 	if (!cursor_plain_string(c, &s, &len) || !cursor_expect(c, ':'))
 		return -1;
 	return key_of(s, len);
 }
 
-/* The op names and their lengths (core/trace/ops.def), so that a lookup
- * compares only the names of the right length. */
-static const char *const op_name[VT_OP__NR] = {
+/* The op names (core/trace/ops.def) and their lengths, each name padded
+ * with zeros to a whole number of words, so that a lookup is a compare of
+ * the length and of one word (and of the rest of a longer name). */
+static const char op_name[VT_OP__NR][16] = {
 #define VT_OP(e, n, r, u, p) [VT_OP_##e] = n,
 #include "core/trace/ops.def"
 #undef VT_OP
@@ -309,11 +359,27 @@ static const unsigned char op_len[VT_OP__NR] = {
 #include "core/trace/ops.def"
 #undef VT_OP
 };
+#define VT_OP(e, n, r, u, p) \
+	_Static_assert(sizeof(n) <= sizeof(op_name[0]), "op name " n " fits with its NUL");
+#include "core/trace/ops.def"
+#undef VT_OP
 
-static int find_op(const char *s, size_t len)
+/* @s: a plain string of @len bytes followed by its closing quote, inside
+ * the cursor's bytes that end at @e. */
+FAST_INLINE int find_op(const char *s, size_t len, const char *e)
 {
+	uint64_t w;
+
+	if (e - s >= 8) {
+		w = load_le64(s) & LEN_MASK(len);
+	} else {	/* near the end of the line: byte by byte */
+		w = 0;
+		for (size_t i = 0; i < len && i < 8; i++)
+			w |= (uint64_t)(unsigned char)s[i] << 8 * i;
+	}
 	for (int i = 0; i < VT_OP__NR; i++)
-		if (op_len[i] == len && name_is(s, len, op_name[i]))
+		if (op_len[i] == len && load_le64(op_name[i]) == w &&
+		    (len <= 8 || name_is(s + 8, len - 8, op_name[i] + 8)))
 			return i;
 	return -1;
 }
@@ -559,13 +625,36 @@ static bool fast_op_rules_hold(const struct vt_trace_fast *fp,
 	return true;
 }
 
+/*
+ * "caller": a plain string of at most VT_TRACE_MAX_STRING bytes, the
+ * cursor before its opening quote.  Most events name the caller of the
+ * event before them: the bytes are compared with that one's, which
+ * fp->caller still holds (a plain string, so bytes equal to it are one),
+ * and not copied again; *@s is NULL then.
+ */
+FAST_INLINE bool cursor_caller(struct vt_trace_fast *fp, struct cursor *c,
+			       const char **s, size_t *len)
+{
+	size_t n = fp->caller_len;
+
+	if (c->p < c->e && *c->p == '"' && (size_t)(c->e - c->p) > n + 1 &&
+	    same_then_quote(c->p + 1, fp->caller, n)) {
+		c->p += n + 2;
+		*s = NULL;
+		*len = n;
+		return true;
+	}
+	return cursor_plain_string(c, s, len) && *len <= VT_TRACE_MAX_STRING;
+}
+
 int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			struct vt_event *ev)
 {
-	struct cursor c = { line, line + n };
+	struct cursor c = { line, line + n }, t;
 	const char *id_s = NULL, *caller_s = NULL, *s;
 	size_t id_len = 0, caller_len = 0, len;
 	unsigned int seen = 0;
+	bool caller = false;
 	uint64_t v;
 	int op = -1, ret;
 
@@ -575,7 +664,8 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 	do {
 		int k;
 
-		cursor_skip_ws(&c);
+		if (c.p < c.e && *c.p != '"')
+			cursor_skip_ws(&c);
 		k = cursor_key(&c);
 		if (k < 0 || (seen & (1u << k)))
 			return 0;
@@ -584,11 +674,17 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 		case F_OP:
 			if (!cursor_plain_string(&c, &s, &len))
 				return 0;
-			op = find_op(s, len);
+			op = find_op(s, len, c.e);
 			if (op < 0)
 				return 0;
 			break;
 		case F_ID:
+			if (c.p < c.e && (unsigned char)(*c.p - '0') <= 9) {
+				if (!cursor_plain_int(&c, &ev->id.num))
+					return 0;
+				ev->id.present = true;
+				break;
+			}
 			cursor_skip_ws(&c);
 			if (c.p < c.e && *c.p == '"') {
 				if (!cursor_plain_string(&c, &id_s, &id_len) ||
@@ -600,9 +696,11 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			ev->id.present = true;
 			break;
 		case F_PAGES:
-			ret = get_pages(fp, &c, ev);
+			t = c;	/* the cursor stays in registers */
+			ret = get_pages(fp, &t, ev);
 			if (ret <= 0)
 				return ret;
+			c = t;
 			break;
 		case F_SIZE:
 			if (!cursor_u64(&c, &ev->size))
@@ -618,8 +716,10 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 				return 0;
 			break;
 		case F_FLAGS:
-			if (!get_flags(&c, ev))
+			t = c;
+			if (!get_flags(&t, ev))
 				return 0;
+			c = t;
 			break;
 		case F_PROT:
 			if (!cursor_plain_string(&c, &s, &len))
@@ -645,16 +745,20 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			ev->cpu = v;
 			break;
 		case F_CALLER:
-			if (!cursor_plain_string(&c, &caller_s, &caller_len) ||
-			    caller_len > VT_TRACE_MAX_STRING)
+			if (!cursor_caller(fp, &c, &caller_s, &caller_len))
 				return 0;
+			caller = true;
 			break;
 		}
 	} while (cursor_expect(&c, ','));
 	if (!cursor_expect(&c, '}'))
 		return 0;
-	cursor_skip_ws(&c);
-	if (c.p != c.e || op < 0)
+	if (c.p != c.e) {
+		cursor_skip_ws(&c);
+		if (c.p != c.e)
+			return 0;
+	}
+	if (op < 0)
 		return 0;
 
 	ev->op = op;
@@ -668,9 +772,12 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 		ev->id.is_str = true;
 		ev->id.str = fp->id;
 	}
-	if (caller_s) {
-		memcpy(fp->caller, caller_s, caller_len);
-		fp->caller[caller_len] = '\0';
+	if (caller) {
+		if (caller_s) {	/* not the last event's */
+			memcpy(fp->caller, caller_s, caller_len);
+			fp->caller[caller_len] = '\0';
+			fp->caller_len = caller_len;
+		}
 		ev->caller = fp->caller;
 	}
 	return 1;

@@ -23,7 +23,9 @@ struct vt_trace_fast {
 	struct vt_page_run *runs;
 	size_t runs_cap;
 	char id[VT_TRACE_MAX_STRING + 1];
+	/* the caller of the last event the fast path copied (zeroed: "") */
 	char caller[VT_TRACE_MAX_STRING + 1];
+	size_t caller_len;
 };
 
 /*
