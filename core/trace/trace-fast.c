@@ -42,6 +42,9 @@ enum fast_key {
 
 struct cursor {
 	const char *p, *e;
+	/* a JSON Lines line read in its buffer (vt_trace_fast_line()): a
+	 * newline is no whitespace but the end of the line */
+	bool nl_ends;
 };
 
 /* Eight bytes at @p, the first in the low byte whatever the byte order. */
@@ -63,16 +66,17 @@ FAST_INLINE uint64_t load_le64(const char *p)
 		     LIT_B(s, 4) | LIT_B(s, 5) | LIT_B(s, 6) | LIT_B(s, 7))
 #define LEN_MASK(n) ((n) >= 8 ? ~0ull : (1ull << 8 * (n)) - 1)
 
-/* JSON whitespace: the four bytes at or below ' ' that the grammar allows */
-FAST_INLINE bool is_ws(unsigned char ch)
+/* JSON whitespace: the four bytes at or below ' ' that the grammar allows
+ * (but a newline that ends the line, see struct cursor) */
+FAST_INLINE bool is_ws(const struct cursor *c, unsigned char ch)
 {
-	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+	return ch == ' ' || ch == '\t' || ch == '\r' || (ch == '\n' && !c->nl_ends);
 }
 
 FAST_INLINE void cursor_skip_ws(struct cursor *c)
 {
 	/* most tokens follow the last one directly: one test for those */
-	while (c->p < c->e && (unsigned char)*c->p <= ' ' && is_ws(*c->p))
+	while (c->p < c->e && (unsigned char)*c->p <= ' ' && is_ws(c, *c->p))
 		c->p++;
 }
 
@@ -169,13 +173,42 @@ FAST_INLINE bool same_then_quote(const char *p, const char *q, size_t len)
 	return load_le64(p + len - 8) == load_le64(q + len - 8);
 }
 
-/* A JSON integer the jansson path takes as json_int_t >= 0 (18 digits). */
+/*
+ * A JSON integer the jansson path takes as json_int_t >= 0 (18 digits).
+ * With eight bytes at the cursor, eight at once (SWAR): "t + 0x76" sets
+ * the high bit of a byte above '9', "w - '0'" (t) of one below '0' (a
+ * borrow leaves such a byte only); the digits before the first such byte
+ * are moved to the top of the word (zeros above them are leading zeros)
+ * and combined in pairs, fours and eights by three multiplications.
+ */
 FAST_INLINE bool cursor_plain_int(struct cursor *c, uint64_t *out)
 {
+	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
 	const char *p = c->p, *s = p, *lim;
 	uint64_t x;
 	unsigned int d;
 
+	if (c->e - p >= 8) {
+		uint64_t w = load_le64(p), t = w - ones * '0';
+		uint64_t stop = (t | (t + ones * 0x76)) & high;
+
+		if (stop) {
+			unsigned int nd = __builtin_ctzll(stop) >> 3;
+
+			/* the byte after the digits is none; a '.', 'e' or
+			 * 'E' there fails where every caller then expects
+			 * ',', '}' or whitespace */
+			if (!nd || (nd > 1 && (unsigned char)w == '0'))
+				return false;
+			t <<= 8 * (8 - nd);
+			t = (t * 10 + (t >> 8)) & 0x00ff00ff00ff00ffull;
+			t = (t * 100 + (t >> 16)) & 0x0000ffff0000ffffull;
+			t = (t * 10000 + (t >> 32)) & 0xffffffffull;
+			c->p = p + nd;
+			*out = t;
+			return true;
+		}
+	}
 	if (p == c->e || (d = (unsigned char)(*p - '0')) > 9)
 		return false;
 	x = d;
@@ -364,11 +397,22 @@ static const unsigned char op_len[VT_OP__NR] = {
 #include "core/trace/ops.def"
 #undef VT_OP
 
+/* The op whose name is the @len bytes that @w holds (zero above them). */
+FAST_INLINE int op_of_word(uint64_t w, size_t len)
+{
+#pragma GCC unroll 16
+	for (int i = 0; i < VT_OP__NR; i++)
+		if (op_len[i] == len && load_le64(op_name[i]) == w)
+			return i;
+	return -1;
+}
+
 /* @s: a plain string of @len bytes followed by its closing quote, inside
  * the cursor's bytes that end at @e. */
 FAST_INLINE int find_op(const char *s, size_t len, const char *e)
 {
 	uint64_t w;
+	int op;
 
 	if (e - s >= 8) {
 		w = load_le64(s) & LEN_MASK(len);
@@ -377,11 +421,44 @@ FAST_INLINE int find_op(const char *s, size_t len, const char *e)
 		for (size_t i = 0; i < len && i < 8; i++)
 			w |= (uint64_t)(unsigned char)s[i] << 8 * i;
 	}
-	for (int i = 0; i < VT_OP__NR; i++)
-		if (op_len[i] == len && load_le64(op_name[i]) == w &&
-		    (len <= 8 || name_is(s + 8, len - 8, op_name[i] + 8)))
-			return i;
+	if (len <= 8)
+		return op_of_word(w, len);
+	for (op = 0; op < VT_OP__NR; op++)
+		if (op_len[op] == len && load_le64(op_name[op]) == w &&
+		    name_is(s + 8, len - 8, op_name[op] + 8))
+			return op;
 	return -1;
+}
+
+/*
+ * "op": its value, the cursor before it.  A name of up to seven bytes
+ * right after the quote is found from the first quote in the eight bytes
+ * there and one compare per op (bytes equal to a name are a plain string);
+ * any other shape is read as a string and looked up.
+ */
+FAST_INLINE int cursor_op(struct cursor *c)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
+	const char *s;
+	size_t len;
+	int op;
+
+	if (c->e - c->p >= 9 && *c->p == '"') {
+		uint64_t w = load_le64(c->p + 1), q = w ^ (ones * '"');
+		uint64_t m = (q - ones) & ~q & high;
+
+		if (m) {
+			len = __builtin_ctzll(m) >> 3;
+			op = op_of_word(w & LEN_MASK(len), len);
+			if (op >= 0) {
+				c->p += len + 2;
+				return op;
+			}
+		}
+	}
+	if (!cursor_plain_string(c, &s, &len))
+		return -1;
+	return find_op(s, len, c->e);
 }
 
 /* A hex digit's value plus one; 0 for any other byte. */
@@ -475,7 +552,7 @@ static inline bool cursor_page_run(struct cursor *c, uint64_t *pfn,
 	if (!(t.p = page_run_int(t.p, t.e, order)))
 		return false;
 	*count = 1;
-	if (t.p < t.e && *t.p != '}' && !(t.p[0] <= ' ' && is_ws(t.p[0]))) {
+	if (t.p < t.e && *t.p != '}' && !(t.p[0] <= ' ' && is_ws(&t, t.p[0]))) {
 		if (!cursor_page_next(&t, "count"))
 			return false;
 		cursor_skip_ws(&t);
@@ -604,8 +681,8 @@ static bool get_flags(struct cursor *c, struct vt_event *ev)
  * The op's own rules (core/trace/ops.def), as check_op_rules() of
  * trace-schema.c checks them; @seen: the F_* keys given.
  */
-static bool fast_op_rules_hold(const struct vt_trace_fast *fp,
-			       const struct vt_event *ev, unsigned int seen)
+FAST_INLINE bool fast_op_rules_hold(const struct vt_trace_fast *fp,
+				    const struct vt_event *ev, unsigned int seen)
 {
 	unsigned int rules = vt_ops[ev->op].rules;
 
@@ -647,10 +724,16 @@ FAST_INLINE bool cursor_caller(struct vt_trace_fast *fp, struct cursor *c,
 	return cursor_plain_string(c, s, len) && *len <= VT_TRACE_MAX_STRING;
 }
 
-int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
-			struct vt_event *ev)
+/*
+ * The event that starts at @line, in bytes that end at @e.  With @nl_ends
+ * the line ends at the first newline, or at @e if @eof; *@len is its
+ * length then.  Returns 1, 0 (to jansson) or -ENOMEM.
+ */
+FAST_INLINE int fast_event(struct vt_trace_fast *fp, const char *line,
+			   const char *e, bool nl_ends, bool eof,
+			   struct vt_event *ev, size_t *line_len)
 {
-	struct cursor c = { line, line + n }, t;
+	struct cursor c = { line, e, nl_ends }, t;
 	const char *id_s = NULL, *caller_s = NULL, *s;
 	size_t id_len = 0, caller_len = 0, len;
 	unsigned int seen = 0;
@@ -672,9 +755,7 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 		seen |= 1u << k;
 		switch (k) {
 		case F_OP:
-			if (!cursor_plain_string(&c, &s, &len))
-				return 0;
-			op = find_op(s, len, c.e);
+			op = cursor_op(&c);
 			if (op < 0)
 				return 0;
 			break;
@@ -755,8 +836,15 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 		return 0;
 	if (c.p != c.e) {
 		cursor_skip_ws(&c);
-		if (c.p != c.e)
+		if (nl_ends && c.p < c.e && *c.p == '\n')
+			*line_len = c.p - line;
+		else if (c.p != c.e)
 			return 0;
+	}
+	if (nl_ends && c.p == c.e) {
+		if (!eof)
+			return 0;	/* the line may go on past @e */
+		*line_len = c.p - line;
 	}
 	if (op < 0)
 		return 0;
@@ -781,6 +869,18 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 		ev->caller = fp->caller;
 	}
 	return 1;
+}
+
+int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
+			struct vt_event *ev)
+{
+	return fast_event(fp, line, line + n, false, true, ev, NULL);
+}
+
+int vt_trace_fast_line(struct vt_trace_fast *fp, const char *p, size_t avail,
+		       bool eof, struct vt_event *ev, size_t *len)
+{
+	return fast_event(fp, p, p + avail, true, eof, ev, len);
 }
 
 void vt_trace_fast_release(struct vt_trace_fast *fp)

@@ -37,6 +37,16 @@ struct vt_trace_fast {
  */
 int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			struct vt_event *ev);
+/*
+ * The same for the JSON Lines line that starts at @p, in a buffer of
+ * @avail bytes: the line is the bytes before the first newline, or all
+ * @avail bytes if @eof (the end of the input) and there is none.  1 sets
+ * *@len, the line's length without its newline: the caller finds the
+ * line's end without a scan of its own.  0 also when the line may go on
+ * past the buffer (the caller reads on and tries vt_trace_fast_event()).
+ */
+int vt_trace_fast_line(struct vt_trace_fast *fp, const char *p, size_t avail,
+		       bool eof, struct vt_event *ev, size_t *len);
 void vt_trace_fast_release(struct vt_trace_fast *fp);
 
 #endif

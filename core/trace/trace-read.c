@@ -403,15 +403,55 @@ static ssize_t next_line(struct vt_trace_reader *r, const char **line,
 	return next_file_line(r, line, err);
 }
 
-static int next_jsonl(struct vt_trace_reader *r, struct vt_event *ev,
-		      struct vt_error *err)
+/*
+ * The next line through the fast path, read where it lies in the buffer
+ * (its end found by the parse, not by a scan before it): 1 and @ev, else
+ * 0 and nothing consumed (the line goes the general way of next_jsonl()).
+ */
+static inline int next_fast_line(struct vt_trace_reader *r, struct vt_event *ev)
+{
+	const char *s;
+	size_t left, len;
+	bool eof;
+
+	if (r->mem) {
+		s = r->mem + r->mem_off;
+		left = r->mem_len - r->mem_off;
+		eof = true;
+	} else {
+		s = r->line + r->blk_off;
+		left = r->blk_len - r->blk_off;
+		eof = r->blk_eof;
+	}
+	if (!left || vt_trace_fast_line(r->fast, s, left, eof, ev, &len) != 1)
+		return 0;
+	len += len < left;	/* and its newline */
+	if (r->mem)
+		r->mem_off += len;
+	else
+		r->blk_off += len;
+	r->lineno++;
+	r->index++;
+	r->ev_line = r->lineno;
+	r->ev_col = 1;
+	ev->line = r->lineno;
+	ev->column = 1;
+	return 1;
+}
+
+static __attribute__((noinline)) int next_jsonl(struct vt_trace_reader *r,
+						 struct vt_event *ev,
+						 struct vt_error *err)
 {
 	for (;;) {
 		const char *line;
 		ssize_t n;
 		int ret;
 
-		vt_line_arena_reset(r);
+		if (r->cur || r->arena->used || r->arena->spilled)
+			vt_line_arena_reset(r);
+		if (r->fast && next_fast_line(r, ev))
+			return 1;
 		n = next_line(r, &line, err);
 		if (n == -1)
 			return 0;
@@ -432,8 +472,13 @@ static int next_jsonl(struct vt_trace_reader *r, struct vt_event *ev,
 int vt_trace_next(struct vt_trace_reader *r, struct vt_event *ev,
 		  struct vt_error *err)
 {
-	if (r->jsonl)
+	if (r->jsonl) {
+		/* most lines: no call that saves registers, no arena to reset */
+		if (r->fast && !r->cur && !r->arena->used && !r->arena->spilled &&
+		    next_fast_line(r, ev))
+			return 1;
 		return next_jsonl(r, ev, err);
+	}
 	if (r->doc_stream)
 		return vt_doc_stream_next(r, ev, err);
 	while (r->next < r->nr_events) {

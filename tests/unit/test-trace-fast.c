@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -434,6 +435,105 @@ static void check_page_edges(void)
 		}
 }
 
+/*
+ * Event lines at the edges of the fast path's word-at-a-time readers, read
+ * both ways: strings of every length up to 40 with a stop byte (quote,
+ * backslash, control bytes, 0x7f, 0x80, 0xff, a newline) at the start, the
+ * middle or the end of a word, each line again with the caller of the
+ * line before it (compared in place, not copied) and one differing in its
+ * last byte; integers of 0 to 21 digits with leading zeros, signs,
+ * fractions, exponents; keys that share a prefix with a known one; op
+ * names one byte off; JSON whitespace (a CR, spaces) around every token.
+ * From memory (the line's end found by its parse) and from a file whose
+ * lines cross the reader's 256 KiB blocks.
+ */
+static void check_line_edges(void)
+{
+	static const char *const stops[] = {
+		"", "\"", "\\\\", "\\\"", "\x01", "\x1f", "\x7f", "\x80", "\xff",
+		"\t", "\n", " ", "~", "\r",
+	};
+	static const char *const keys[] = {
+		"o", "opp", "i", "idd", "siz", "sizes", "c", "cp", "cpux", "calle",
+		"callerx", "caller ", "p", "page", "pagess", "phy", "pro", "flag",
+		"v", "vaa", "tt", "alig", "alignx", "range", "op\\u0000",
+	};
+	static const char *const ops[] = {
+		"vmap", "vmapp", "vma", "vfree", "vfrea", "purge", "purgf",
+		"vmalloc", "vmallod", "vmalloc ", "ioremap", "iounmap", "ioremaq",
+		"vm_map_ram", "vm_map_raN", "linear_map", "vm_unmap_ram",
+		"vm_unmap_rap", "VMALLOC", "",
+	};
+	static const char *const tails[] = { "", ".0", "e1", "E1", " ", "x", "0" };
+	static const char head[] = "{\"format\":\"vmaptool-trace\",\"version\":1}\n";
+	char num[32], str[64], *buf = NULL, path[] = "/tmp/test-trace-fast-XXXXXX";
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int fd;
+
+	fputs(head, f);
+	for (int n = 0; n <= 40; n++)
+		for (size_t k = 0; k < sizeof(stops) / sizeof(stops[0]); k++)
+			for (int at = 0; at < 3; at++) {
+				int pos = at == 0 ? 0 : at == 1 ? n / 2 : n;
+
+				memset(str, 'a' + n % 26, n);
+				str[n] = '\0';
+				fprintf(f, "{\"op\":\"vfree\",\"id\":3,\"caller\":\"%.*s%s%s\"}\n",
+					pos, str, stops[k], str + pos);
+				fprintf(f, "{\"op\":\"vfree\",\"id\":3,\"caller\":\"%s\"}\n", str);
+				fprintf(f, "{\"op\":\"vfree\",\"id\":4,\"caller\":\"%s\"}\n", str);
+				if (n)
+					str[n - 1] ^= 1;
+				fprintf(f, "{\"op\":\"vfree\",\"caller\":\"%s\",\"id\":4}\n", str);
+				fprintf(f, "{\"op\":\"vmalloc\",\"id\":\"%.*s%s%s\",\"size\":1}\n",
+					pos, str, stops[k], str + pos);
+			}
+	for (int d = 0; d <= 21; d++)
+		for (int lead = 0; lead < 4; lead++)
+			for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++) {
+				int k = snprintf(num, sizeof(num), "%s", (const char *[]){ "", "0", "-", "+" }[lead]);
+
+				for (int i = 0; i < d; i++)
+					num[k++] = '0' + (i * 7 + d) % 10;
+				num[k] = '\0';
+				fprintf(f, "{\"op\":\"vmalloc\",\"id\":%s%s,\"size\":4096}\n", num, tails[t]);
+				fprintf(f, "{\"op\":\"vmalloc\",\"id\":1,\"size\":%s%s}\n", num, tails[t]);
+				fprintf(f, "{\"op\":\"vmalloc\",\"id\":1,\"size\":4096,\"align\":%s%s}\n", num, tails[t]);
+				fprintf(f, "{\"op\":\"vfree\",\"id\":1,\"cpu\":%s%s}\n", num, tails[t]);
+			}
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		fprintf(f, "{\"op\":\"vmalloc\",\"id\":1,\"size\":4096,\"%s\":1}\n", keys[k]);
+		fprintf(f, "{\"%s\":\"x\",\"op\":\"vfree\",\"id\":1}\n", keys[k]);
+		fprintf(f, "{\"op\":\"vfree\",\"%s\":1}\n", keys[k]);
+	}
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+		fprintf(f, "{\"op\":\"%s\",\"id\":1,\"size\":4096,\"phys\":0}\n", ops[k]);
+		fprintf(f, "{\"op\":\"%s\"}\n", ops[k]);
+		fprintf(f, "{ \"op\" : \"%s\" , \"id\" : 1 , \"size\" : 4096 }\r\n", ops[k]);
+	}
+	fprintf(f, "{\"op\":\"vfree\",\"id\":1}");	/* no newline at the end */
+	fclose(f);
+	check_buf(buf, len, false);
+	free(buf);
+
+	/* lines of every length across the block boundaries of a file */
+	fd = mkstemp(path);
+	TEST_ASSERT_VAL("temporary file", fd >= 0);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f)
+		return;
+	fputs(head, f);
+	for (long i = 0; ftell(f) < 600 * 1024; i++)
+		fprintf(f, "{\"op\":\"vmalloc\",\"id\":%ld,\"size\":4096,\"caller\":\"%.*s\"}\n",
+			i, (int)(i % 61), "fix_size_alloc_test_fix_size_alloc_test_fix_size_alloc_test__");
+	fprintf(f, "{\"op\":\"vfree\",\"id\":1}");
+	fclose(f);
+	vt_fuzz_json_differential(path, NULL, 0);
+	nr_inputs++;
+	unlink(path);
+}
+
 int main(void)
 {
 	const char *src = getenv("VT_SRC");
@@ -444,6 +544,7 @@ int main(void)
 	}
 	check_generated();
 	check_page_edges();
+	check_line_edges();
 	check_glob(src, "traces/*.json*");
 	check_glob(src, "traces/*/*.json*");
 	check_glob(src, "tests/fuzz/corpus/trace-json/*");
