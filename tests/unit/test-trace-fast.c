@@ -14,8 +14,10 @@
  * lines of each, every one-byte deletion, a one-byte replacement at every
  * offset and every truncation (of JSON Lines and one-document traces alike:
  * a document is streamed by vt_trace_open() and vt_trace_open_mem() unless
- * .no_fast_path reads it whole).  Also checks that the fast path does take
- * the lines vmaptool writes (else the test would prove nothing).
+ * .no_fast_path reads it whole); edge lines of the page-object reader and
+ * of the word-at-a-time readers (check_page_edges(), check_line_edges()).
+ * Also checks that the fast path does take the lines vmaptool writes (else
+ * the test would prove nothing).
  */
 #define _GNU_SOURCE
 #include <glob.h>
