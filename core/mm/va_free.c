@@ -535,6 +535,63 @@ static uint32_t lowest_rec(struct vt_va_free *f, uint32_t t, uint64_t size,
 	return 0;
 }
 
+/*
+ * The lowest range of @size bytes or more that ends past @vstart.  The
+ * ranges ending past @vstart follow all the others (the ranges are
+ * disjoint): down from the root towards the first of them, the nodes
+ * where the descent turned left are they, deepest first, each followed by
+ * its right subtree.  So the first of them long enough, or the first
+ * right subtree holding a range long enough (by its largest length), and
+ * in that subtree the left subtree whenever it holds one, else its root,
+ * else its right subtree.  About three paths, each node read once, never
+ * a subtree entered in vain.  Its depth in path[] (the path to it), or
+ * -1 if there is none or the path would pass VA_PATH.  @size > 0 (node
+ * 0's max, 0, must not pass).
+ */
+static int lowest_long(struct vt_va_free *f, uint64_t size, uint64_t vstart,
+		       uint32_t *path)
+{
+	uint8_t left[VA_PATH];
+	uint32_t t = f->root;
+	int d = 0, nl = 0;
+
+	for (; t; d++) {
+		if (d == VA_PATH)
+			return -1;
+		f->steps++;
+		path[d] = t;
+		if (N(f, t).end > vstart) {
+			left[nl++] = (uint8_t)d;
+			t = N(f, t).l;
+		} else {
+			t = N(f, t).r;
+		}
+	}
+	while (nl) {
+		const struct vt_va_node *x = &N(f, path[left[--nl]]);
+
+		d = left[nl];
+		if (x->end - x->start >= size)
+			return d;
+		if (N(f, x->r).max < size)
+			continue;
+		for (t = x->r, d++;; d++) {
+			if (d == VA_PATH || !t)
+				return -1;
+			f->steps++;
+			path[d] = t;
+			x = &N(f, t);
+			if (N(f, x->l).max >= size)
+				t = x->l;
+			else if (x->end - x->start >= size)
+				return d;
+			else
+				t = x->r;
+		}
+	}
+	return -1;
+}
+
 int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 			   uint64_t vstart, uint64_t vend, uint64_t *out)
 {
@@ -543,6 +600,21 @@ int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 	uint32_t path[VA_PATH], t = 0;
 	bool whole;
 
+	/*
+	 * Every range that fits is @size long or more and ends past @vstart,
+	 * so if the lowest such range fits, it is the lowest fit, found in
+	 * about three paths: the usual case (a page-aligned request, the
+	 * window's lowest long range).
+	 * Else the full search below, which finds the same range when it
+	 * fits.
+	 */
+	if (size) {
+		d = lowest_long(f, size, vstart, path);
+		if (d >= 0 && fits(&N(f, path[d]), size, align, vstart, vend, &a)) {
+			*out = a;
+			return take(f, path, d, a, size);
+		}
+	}
 	kk = k >= 0 && (f->aclasses & (1u << k)) ? k : -1;	/* kept? */
 	whole = lowest(f, size, align, vstart, vend, kk, path, &d, &a);
 	if (!whole)
