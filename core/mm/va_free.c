@@ -39,6 +39,9 @@ void vt_va_free_release(struct vt_va_free *f)
 {
 	free(f->n);
 	free(f->amax);
+	free(f->stage);
+	free(f->tmp);
+	free(f->stack);
 	vt_va_free_init(f);
 }
 
@@ -206,6 +209,15 @@ static uint32_t join(struct vt_va_free *f, uint32_t a, uint32_t b)
 	return b;
 }
 
+/* A node's random priority: xorshift32 */
+static uint32_t next_prio(struct vt_va_free *f)
+{
+	f->seed ^= f->seed << 13;
+	f->seed ^= f->seed >> 17;
+	f->seed ^= f->seed << 5;
+	return f->seed;
+}
+
 /* A node for [start, end), from the spare list or the array; 0 if there
  * is no memory for one. */
 static uint32_t node_new(struct vt_va_free *f, uint64_t start, uint64_t end)
@@ -232,11 +244,7 @@ static uint32_t node_new(struct vt_va_free *f, uint64_t start, uint64_t end)
 		}
 		t = ++f->used;
 	}
-	/* xorshift32 */
-	f->seed ^= f->seed << 13;
-	f->seed ^= f->seed >> 17;
-	f->seed ^= f->seed << 5;
-	N(f, t) = (struct vt_va_node){ .start = start, .end = end, .prio = f->seed };
+	N(f, t) = (struct vt_va_node){ .start = start, .end = end, .prio = next_prio(f) };
 	if (f->amax)
 		memset(f->amax[t], 0, sizeof(f->amax[t]));
 	update(f, t);
@@ -405,6 +413,156 @@ int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end)
 		return 0;
 	}
 	return insert(f, start, end);
+}
+
+int vt_va_free_stage(struct vt_va_free *f, uint64_t start, uint64_t end)
+{
+	if (VT_ALLOC_GROW(f->stage, f->nstage + 1, f->cap_stage))
+		return vt_va_free_add(f, start, end);	/* the same ranges */
+	f->stage[f->nstage++] = (struct vt_va_span){ start, end };
+	return 0;
+}
+
+/* The tree's ranges in address order into out[]; how many. */
+static size_t flatten(const struct vt_va_free *f, uint32_t t, struct vt_va_span *out)
+{
+	size_t n = 0;
+
+	while (t) {
+		n += flatten(f, N(f, t).l, out + n);
+		out[n++] = (struct vt_va_span){ N(f, t).start, N(f, t).end };
+		t = N(f, t).r;
+	}
+	return n;
+}
+
+/*
+ * @a sorted by start, by merges of its ascending runs, pass by pass
+ * through @tmp, as large: the sorted array, @a or @tmp.
+ */
+static struct vt_va_span *sort_ranges(struct vt_va_span *a, size_t n,
+				      struct vt_va_span *tmp)
+{
+	size_t i;
+
+	for (;;) {
+		struct vt_va_span *x;
+		size_t merges = 0;
+
+		i = 0;
+		while (i < n) {
+			size_t j = i + 1, k, m, o = i;
+
+			while (j < n && a[j - 1].start < a[j].start)
+				j++;
+			if (!i && j == n)
+				return a;	/* one run */
+			k = j < n ? j + 1 : j;
+			while (k < n && a[k - 1].start < a[k].start)
+				k++;
+			/* a[i..j) and a[j..k) into tmp[i..k) */
+			for (m = j; i < j || m < k;)
+				tmp[o++] = m == k || (i < j && a[i].start < a[m].start) ?
+					   a[i++] : a[m++];
+			i = k;
+			merges++;
+		}
+		x = a;
+		a = tmp;
+		tmp = x;
+		if (merges == 1)
+			return a;
+	}
+}
+
+/* Room for nodes 0 .. @nodes - 1 in both arrays. */
+static int reserve(struct vt_va_free *f, size_t nodes)
+{
+	size_t c;
+
+	if (nodes <= f->cap)
+		return 0;
+	c = vt_alloc_nr(f->cap, nodes);
+	if (c > UINT32_MAX)
+		c = UINT32_MAX;
+	if (c < nodes || VT_REALLOC_ARRAY(f->n, c) ||
+	    (f->amax && VT_REALLOC_ARRAY(f->amax, c)))
+		return -ENOMEM;
+	if (!f->cap)
+		N(f, 0) = (struct vt_va_node){ 0 };
+	f->cap = (uint32_t)c;
+	return 0;
+}
+
+/*
+ * The tree again from its ranges, in address order, as nodes 1 .. nr:
+ * a treap in one pass (the Cartesian tree of their priorities, built on
+ * a stack of its right spine), each node's augmentation computed when it
+ * leaves the spine, its subtree then complete.
+ */
+static void build(struct vt_va_free *f)
+{
+	uint32_t sp = 0, *st = f->stack;
+
+	for (uint32_t i = 1; i <= f->nr; i++) {
+		uint32_t last = 0;
+
+		while (sp && N(f, st[sp - 1]).prio < N(f, i).prio) {
+			last = st[--sp];
+			update(f, last);
+		}
+		N(f, i).l = last;
+		if (sp)
+			N(f, st[sp - 1]).r = i;
+		st[sp++] = i;
+	}
+	while (sp)
+		update(f, st[--sp]);
+	f->root = f->nr ? st[0] : 0;
+	f->used = (uint32_t)f->nr;
+	f->spare = 0;
+}
+
+int vt_va_free_add_staged(struct vt_va_free *f)
+{
+	size_t m = f->nstage, n = f->nr, i = 0, j = 0, k = 0;
+	struct vt_va_span *s, *flat, cur = { 0, 0 };
+	int err = 0;
+
+	f->nstage = 0;
+	if (!m)
+		return 0;
+	/* few against the tree: a merge each costs less than a rebuild */
+	if (m * 8 < n || VT_ALLOC_GROW(f->tmp, n + m, f->cap_tmp) ||
+	    VT_ALLOC_GROW(f->stack, n + m, f->cap_stack) || reserve(f, n + m + 1)) {
+		for (i = 0; i < m && !err; i++)
+			err = vt_va_free_add(f, f->stage[i].start, f->stage[i].end);
+		return err;
+	}
+	f->steps += n + m;
+	s = sort_ranges(f->stage, m, f->tmp + n);
+	flat = f->tmp;
+	flatten(f, f->root, flat);
+	/* merge_or_add_vmap_area() of each: touching ranges join */
+	while (i < n || j < m) {
+		struct vt_va_span r = j == m || (i < n && flat[i].start < s[j].start) ?
+				       flat[i++] : s[j++];
+
+		if (k && cur.end == r.start) {
+			cur.end = r.end;
+			continue;
+		}
+		if (k)
+			N(f, k) = (struct vt_va_node){ .start = cur.start, .end = cur.end,
+						       .prio = next_prio(f) };
+		cur = r;
+		k++;
+	}
+	N(f, k) = (struct vt_va_node){ .start = cur.start, .end = cur.end,
+				       .prio = next_prio(f) };
+	f->nr = k;
+	build(f);
+	return 0;
 }
 
 /*
