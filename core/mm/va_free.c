@@ -437,42 +437,49 @@ static size_t flatten(const struct vt_va_free *f, uint32_t t, struct vt_va_span 
 }
 
 /*
- * @a sorted by start, by merges of its ascending runs, pass by pass
- * through @tmp, as large: the sorted array, @a or @tmp.
+ * @a sorted by start through @tmp, as large: the sorted array, @a or
+ * @tmp.  A least-significant-digit radix sort of the starts less the
+ * lowest, 11 bits a pass from the lowest bit any of them sets (a page
+ * granule's 12 low bits are all clear): two or three passes over a
+ * purge's areas, where merges of its ascending runs took ten or more (the
+ * areas come far from address order: the holes below the top being
+ * filled between the areas at the top).
  */
+#define VA_RADIX 11
 static struct vt_va_span *sort_ranges(struct vt_va_span *a, size_t n,
 				      struct vt_va_span *tmp)
 {
-	size_t i;
+	uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
+	unsigned int shift;
 
-	for (;;) {
+	for (size_t i = 0; i < n; i++) {
+		lo = a[i].start < lo ? a[i].start : lo;
+		hi = a[i].start > hi ? a[i].start : hi;
+	}
+	for (size_t i = 0; i < n; i++)
+		bits |= a[i].start - lo;
+	if (!bits)
+		return a;	/* one range (starts are distinct) */
+	for (shift = (unsigned int)__builtin_ctzll(bits); shift < 64 && (hi - lo) >> shift;
+	     shift += VA_RADIX) {
+		uint32_t count[1u << VA_RADIX] = { 0 }, sum = 0;
 		struct vt_va_span *x;
-		size_t merges = 0;
 
-		i = 0;
-		while (i < n) {
-			size_t j = i + 1, k, m, o = i;
+		for (size_t i = 0; i < n; i++)
+			count[((a[i].start - lo) >> shift) & ((1u << VA_RADIX) - 1)]++;
+		for (uint32_t b = 0; b < (1u << VA_RADIX); b++) {
+			uint32_t c = count[b];
 
-			while (j < n && a[j - 1].start < a[j].start)
-				j++;
-			if (!i && j == n)
-				return a;	/* one run */
-			k = j < n ? j + 1 : j;
-			while (k < n && a[k - 1].start < a[k].start)
-				k++;
-			/* a[i..j) and a[j..k) into tmp[i..k) */
-			for (m = j; i < j || m < k;)
-				tmp[o++] = m == k || (i < j && a[i].start < a[m].start) ?
-					   a[i++] : a[m++];
-			i = k;
-			merges++;
+			count[b] = sum;
+			sum += c;
 		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[((a[i].start - lo) >> shift) & ((1u << VA_RADIX) - 1)]++] = a[i];
 		x = a;
 		a = tmp;
 		tmp = x;
-		if (merges == 1)
-			return a;
 	}
+	return a;
 }
 
 /* Room for nodes 0 .. @nodes - 1 in both arrays. */
@@ -750,21 +757,69 @@ static int lowest_long(struct vt_va_free *f, uint64_t size, uint64_t vstart,
 	return -1;
 }
 
+/*
+ * On from range path[d] (which does not fit, nor any range before it) in
+ * address order, as lowest() goes on from there: into its right subtree
+ * if that may fit (then left whenever the left subtree may fit), else up
+ * to the first ancestor that follows it; each range so reached is the
+ * next that may fit.  The path[] stays the path to the current range, so
+ * the fit comes with its path: its depth, -1 if none, -2 if the path
+ * would pass VA_PATH.
+ */
+static int lowest_after(struct vt_va_free *f, uint32_t *path, int d,
+			uint64_t size, uint64_t align, uint64_t vstart,
+			uint64_t vend, int k, uint64_t *out)
+{
+	uint32_t t = path[d];
+
+	for (;;) {
+		const struct vt_va_node *x = &N(f, t);
+		uint32_t r = x->r;
+
+		if (r && may_fit(f, r, size, k)) {
+			for (t = r;; t = N(f, t).l) {
+				if (++d == VA_PATH)
+					return -2;
+				f->steps++;
+				path[d] = t;
+				if (!N(f, t).l || !may_fit(f, N(f, t).l, size, k))
+					break;
+			}
+		} else {
+			uint64_t s = x->start;
+
+			do {
+				if (--d < 0)
+					return -1;
+			} while (N(f, path[d]).start < s);
+			t = path[d];
+		}
+		x = &N(f, t);
+		if (x->start >= vend)
+			return -1;
+		if (x->end - x->start >= size &&
+		    fits(x, size, align, vstart, vend, out))
+			return d;
+	}
+}
+
 int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 			   uint64_t vstart, uint64_t vend, uint64_t *out)
 {
-	int k = align_class(align), kk, d;
+	int k = align_class(align), kk, d = -1;
 	uint64_t a = 0, steps = f->steps;
 	uint32_t path[VA_PATH], t = 0;
-	bool whole;
+	bool whole = false;
 
+	kk = k >= 0 && (f->aclasses & (1u << k)) ? k : -1;	/* kept? */
 	/*
 	 * Every range that fits is @size long or more and ends past @vstart,
 	 * so if the lowest such range fits, it is the lowest fit, found in
 	 * about three paths: the usual case (a page-aligned request, the
-	 * window's lowest long range).
-	 * Else the full search below, which finds the same range when it
-	 * fits.
+	 * window's lowest long range).  Else the search goes on from there
+	 * (lowest_after()), and only a path past VA_PATH or no long range
+	 * at all runs the full search (lowest(), or lowest_rec() without a
+	 * path).  Each finds the same range: the lowest that fits.
 	 */
 	if (size) {
 		d = lowest_long(f, size, vstart, path);
@@ -772,11 +827,16 @@ int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 			*out = a;
 			return take(f, path, d, a, size);
 		}
+		if (d >= 0) {
+			d = lowest_after(f, path, d, size, align, vstart, vend, kk, &a);
+			whole = d >= -1;
+		}
 	}
-	kk = k >= 0 && (f->aclasses & (1u << k)) ? k : -1;	/* kept? */
-	whole = lowest(f, size, align, vstart, vend, kk, path, &d, &a);
-	if (!whole)
-		t = lowest_rec(f, f->root, size, align, vstart, vend, kk, &a);
+	if (!whole) {
+		whole = lowest(f, size, align, vstart, vend, kk, path, &d, &a);
+		if (!whole)
+			t = lowest_rec(f, f->root, size, align, vstart, vend, kk, &a);
+	}
 	/*
 	 * An aligned search that visited far more nodes than the tree is
 	 * deep (over 256 + 8 log2(ranges): misaligned ranges long enough
