@@ -573,12 +573,76 @@ int vt_va_free_add_staged(struct vt_va_free *f)
 }
 
 /*
+ * va_clip()'s NE_FIT_TYPE: [start, end), the right part of range
+ * path[d] whose end was just cut to its left part, as a node of its own
+ * (as the kernel inserts it starting from the node it comes from): a leaf
+ * at the place of the range's successor (the leftmost node of its right
+ * subtree), rotated up while its priority outranks its parent's (a
+ * treap's insertion from below, about two rotations), then the largest
+ * lengths again from there: unconditionally up to the range (whose own
+ * length changed), then up to the first unchanged node.  A path that
+ * would pass VA_PATH: the range's change propagated and the part inserted
+ * from the root.  -ENOMEM.
+ */
+static int insert_after(struct vt_va_free *f, uint32_t *path, int d,
+			uint64_t start, uint64_t end)
+{
+	int dd = d, dy;
+	uint32_t y, c;
+
+	for (c = N(f, path[d]).r; c || d + 1 >= VA_PATH; c = N(f, c).l) {
+		if (dd + 2 >= VA_PATH) {
+			propagate(f, path, d);
+			return insert(f, start, end);
+		}
+		path[++dd] = c;
+	}
+	y = node_new(f, start, end);	/* (f->n may move) */
+	if (!y) {
+		propagate(f, path, d);
+		return -ENOMEM;
+	}
+	f->nr++;
+	f->steps += (uint64_t)(dd - d) + 1;
+	if (dd == d)
+		N(f, path[dd]).r = y;
+	else
+		N(f, path[dd]).l = y;
+	for (dy = dd + 1; dy > 0 && N(f, path[dy - 1]).prio < N(f, y).prio; dy--) {
+		uint32_t p = path[dy - 1];
+
+		if (N(f, p).l == y) {
+			N(f, p).l = N(f, y).r;
+			N(f, y).r = p;
+		} else {
+			N(f, p).r = N(f, y).l;
+			N(f, y).l = p;
+		}
+		if (dy < 2)
+			f->root = y;
+		else if (N(f, path[dy - 2]).l == p)
+			N(f, path[dy - 2]).l = y;
+		else
+			N(f, path[dy - 2]).r = y;
+		update(f, p);	/* its children are final */
+		f->steps++;
+	}
+	path[dy] = y;
+	update(f, y);
+	/* the range itself, if still above: every node from y up to it */
+	for (dd = dy - 1; dd >= d; dd--)
+		update(f, path[dd]);
+	propagate(f, path, (d < dy ? d : dy) - 1);
+	return 0;
+}
+
+/*
  * va_clip(): [a, a + size) out of range path[d], which holds it: the
  * whole range, its left edge, its right edge (the node shrinks in place)
  * or its middle (the node keeps the left part, one new range the right
  * one).
  */
-static int take(struct vt_va_free *f, const uint32_t *path, int d,
+static int take(struct vt_va_free *f, uint32_t *path, int d,
 		uint64_t a, uint64_t size)
 {
 	struct vt_va_node *x = &N(f, path[d]);
@@ -594,8 +658,11 @@ static int take(struct vt_va_free *f, const uint32_t *path, int d,
 		return 0;
 	}
 	x->end = a;
-	propagate(f, path, d);
-	return a + size != e ? insert(f, a + size, e) : 0;
+	if (a + size == e) {
+		propagate(f, path, d);
+		return 0;
+	}
+	return insert_after(f, path, d, a + size, e);
 }
 
 /* take() for a node whose path is not known: by erase_key() and insert() */
