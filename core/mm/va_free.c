@@ -218,9 +218,9 @@ static uint32_t next_prio(struct vt_va_free *f)
 	return f->seed;
 }
 
-/* A node for [start, end), from the spare list or the array; 0 if there
- * is no memory for one. */
-static uint32_t node_new(struct vt_va_free *f, uint64_t start, uint64_t end)
+/* A node for [start, end), from the spare list or the array, its
+ * augmentation not yet computed; 0 if there is no memory for one. */
+static uint32_t node_alloc(struct vt_va_free *f, uint64_t start, uint64_t end)
 {
 	uint32_t t;
 
@@ -247,7 +247,16 @@ static uint32_t node_new(struct vt_va_free *f, uint64_t start, uint64_t end)
 	N(f, t) = (struct vt_va_node){ .start = start, .end = end, .prio = next_prio(f) };
 	if (f->amax)
 		memset(f->amax[t], 0, sizeof(f->amax[t]));
-	update(f, t);
+	return t;
+}
+
+/* node_alloc() with its augmentation: a leaf's */
+static uint32_t node_new(struct vt_va_free *f, uint64_t start, uint64_t end)
+{
+	uint32_t t = node_alloc(f, start, end);
+
+	if (t)
+		update(f, t);
 	return t;
 }
 
@@ -597,7 +606,7 @@ static int insert_after(struct vt_va_free *f, uint32_t *path, int d,
 		}
 		path[++dd] = c;
 	}
-	y = node_new(f, start, end);	/* (f->n may move) */
+	y = node_alloc(f, start, end);	/* (f->n may move); update() below */
 	if (!y) {
 		propagate(f, path, d);
 		return -ENOMEM;
