@@ -260,6 +260,20 @@ static uint32_t node_new(struct vt_va_free *f, uint64_t start, uint64_t end)
 	return t;
 }
 
+/* @t's augmentation raised to cover @y's: a subtree that gains @y's
+ * ranges and loses none */
+static void raise(struct vt_va_free *f, uint32_t t, uint32_t y)
+{
+	if (N(f, t).max < N(f, y).max)
+		N(f, t).max = N(f, y).max;
+	for (uint32_t k = f->aclasses; k; k &= k - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(k);
+
+		if (f->amax[t][i] < f->amax[y][i])
+			f->amax[t][i] = f->amax[y][i];
+	}
+}
+
 /*
  * Treap insertion: down from the root while the nodes outrank the new
  * one, raising their augmentation to cover it (an insertion only adds to
@@ -276,14 +290,7 @@ static int insert(struct vt_va_free *f, uint64_t start, uint64_t end)
 		struct vt_va_node *x = &N(f, c);
 
 		f->steps++;
-		if (x->max < N(f, t).max)
-			x->max = N(f, t).max;
-		for (uint32_t k = f->aclasses; k; k &= k - 1) {
-			unsigned int i = (unsigned int)__builtin_ctz(k);
-
-			if (f->amax[c][i] < f->amax[t][i])
-				f->amax[c][i] = f->amax[t][i];
-		}
+		raise(f, c, t);
 		link = x->start < start ? &x->r : &x->l;
 	}
 	split(f, c, start, &N(f, t).l, &N(f, t).r);
@@ -638,9 +645,12 @@ static int insert_after(struct vt_va_free *f, uint32_t *path, int d,
 	}
 	path[dy] = y;
 	update(f, y);
-	/* the range itself, if still above: every node from y up to it */
-	for (dd = dy - 1; dd >= d; dd--)
-		update(f, path[dd]);
+	/* the range itself, if still above y: the nodes between only gain
+	 * y's subtree (raised to it), the range is recomputed */
+	for (dd = dy - 1; dd > d; dd--)
+		raise(f, path[dd], y);
+	if (d < dy)
+		update(f, path[d]);
 	propagate(f, path, (d < dy ? d : dy) - 1);
 	return 0;
 }
