@@ -454,20 +454,34 @@ static size_t flatten(const struct vt_va_free *f, uint32_t t, struct vt_va_span 
 
 /*
  * @a sorted by start through @tmp, as large: the sorted array, @a or
- * @tmp.  A least-significant-digit radix sort of the starts less the
- * lowest, 11 bits a pass from the lowest bit any of them sets (a page
- * granule's 12 low bits are all clear): two or three passes over a
- * purge's areas, where merges of its ascending runs took ten or more (the
- * areas come far from address order: the holes below the top being
- * filled between the areas at the top).
+ * @tmp.  A few: by insertion.  More: a least-significant-digit radix sort
+ * of the starts less the lowest, from the lowest bit any of them sets (a
+ * page granule's 12 low bits are all clear), digits of about log2(n) bits
+ * up to 11 (the counts cost what the areas do): two or three passes over
+ * a purge's thousands of areas, where merges of its ascending runs took
+ * ten or more (the areas come far from address order: the holes below the
+ * top being filled between the areas at the top).
  */
 #define VA_RADIX 11
 static struct vt_va_span *sort_ranges(struct vt_va_span *a, size_t n,
 				      struct vt_va_span *tmp)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
-	unsigned int shift;
+	unsigned int shift, w;
 
+	if (n <= 32) {
+		for (size_t i = 1; i < n; i++) {
+			struct vt_va_span x = a[i];
+			size_t j = i;
+
+			for (; j && a[j - 1].start > x.start; j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return a;
+	}
+	w = 64 - (unsigned int)__builtin_clzll(n);
+	w = w > VA_RADIX ? VA_RADIX : w;
 	for (size_t i = 0; i < n; i++) {
 		lo = a[i].start < lo ? a[i].start : lo;
 		hi = a[i].start > hi ? a[i].start : hi;
@@ -477,20 +491,20 @@ static struct vt_va_span *sort_ranges(struct vt_va_span *a, size_t n,
 	if (!bits)
 		return a;	/* one range (starts are distinct) */
 	for (shift = (unsigned int)__builtin_ctzll(bits); shift < 64 && (hi - lo) >> shift;
-	     shift += VA_RADIX) {
-		uint32_t count[1u << VA_RADIX] = { 0 }, sum = 0;
+	     shift += w) {
+		uint32_t count[1u << VA_RADIX] = { 0 }, sum = 0, mask = (1u << w) - 1;
 		struct vt_va_span *x;
 
 		for (size_t i = 0; i < n; i++)
-			count[((a[i].start - lo) >> shift) & ((1u << VA_RADIX) - 1)]++;
-		for (uint32_t b = 0; b < (1u << VA_RADIX); b++) {
+			count[((a[i].start - lo) >> shift) & mask]++;
+		for (uint32_t b = 0; b <= mask; b++) {
 			uint32_t c = count[b];
 
 			count[b] = sum;
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			tmp[count[((a[i].start - lo) >> shift) & ((1u << VA_RADIX) - 1)]++] = a[i];
+			tmp[count[((a[i].start - lo) >> shift) & mask]++] = a[i];
 		x = a;
 		a = tmp;
 		tmp = x;
@@ -555,8 +569,9 @@ int vt_va_free_add_staged(struct vt_va_free *f)
 	f->nstage = 0;
 	if (!m)
 		return 0;
-	/* few against the tree: a merge each costs less than a rebuild */
-	if (m * 8 < n || VT_ALLOC_GROW(f->tmp, n + m, f->cap_tmp) ||
+	/* few, or few against the tree: a merge each costs less than a
+	 * rebuild */
+	if (m < 8 || m * 8 < n || VT_ALLOC_GROW(f->tmp, n + m, f->cap_tmp) ||
 	    VT_ALLOC_GROW(f->stack, n + m, f->cap_stack) || reserve(f, n + m + 1)) {
 		for (i = 0; i < m && !err; i++)
 			err = vt_va_free_add(f, f->stage[i].start, f->stage[i].end);
