@@ -234,9 +234,8 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
  */
 static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 {
-	/* (a few areas: merged one by one, vt_va_free_add_staged() would) */
-	int (*back)(struct vt_va_free *, uint64_t, uint64_t) =
-		e->nr_lazy < 8 ? vt_va_free_add : vt_va_free_stage;
+	/* (a few areas: merged one by one, as vt_va_free_add_staged() would) */
+	bool few = e->nr_lazy < 8;
 	uint64_t start = 0, end = 0;
 	int err = 0;
 
@@ -250,14 +249,16 @@ static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 			start = r->start;
 		} else {
 			if (i)
-				err = back(&e->free, start, end);
+				err = few ? vt_va_free_add(&e->free, start, end) :
+					    vt_va_free_stage(&e->free, start, end);
 			start = r->start;
 			end = r->end;
 		}
 	}
 	if (e->nr_lazy && !err)
-		err = back(&e->free, start, end);
-	if (!err && back == vt_va_free_stage)
+		err = few ? vt_va_free_add(&e->free, start, end) :
+			    vt_va_free_stage(&e->free, start, end);
+	if (!err && !few)
 		err = vt_va_free_add_staged(&e->free);
 	e->nr_lazy = 0;
 	return err;
