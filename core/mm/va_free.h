@@ -13,6 +13,7 @@
 #ifndef VT_MM_VA_FREE_H
 #define VT_MM_VA_FREE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Alignments 2^13 .. 2^30 (8 KiB, the smallest a page-aligned range does
@@ -29,6 +30,10 @@ struct vt_va_node {
 	uint32_t prio;
 };
 
+struct vt_va_span {
+	uint64_t start, end;
+};
+
 struct vt_va_free {
 	struct vt_va_node *n;	/* n[0] unused: index 0 is "none" */
 	uint32_t root, spare;	/* spare: freed nodes, linked through .l */
@@ -42,6 +47,10 @@ struct vt_va_free {
 	 * class is first kept (a search of it ran long), NULL before */
 	uint32_t (*amax)[VT_VA_ALIGN_CLASSES];
 	uint32_t aclasses;
+	/* vt_va_free_stage()'s ranges, and the rebuild's scratch */
+	struct vt_va_span *stage, *tmp;
+	uint32_t *stack;
+	size_t nstage, cap_stage, cap_tmp, cap_stack;
 };
 
 void vt_va_free_init(struct vt_va_free *f);
@@ -49,6 +58,15 @@ void vt_va_free_release(struct vt_va_free *f);
 /* merge_or_add_vmap_area(): [start, end) back, merged with its neighbours;
  * -ENOMEM */
 int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end);
+/*
+ * Many ranges back at once, as a purge gives them (purge_vmap_node()):
+ * each staged, then all added by vt_va_free_add_staged(), the same free
+ * ranges as one vt_va_free_add() each.  Many against the tree's ranges:
+ * one merge of the sorted ranges with the tree's, and the tree rebuilt
+ * from the result in one pass; few: one vt_va_free_add() each.  -ENOMEM.
+ */
+int vt_va_free_stage(struct vt_va_free *f, uint64_t start, uint64_t end);
+int vt_va_free_add_staged(struct vt_va_free *f);
 /*
  * The lowest @align-aligned @size bytes inside [vstart, vend) and a free
  * range, taken out of it: its address in *@out; -ENOSPC if none.  The

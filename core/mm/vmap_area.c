@@ -227,10 +227,15 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
  * another in the lazy list and touch (an area and the one allocated right
  * after it, the usual case) go back as one range: the free tree comes out
  * the same as with one merge_or_add_vmap_area() each, which would merge
- * them anyway, for one tree update instead of one per area.
+ * them anyway, for one tree update instead of one per area.  The ranges
+ * go back at once (vt_va_free_stage()): many are merged with the free
+ * tree's ranges in one pass and the tree rebuilt, as the kernel's purge
+ * of a whole lazy list does many merges in a row.
  */
 static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 {
+	/* (a few areas: merged one by one, as vt_va_free_add_staged() would) */
+	bool few = e->nr_lazy < 8;
 	uint64_t start = 0, end = 0;
 	int err = 0;
 
@@ -244,13 +249,17 @@ static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 			start = r->start;
 		} else {
 			if (i)
-				err = vt_merge_or_add_vmap_area(e, start, end);
+				err = few ? vt_va_free_add(&e->free, start, end) :
+					    vt_va_free_stage(&e->free, start, end);
 			start = r->start;
 			end = r->end;
 		}
 	}
 	if (e->nr_lazy && !err)
-		err = vt_merge_or_add_vmap_area(e, start, end);
+		err = few ? vt_va_free_add(&e->free, start, end) :
+			    vt_va_free_stage(&e->free, start, end);
+	if (!err && !few)
+		err = vt_va_free_add_staged(&e->free);
 	e->nr_lazy = 0;
 	return err;
 }

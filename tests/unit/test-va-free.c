@@ -169,6 +169,23 @@ static void same(const struct vt_va_free *f)
 static struct range live[1 << 16];
 static uint64_t nlive;
 
+/*
+ * Up to @n live areas back at once, as a purge gives them (staged in a
+ * random order, then added together): by a merge each when few against
+ * the tree, else by the rebuild; the same free ranges either way.
+ */
+static void give_back_many(struct vt_va_free *f, uint64_t n)
+{
+	for (; n && nlive; n--) {
+		uint64_t i = rnd() % nlive;
+
+		TEST_ASSERT_EQ("stage", vt_va_free_stage(f, live[i].start, live[i].end), 0);
+		ref_add(live[i].start, live[i].end);
+		live[i] = live[--nlive];
+	}
+	TEST_ASSERT_EQ("add staged", vt_va_free_add_staged(f), 0);
+}
+
 static void test_random(uint64_t seed)
 {
 	/* a 4K vmalloc-like window and a module-like one below it */
@@ -218,6 +235,8 @@ static void test_random(uint64_t seed)
 			TEST_ASSERT_EQ("take_at", x, y);
 			if (!x && !y)
 				live[nlive++] = (struct range){ a, a + size };
+		} else if (nlive && chance(8)) {
+			give_back_many(&f, rr(1, chance(50) ? 8 : 2000));
 		} else if (nlive) {
 			uint64_t i = rnd() % nlive;
 
@@ -285,6 +304,8 @@ static void test_classes(uint64_t seed)
 			TEST_ASSERT_EQ("take_at", x, y);
 			if (!x && !y)
 				live[nlive++] = (struct range){ at, at + size };
+		} else if (nlive && chance(8)) {
+			give_back_many(&f, rr(1, 500));
 		} else if (nlive) {
 			uint64_t i = rnd() % nlive;
 
@@ -296,6 +317,49 @@ static void test_classes(uint64_t seed)
 	}
 	TEST_ASSERT_VAL("the 1 MiB class is kept",
 			f.aclasses & (1u << (20 - VT_VA_ALIGN_SHIFT0)));
+	vt_va_free_release(&f);
+}
+
+/*
+ * A purge's many areas back at once (vt_va_free_stage(), then
+ * vt_va_free_add_staged(): the rebuild when they are many against the
+ * tree, a merge each when few): thousands of live areas of random sizes
+ * and alignments, given back in batches of every size in a random order,
+ * then the space filled again, each fit and the free ranges after every
+ * batch checked against the reference.
+ */
+static void test_batches(uint64_t seed)
+{
+	const uint64_t base = 0xffff800000000000ull, page = 4096,
+		       top = base + (1ull << 34);
+	struct vt_va_free f;
+
+	rnd_s = seed;
+	vt_va_free_init(&f);
+	nref = nlive = 0;
+	TEST_ASSERT_EQ("add", vt_va_free_add(&f, base, top), 0);
+	ref_add(base, top);
+	for (int round = 0; round < 40 && !test_failures; round++) {
+		uint64_t fill = rr(1, 6000);
+
+		for (uint64_t i = 0; i < fill && nlive < (1 << 15); i++) {
+			uint64_t size = rr(1, 8) * page, a = 0, b = 0;
+			uint64_t align = page << (chance(70) ? 0 : rr(0, 9));
+			int x = vt_va_free_take_lowest(&f, size, align, base, top, &a);
+			int y = ref_lowest(size, align, base, top, &b);
+
+			TEST_ASSERT_EQ("take_lowest", x, y);
+			TEST_ASSERT_EQ("lowest address", a, b);
+			if (!x && !y)
+				live[nlive++] = (struct range){ a, a + size };
+		}
+		same(&f);
+		give_back_many(&f, chance(20) ? nlive : rr(1, nlive | 1));
+		same(&f);
+	}
+	give_back_many(&f, nlive);
+	same(&f);
+	TEST_ASSERT_EQ("all back: one range", f.nr, 1);
 	vt_va_free_release(&f);
 }
 
@@ -334,6 +398,8 @@ int main(void)
 		test_random(seed);
 	for (uint64_t seed = 1; seed <= 2 && !test_failures; seed++)
 		test_classes(seed);
+	for (uint64_t seed = 1; seed <= 3 && !test_failures; seed++)
+		test_batches(seed);
 	test_holes();
 	return test_result("va-free");
 }
