@@ -186,6 +186,16 @@ static void give_back_many(struct vt_va_free *f, uint64_t n)
 	TEST_ASSERT_EQ("add staged", vt_va_free_add_staged(f), 0);
 }
 
+/* An empty tree and reference holding [@base, @top), the generator at @seed. */
+static void start(struct vt_va_free *f, uint64_t seed, uint64_t base, uint64_t top)
+{
+	rnd_s = seed;
+	vt_va_free_init(f);
+	nref = nlive = 0;
+	TEST_ASSERT_EQ("add", vt_va_free_add(f, base, top), 0);
+	ref_add(base, top);
+}
+
 static void test_random(uint64_t seed)
 {
 	/* a 4K vmalloc-like window and a module-like one below it */
@@ -193,11 +203,7 @@ static void test_random(uint64_t seed)
 		       top = 0xffff800100000000ull, page = 4096;
 	struct vt_va_free f;
 
-	rnd_s = seed;
-	vt_va_free_init(&f);
-	nref = nlive = 0;
-	TEST_ASSERT_EQ("add", vt_va_free_add(&f, base, top), 0);
-	ref_add(base, top);
+	start(&f, seed, base, top);
 	for (int step = 0; step < 20000 && !test_failures; step++) {
 		unsigned int what = rnd() % 100;
 
@@ -263,11 +269,7 @@ static void test_classes(uint64_t seed)
 	struct vt_va_free f;
 	uint64_t a, b;
 
-	rnd_s = seed;
-	vt_va_free_init(&f);
-	nref = nlive = 0;
-	TEST_ASSERT_EQ("add", vt_va_free_add(&f, base, top), 0);
-	ref_add(base, top);
+	start(&f, seed, base, top);
 	TEST_ASSERT_EQ("first page", vt_va_free_take_at(&f, base, page), 0);
 	ref_take_at(base, page);
 	for (int i = 0; i < 4000; i++) {
@@ -334,11 +336,7 @@ static void test_batches(uint64_t seed)
 		       top = base + (1ull << 34);
 	struct vt_va_free f;
 
-	rnd_s = seed;
-	vt_va_free_init(&f);
-	nref = nlive = 0;
-	TEST_ASSERT_EQ("add", vt_va_free_add(&f, base, top), 0);
-	ref_add(base, top);
+	start(&f, seed, base, top);
 	for (int round = 0; round < 40 && !test_failures; round++) {
 		uint64_t fill = rr(1, 6000);
 
