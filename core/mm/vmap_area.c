@@ -221,6 +221,14 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
  * An automatic purge (lazy_max_pages exceeded, or an allocation failure)
  * is counted apart from the event that triggered it.
  */
+/* One range of the purge back to the free tree: merged at once
+ * (merge_or_add_vmap_area()), or staged with the others when @few is not set. */
+static int purge_range(struct vt_engine *e, bool few, uint64_t start, uint64_t end)
+{
+	return few ? vt_merge_or_add_vmap_area(e, start, end) :
+		     vt_va_free_stage(&e->free, start, end);
+}
+
 /*
  * purge_vmap_node(): the purged areas go back to the free tree (one vmap
  * node modelled); their pages are added to *pages.  Areas that follow one
@@ -249,15 +257,13 @@ static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 			start = r->start;
 		} else {
 			if (i)
-				err = few ? vt_va_free_add(&e->free, start, end) :
-					    vt_va_free_stage(&e->free, start, end);
+				err = purge_range(e, few, start, end);
 			start = r->start;
 			end = r->end;
 		}
 	}
 	if (e->nr_lazy && !err)
-		err = few ? vt_va_free_add(&e->free, start, end) :
-			    vt_va_free_stage(&e->free, start, end);
+		err = purge_range(e, few, start, end);
 	if (!err && !few)
 		err = vt_va_free_add_staged(&e->free);
 	e->nr_lazy = 0;
