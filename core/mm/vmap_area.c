@@ -213,14 +213,6 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
 
 /* ---- lazy freeing and purge ---------------------------------------------- */
 
-/*
- * __purge_vmap_area_lazy(): one flush_tlb_kernel_range() over the merged
- * span of every lazily freed area (gaps included) and [start, end); the
- * areas go back to the free tree.  Returns true if anything was purged;
- * _vm_unmap_aliases() flushes [start, end) alone when nothing was lazy.
- * An automatic purge (lazy_max_pages exceeded, or an allocation failure)
- * is counted apart from the event that triggered it.
- */
 /* One range of the purge back to the free tree: merged at once
  * (merge_or_add_vmap_area()), or staged with the others when @few is not set. */
 static int purge_range(struct vt_engine *e, bool few, uint64_t start, uint64_t end)
@@ -229,6 +221,14 @@ static int purge_range(struct vt_engine *e, bool few, uint64_t start, uint64_t e
 		     vt_va_free_stage(&e->free, start, end);
 }
 
+/*
+ * __purge_vmap_area_lazy(): one flush_tlb_kernel_range() over the merged
+ * span of every lazily freed area (gaps included) and [start, end); the
+ * areas go back to the free tree.  Returns true if anything was purged;
+ * _vm_unmap_aliases() flushes [start, end) alone when nothing was lazy.
+ * An automatic purge (lazy_max_pages exceeded, or an allocation failure)
+ * is counted apart from the event that triggered it.
+ */
 /*
  * purge_vmap_node(): the purged areas go back to the free tree (one vmap
  * node modelled); their pages are added to *pages.  Areas that follow one
