@@ -22,6 +22,7 @@
 #ifndef VT_STATS_H
 #define VT_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -104,21 +105,44 @@ enum vt_metric_better { VT_MB_FEWER, VT_MB_NEUTRAL };
 enum vt_metric { VT_METRICS(VT_M_ENUM) VT_M__NR };
 #undef VT_M_ENUM
 
+#define VT_STATS_WORDS ((VT_M__NR + 63) / 64)
+
 /*
  * One counter per metric; plain array so that sums and deltas are loops.
  * overrun_pages is no metric of the report: the pages that the batches
  * counted in batch_overrun map to a physical page other than the array's
  * (the kernel maps pfn, pfn+1, ... of the batch's first page), known
  * without --verify, so that compare can say a speed-up is not valid.
+ *
+ * touched: bit i set when m[i] may be nonzero.  The engine counts an
+ * event into stats of its own through vt_stats_at() (EST(), WST()), which
+ * sets the bit, so the replay's accounting visits, prices and clears only
+ * the metrics the event moved (core/replay.c stats_fold(),
+ * core/cost/estimate.c vt_cost_fill_memo()): about a dozen of the 70 for a
+ * small vmalloc.  A bit over a zero counter is allowed, a zero bit over a
+ * nonzero counter never (vt_stats_touched_ok()).  Sums keep it too.
  */
 struct vt_stats {
 	uint64_t m[VT_M__NR];
 	uint64_t overrun_pages;
+	uint64_t touched[VT_STATS_WORDS];
 };
 
-extern const char *const vt_metric_names[VT_M__NR];
-extern const enum vt_metric_kind vt_metric_kinds[VT_M__NR];
-extern const enum vt_metric_better vt_metric_better[VT_M__NR];
+/* &s->m[i], its touched bit set: every per-event count goes through here */
+static inline uint64_t *vt_stats_at(struct vt_stats *s, enum vt_metric i)
+{
+	s->touched[i / 64] |= 1ull << (i % 64);
+	return &s->m[i];
+}
+
+/* Whether every metric whose touched bit is clear is zero. */
+static inline bool vt_stats_touched_ok(const struct vt_stats *s)
+{
+	for (int i = 0; i < VT_M__NR; i++)
+		if (s->m[i] && !(s->touched[i / 64] & (1ull << (i % 64))))
+			return false;
+	return true;
+}
 
 static inline void vt_stats_clear(struct vt_stats *s)
 {
@@ -130,6 +154,8 @@ static inline void vt_stats_add(struct vt_stats *dst, const struct vt_stats *src
 	for (int i = 0; i < VT_M__NR; i++)
 		dst->m[i] += src->m[i];
 	dst->overrun_pages += src->overrun_pages;
+	for (int w = 0; w < VT_STATS_WORDS; w++)
+		dst->touched[w] |= src->touched[w];
 }
 
 /* dst = a - b, for per-event deltas of monotonic counters. */
@@ -139,7 +165,13 @@ static inline void vt_stats_sub(struct vt_stats *dst, const struct vt_stats *a,
 	for (int i = 0; i < VT_M__NR; i++)
 		dst->m[i] = a->m[i] - b->m[i];
 	dst->overrun_pages = a->overrun_pages - b->overrun_pages;
+	for (int w = 0; w < VT_STATS_WORDS; w++)
+		dst->touched[w] = a->touched[w] | b->touched[w];
 }
+
+extern const char *const vt_metric_names[VT_M__NR];
+extern const enum vt_metric_kind vt_metric_kinds[VT_M__NR];
+extern const enum vt_metric_better vt_metric_better[VT_M__NR];
 
 /* Returns the metric index for @name, or -1. */
 int vt_metric_find(const char *name);

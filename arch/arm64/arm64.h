@@ -345,9 +345,9 @@ static inline bool arm64_run_ok(const struct arm64_geom *g, uint64_t desc0,
 /* emit_pte_barriers(): dsb ishst; isb (inline: the walkers' every table) */
 static inline void arm64_emit_pte_barriers(struct arm64_mm *mm)
 {
-	mm->st->c[ARM64_C_dsb]++;
-	mm->st->c[ARM64_C_dsb_ishst]++;
-	mm->st->c[ARM64_C_isb]++;
+	ARM64_COUNT(mm->st, dsb)++;
+	ARM64_COUNT(mm->st, dsb_ishst)++;
+	ARM64_COUNT(mm->st, isb)++;
 }
 /* queue_pte_barriers(): deferred while the lazy MMU mode is active (v6.16+) */
 static inline void arm64_queue_pte_barriers(struct arm64_mm *mm)
@@ -491,16 +491,14 @@ static inline void arm64_tlb_add(struct arm64_mm *mm, int64_t units)
 /* n set_pte_at() of valid kernel entries (arm64_set_ptes()) */
 static inline void arm64_count_set_ptes(struct arm64_mm *mm, uint64_t n)
 {
-	uint64_t *c = mm->st->c;
-
-	c[ARM64_C_pte_writes] += n;
-	c[ARM64_C_set_pte_at_calls] += n;
+	ARM64_COUNT(mm->st, pte_writes) += n;
+	ARM64_COUNT(mm->st, set_pte_at_calls) += n;
 	arm64_tlb_add(mm, (int64_t)(n * mm->g.cont_ptes));
 	if (n) {
 		if (mm->o.eager_barriers) {
-			c[ARM64_C_dsb] += n;
-			c[ARM64_C_dsb_ishst] += n;
-			c[ARM64_C_isb] += n;
+			ARM64_COUNT(mm->st, dsb) += n;
+			ARM64_COUNT(mm->st, dsb_ishst) += n;
+			ARM64_COUNT(mm->st, isb) += n;
 		} else {
 			mm->lazy_pending = true;
 		}

@@ -25,7 +25,7 @@
 
 #include "arch/arm64/linear-map.h"
 
-#define ST(mm, x) ((mm)->st->c[ARM64_C_##x])
+#define ST(mm, x) ARM64_COUNT((mm)->st, x)
 
 struct lm {
 	struct arm64_mm *mm;

@@ -17,7 +17,7 @@
 
 #include "arch/arm64/arm64.h"
 
-#define ST(mm, x) ((mm)->st->c[ARM64_C_##x])
+#define ST(mm, x) ARM64_COUNT((mm)->st, x)
 
 uint64_t arm64_prot_bits(const struct arm64_geom *g, enum arm64_pgprot prot)
 {
@@ -397,7 +397,7 @@ void arm64_set_entry(struct arm64_mm *mm, int d, uint64_t *p, uint64_t v)
 {
 	enum arm64_lname n = mm->g.name[d];
 
-	mm->st->c[v ? write_ctr[n] : clear_ctr[n]]++;
+	(*arm64_ctr(mm->st, v ? write_ctr[n] : clear_ctr[n]))++;
 	if (d == 0) {
 		arm64_set_swapper_pgd(mm, p, v);
 		return;

@@ -310,7 +310,7 @@ int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 		arm64_set_huge_pte_at(mm, addr, &t[i], pte, size);
 		return 0;
 	}
-	mm->st->c[ARM64_C_set_huge_pte_at_calls]++;
+	ARM64_COUNT(mm->st, set_huge_pte_at_calls)++;
 	if (pte && (pte & PTE_CONT) && (arm64_entry(mm, id, i) & PTE_VALID)) {
 		runs_count(mm->runs[id].list, i, n, &nv, &nc);
 		arm64_count_clears(mm, n, nv, nc);
@@ -354,7 +354,7 @@ int arm64_tbl_set_huge_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
 							pte + j * stride, size);
 		return err;
 	}
-	mm->st->c[ARM64_C_set_huge_pte_at_calls] += k;
+	ARM64_COUNT(mm->st, set_huge_pte_at_calls) += k;
 	runs_assign(g, mm->runs[id].list, i, k * n, pte);
 	arm64_count_huge_stores(mm, pte, n, pgsize, k);
 	return runs_settle(mm, id);

@@ -7,7 +7,7 @@
  */
 #include "arch/arm64/arm64.h"
 
-#define ST(mm, x) ((mm)->st->c[ARM64_C_##x])
+#define ST(mm, x) ARM64_COUNT((mm)->st, x)
 
 /* MAX_TLBI_RANGE_PAGES = __TLBI_RANGE_PAGES(31, 3) = 32 << 16 */
 #define MAX_TLBI_RANGE_PAGES (32ull << 16)

@@ -92,6 +92,7 @@ static int linear_follow(struct vt_engine *e, uint64_t *bad, uint64_t *first)
 				    e->cur_index);
 	for (int i = 0; i < ARM64_C__NR; i++)
 		e->mm.st->c[i] += r->c.c[i];
+	e->mm.st->touched |= r->c.touched;
 	e->mm.lin_tlb_units = r->units;
 	e->mm.lin_tlb_units_peak = r->units_peak;
 	*bad = r->bad;
@@ -121,6 +122,7 @@ int vt_linear_map(struct vt_engine *e, enum arm64_linear_variant v, uint64_t phy
 		r->ret = ret;
 		for (int i = 0; i < ARM64_C__NR; i++)
 			r->c.c[i] = e->mm.st->c[i] - before.c[i];
+		r->c.touched = e->mm.st->touched;	/* what it may have moved */
 		r->units = e->mm.lin_tlb_units;
 		r->units_peak = e->mm.lin_tlb_units_peak;
 		r->bad = *bad;

@@ -9,7 +9,7 @@
 
 #include "core/mm/engine.h"
 
-#define EST(e, x) ((e)->w.st->m[VT_M_##x])
+#define EST(e, x) (*vt_stats_at((e)->w.st, VT_M_##x))
 
 #define VMAP_MAX_ALLOC 64	/* BITS_PER_LONG */
 

@@ -17,7 +17,7 @@
 #include "core/alloc.h"
 #include "core/mm/walk.h"
 
-#define WST(w, x) ((w)->st->m[VT_M_##x])
+#define WST(w, x) (*vt_stats_at((w)->st, VT_M_##x))
 
 /* num_pages_contiguous(): from the runs, not page by page */
 uint64_t vt_num_pages_contiguous(struct vt_pages *p, uint64_t i, uint64_t max)
