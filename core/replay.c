@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "core/cost/estimate.h"
 #include "core/mm/engine.h"
 #include "core/pool.h"
+#include "core/tally.h"
 
 static uint64_t tlb_peak_entries(const struct vt_engine *e)
 {
@@ -31,87 +31,50 @@ static uint64_t linear_tlb_peak_entries(const struct vt_engine *e)
 }
 
 /*
- * dst1 += src, dst2 += src, src = 0 in one pass over the stats: the
- * per-event accounting's add to the totals and the op's row.  An event
- * touches a third of the metrics or so: a pair of zeros is skipped (no
- * add, no store), and only the pairs it touched are cleared.
+ * Fold the engine's per-event counters into the results (through the
+ * strategy's tally, core/tally.h, which prices them); report them.
  */
-static void stats_fold(struct vt_stats *restrict dst1, struct vt_stats *restrict dst2,
-		       struct vt_stats *restrict src)
-{
-	/* two metrics a step (GCC and Clang vector extension; -O2 does not
-	 * vectorise this loop by itself) */
-	typedef uint64_t v2 __attribute__((vector_size(16)));
-	const v2 zero = { 0, 0 };
-	int i = 0;
-
-	for (; i + 2 <= VT_M__NR; i += 2) {
-		v2 a, b, v;
-
-		if (!(src->m[i] | src->m[i + 1]))	/* scalar: no lane moves */
-			continue;
-		memcpy(&v, &src->m[i], sizeof(v));
-		memcpy(&a, &dst1->m[i], sizeof(a));
-		memcpy(&b, &dst2->m[i], sizeof(b));
-		a += v;
-		b += v;
-		memcpy(&dst1->m[i], &a, sizeof(a));
-		memcpy(&dst2->m[i], &b, sizeof(b));
-		memcpy(&src->m[i], &zero, sizeof(zero));
-	}
-	for (; i < VT_M__NR; i++) {
-		dst1->m[i] += src->m[i];
-		dst2->m[i] += src->m[i];
-		src->m[i] = 0;
-	}
-	/* not a metric, but summed as vt_stats_add() sums it: compare's
-	 * mis-map flag without --verify reads the total (cli/report.c) */
-	dst1->overrun_pages += src->overrun_pages;
-	dst2->overrun_pages += src->overrun_pages;
-	src->overrun_pages = 0;
-}
-
-/* Fold the engine's per-event counters into the results; report them. */
 static void account(struct vt_engine *e, struct vt_strategy_result *r,
 		    const struct vt_replay_cb *cb, unsigned int si, long index,
 		    const struct vt_event *ev, uint64_t va, uint64_t peak_before,
-		    const struct vt_profile *profile, struct vt_cost_memo *memo)
+		    struct vt_tally *tally)
 {
-	uint64_t peak = tlb_peak_entries(e);
+	uint64_t peak = tlb_peak_entries(e), lin_peak = linear_tlb_peak_entries(e);
 	bool per_event = cb && cb->event;
 
-	e->ev.m[VT_M_tlb_entries] += peak - peak_before;
+	if (peak != peak_before)
+		*vt_stats_at(&e->ev, VT_M_tlb_entries) += peak - peak_before;
 	/* linear_map events raise the linear peak; an event's value is how
 	 * much it raised it, so per-event lines add up to the total */
-	e->ev.m[VT_M_linear_tlb_entries] += linear_tlb_peak_entries(e) -
-					     e->lin_peak_seen;
-	e->lin_peak_seen = linear_tlb_peak_entries(e);
+	if (lin_peak != e->lin_peak_seen)
+		*vt_stats_at(&e->ev, VT_M_linear_tlb_entries) += lin_peak - e->lin_peak_seen;
+	e->lin_peak_seen = lin_peak;
 	if (ev) {
-		/* The estimate per event, so per-event lines add up to the totals. */
-		vt_cost_fill_memo(memo, profile, &e->ev, ev->op);
 		r->op_events[ev->op]++;
 		r->op_seen[ev->op] = true;
+		/* priced per event, so per-event lines add up to the totals */
+		vt_tally_add(tally, r, ev->op, &e->ev, per_event);
 		if (per_event) {
 			struct vt_shape s;
 
 			vt_engine_shape(e, ev, &s);
 			cb->event(cb->ctx, index, si, vt_op_names[ev->op], ev, va,
 				  &e->ev, &s);
+			vt_stats_clear(&e->ev);
 		}
-		stats_fold(&r->total, &r->per_op[ev->op], &e->ev);
 	} else {
 		vt_stats_clear(&e->ev);
 	}
 	if (e->purged_in_event) {
-		vt_cost_fill_memo(memo, profile, &e->pg, VT_OP_PURGE);
 		r->op_events[VT_OP_PURGE]++;
 		r->op_seen[VT_OP_PURGE] = true;
+		vt_tally_add(tally, r, VT_OP_PURGE, &e->pg, per_event);
 		if (per_event) {
 			struct vt_shape s = { 0 };
 
 			cb->event(cb->ctx, index, si, "purge", NULL, 0, &e->pg, &s);
+			vt_stats_clear(&e->pg);
 		}
-		stats_fold(&r->total, &r->per_op[VT_OP_PURGE], &e->pg);
 	}
 	/* else pg is zero: only an automatic purge that found lazy areas
 	 * counts into it (vt___purge_vmap_area_lazy() sets purged_in_event) */
@@ -176,7 +139,7 @@ struct par_strat {
 	unsigned int group;
 	unsigned int *wake;		/* [nr_specs]: strategies its batch makes ready */
 	struct vt_engine *e;
-	struct vt_cost_memo *memo;	/* the strategy's own */
+	struct vt_tally *tally;		/* the strategy's own */
 	struct vt_strategy_result res;	/* copied to res->s[idx] at the end */
 	long next;			/* the batch it replays next */
 	bool scheduled;			/* its item is queued or running */
@@ -251,7 +214,7 @@ static void par_replay_batch(struct par *p, unsigned int i, struct par_batch *b)
 			break;
 		}
 		account(ps->e, &ps->res, NULL, i, b->base + k, &b->ev[k], va, peak,
-			p->req->profile, ps->memo);
+			ps->tally);
 	}
 }
 
@@ -534,7 +497,7 @@ static int par_report_mismaps(struct par *p, const struct vt_replay_cb *cb,
  */
 static int replay_parallel(const struct vt_replay_req *req,
 			   struct vt_trace_reader *rd, struct vt_engine **eng,
-			   struct vt_cost_memo *memo, const unsigned int *group,
+			   struct vt_tally **tally, const unsigned int *group,
 			   struct vt_replay_result *res, const struct vt_replay_cb *cb,
 			   long *events, struct vt_error *err)
 {
@@ -569,7 +532,7 @@ static int replay_parallel(const struct vt_replay_req *req,
 		/* the producer's list first, then one per strategy */
 		ps->wake = p.to_submit + (size_t)req->nr_specs * (i + 1);
 		ps->e = eng[i];
-		ps->memo = &memo[i];
+		ps->tally = tally[i];
 		ps->cb = (struct vt_replay_cb){ .ctx = ps,
 						.mismap = cb && cb->mismap ? par_on_mismap : NULL };
 		eng[i]->cb = &ps->cb;
@@ -595,6 +558,7 @@ static int replay_parallel(const struct vt_replay_req *req,
 	for (unsigned int i = 0; i < req->nr_specs; i++) {
 		eng[i]->cb = cb;
 		eng[i]->lin_rec = NULL;		/* it pointed into a batch */
+		vt_tally_flush(p.st[i].tally, &p.st[i].res);
 		res->s[i] = p.st[i].res;
 		free(p.st[i].mm);
 	}
@@ -616,7 +580,7 @@ static int replay_parallel(const struct vt_replay_req *req,
  * located at the event; *@index counts the events replayed.
  */
 static int replay_serial(const struct vt_replay_req *req, struct vt_trace_reader *rd,
-			 struct vt_engine **eng, struct vt_cost_memo *memo,
+			 struct vt_engine **eng, struct vt_tally **tally,
 			 struct vt_replay_result *res, const struct vt_replay_cb *cb,
 			 long *index, bool *stopped, struct vt_error *err)
 {
@@ -640,8 +604,7 @@ static int replay_serial(const struct vt_replay_req *req, struct vt_trace_reader
 						 req->path);
 				return ret;
 			}
-			account(e, &res->s[i], cb, i, *index, &ev, va, peak, req->profile,
-				&memo[i]);
+			account(e, &res->s[i], cb, i, *index, &ev, va, peak, tally[i]);
 		}
 		if (req->stop_after >= 0 && *index >= req->stop_after) {
 			*stopped = true;
@@ -687,7 +650,7 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 					 .max_input = req->opts->max_input };
 	struct vt_trace_reader *rd = NULL;
 	struct vt_engine **eng = NULL;
-	struct vt_cost_memo *memo = NULL;	/* one per strategy */
+	struct vt_tally **tally = NULL;		/* one per strategy */
 	unsigned int *group = NULL;		/* linear_groups() */
 	struct vt_linear_rec *lin = NULL;	/* a serial run's, one per leader */
 	struct vt_model_opts o = *req->opts;
@@ -716,10 +679,10 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 	res->nr = req->nr_specs;
 	res->s = calloc(req->nr_specs, sizeof(*res->s));
 	eng = calloc(req->nr_specs, sizeof(*eng));
-	memo = calloc(req->nr_specs, sizeof(*memo));
+	tally = calloc(req->nr_specs, sizeof(*tally));
 	group = calloc(req->nr_specs, sizeof(*group));
 	lin = calloc(req->nr_specs, sizeof(*lin));
-	if (!res->s || !eng || !memo || !group || !lin || !res->meta) {
+	if (!res->s || !eng || !tally || !group || !lin || !res->meta) {
 		ret = vt_err_oom(err);
 		goto out;
 	}
@@ -736,6 +699,11 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 		}
 		eng[i]->cb = cb;
 		eng[i]->strat_idx = i;
+		tally[i] = vt_tally_new(req->profile);
+		if (!tally[i]) {
+			ret = vt_err_oom(err);
+			goto out;
+		}
 	}
 	linear_groups(req, eng, group);
 	/* a serial run replays an event on the leader before its followers:
@@ -746,9 +714,9 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 			eng[i]->lin_rec = &lin[group[i]];
 		}
 	if (par)
-		ret = replay_parallel(req, rd, eng, memo, group, res, cb, &index, err);
+		ret = replay_parallel(req, rd, eng, tally, group, res, cb, &index, err);
 	else
-		ret = replay_serial(req, rd, eng, memo, res, cb, &index, &stopped, err);
+		ret = replay_serial(req, rd, eng, tally, res, cb, &index, &stopped, err);
 	if (ret < 0)
 		goto out;
 	/* events read: a --at beyond the trace reads them all (ptdump) */
@@ -761,9 +729,9 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 			ret = vt_engine_finish(e, err);
 			if (ret)
 				goto out;
-			account(e, &res->s[i], cb, i, index, NULL, 0, peak, req->profile,
-				&memo[i]);
+			account(e, &res->s[i], cb, i, index, NULL, 0, peak, tally[i]);
 		}
+		vt_tally_flush(tally[i], &res->s[i]);
 		res->s[i].total.m[VT_M_lazy_pages_pending] = e->vmap_lazy_nr;
 		res->s[i].total.m[VT_M_tlb_entries] = tlb_peak_entries(e);
 		res->s[i].total.m[VT_M_linear_tlb_entries] = linear_tlb_peak_entries(e);
@@ -777,10 +745,13 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 		cb->warn(cb->ctx, vt_trace_warnings(rd));
 	ret = 0;
 out:
-	for (unsigned int i = 0; eng && i < req->nr_specs; i++)
+	for (unsigned int i = 0; eng && i < req->nr_specs; i++) {
 		vt_engine_free(eng[i]);
+		if (tally)
+			vt_tally_free(tally[i]);
+	}
 	free(eng);
-	free(memo);
+	free(tally);
 	free(group);
 	free(lin);
 	vt_trace_close(rd);

@@ -78,37 +78,10 @@ static struct {
 	int cycles, ns;
 	int fn_map[VT_CE__NR], fn_unmap[VT_CE__NR];	/* cyc_* per op side */
 	int first_map[VT_CE__NR], first_unmap[VT_CE__NR];	/* first event of that function */
-	/* for vt_cost_fill_memo(): the metrics the estimate reads and writes */
-	int keys[VT_M__NR], nkeys;
-	int outs[VT_M__NR], nouts;
 } res;
 static pthread_once_t res_once = PTHREAD_ONCE_INIT;
 
 static int function_metric(const char *fn);
-
-static void add_unique(int *set, int *n, int m)
-{
-	if (m < 0)
-		return;
-	for (int i = 0; i < *n; i++)
-		if (set[i] == m)
-			return;
-	set[(*n)++] = m;
-}
-
-static void resolve_memo(void)
-{
-	res.nkeys = res.nouts = 0;
-	for (int e = 0; e < VT_CE__NR; e++)
-		for (int k = 0; res.metric[e][k] >= 0; k++)
-			add_unique(res.keys, &res.nkeys, res.metric[e][k]);
-	for (int e = 0; e < VT_CE__NR; e++) {
-		add_unique(res.outs, &res.nouts, res.fn_map[e]);
-		add_unique(res.outs, &res.nouts, res.fn_unmap[e]);
-	}
-	add_unique(res.outs, &res.nouts, res.cycles);
-	add_unique(res.outs, &res.nouts, res.ns);
-}
 
 static void resolve(void)
 {
@@ -134,7 +107,6 @@ static void resolve(void)
 	}
 	res.cycles = vt_metric_find("cycles");
 	res.ns = vt_metric_find("ns");
-	resolve_memo();
 }
 
 /* Whether an event's count exists in this build (the estimate skips it). */
@@ -342,79 +314,6 @@ void vt_cost_fill(const struct vt_profile *p, struct vt_stats *s, enum vt_op op)
 	}
 	s->m[res.cycles] += total;
 	s->m[res.ns] += vt_cost_round(est.ns);
-}
-
-/*
- * The slot: a hash of the counts the estimate reads (res.keys) and the
- * class; a collision only costs a recomputation, since a hit compares
- * every key.  vt_cost_fill() reads nothing else of the stats: the counts
- * through vt_cost_counts_from_stats() and the op's side and API-ness,
- * so equal keys and class give exactly the cycles it would add.
- * memo_key() gathers those counts into @key and returns their hash (two
- * lanes, so the multiplies overlap).
- */
-static uint64_t memo_key(const struct vt_stats *s, unsigned int cls, uint64_t *key)
-{
-	const uint64_t c = 0x9e3779b97f4a7c15ull;
-	uint64_t h0 = cls, h1 = 0;
-	int k = 0;
-
-	for (; k + 1 < res.nkeys; k += 2) {
-		uint64_t a = s->m[res.keys[k]], b = s->m[res.keys[k + 1]];
-
-		key[k] = a;
-		key[k + 1] = b;
-		h0 = (h0 ^ a) * c;
-		h1 = (h1 ^ b) * c;
-	}
-	if (k < res.nkeys) {
-		key[k] = s->m[res.keys[k]];
-		h0 = (h0 ^ key[k]) * c;
-	}
-	h0 ^= (h1 >> 31) ^ (h1 << 7);
-	h0 ^= h0 >> 29;
-	h0 *= 0xbf58476d1ce4e5b9ull;
-	return h0 ^ (h0 >> 32);
-}
-
-void vt_cost_fill_memo(struct vt_cost_memo *memo, const struct vt_profile *p,
-		       struct vt_stats *s, enum vt_op op)
-{
-	unsigned int cls = (op < VT_OP__NR && !vt_op_is_map(op) ? 1 : 0) |
-			   (vt_cost_op_is_api(op) ? 2 : 0);
-	struct vt_cost_memo_slot *sl;
-	uint64_t before[VT_M__NR], key[VT_COST_MEMO_KEYS];
-
-	if (!p)
-		return;
-	pthread_once(&res_once, resolve);
-	if (!memo || res.nouts > VT_COST_MEMO_OUT || res.nkeys > VT_COST_MEMO_KEYS) {
-		vt_cost_fill(p, s, op);
-		return;
-	}
-	sl = &memo->slot[memo_key(s, cls, key) % VT_COST_MEMO_SLOTS];
-	if (sl->valid && sl->cls == cls &&
-	    !memcmp(sl->in, key, (size_t)res.nkeys * sizeof(key[0]))) {
-		for (unsigned int i = 0; i < sl->nout; i++)
-			s->m[sl->out_m[i]] += sl->out_v[i];
-		return;
-	}
-	/* a new shape (or a collision): price it and keep what it added */
-	memcpy(sl->in, key, (size_t)res.nkeys * sizeof(key[0]));
-	for (int i = 0; i < res.nouts; i++)
-		before[i] = s->m[res.outs[i]];
-	vt_cost_fill(p, s, op);
-	sl->nout = 0;
-	for (int i = 0; i < res.nouts; i++) {
-		uint64_t d = s->m[res.outs[i]] - before[i];
-
-		if (d) {
-			sl->out_m[sl->nout] = (uint16_t)res.outs[i];
-			sl->out_v[sl->nout++] = d;
-		}
-	}
-	sl->cls = (uint8_t)cls;
-	sl->valid = true;
 }
 
 static int cmp_reason(const void *x, const void *y)

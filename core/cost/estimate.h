@@ -192,35 +192,6 @@ const char *vt_cost_function(enum vt_cost_event e, enum vt_op op);
  */
 void vt_cost_fill(const struct vt_profile *p, struct vt_stats *s, enum vt_op op);
 
-/*
- * A memo of vt_cost_fill() for one profile: the estimate is a function of
- * the counts it reads, the side of the op and whether it is an API call
- * (the memo keys on exactly those counts),
- * so events of one shape (most of a trace of small vmallocs) are priced
- * once.  vt_cost_fill_memo() adds exactly what vt_cost_fill() would.
- * One memo per thread and per profile; the caller keeps the profile
- * unchanged while the memo lives.  Zero-initialise it.
- */
-#define VT_COST_MEMO_SLOTS 1024
-#define VT_COST_MEMO_OUT (VT_CE__NR + 4)
-#define VT_COST_MEMO_KEYS 64	/* counts the estimate reads (more: no memo) */
-
-struct vt_cost_memo_slot {
-	bool valid;
-	uint8_t cls;			/* 1: unmap side, 2: API call */
-	uint8_t nout;
-	uint64_t in[VT_COST_MEMO_KEYS];	/* the counts it read, in res.keys order */
-	uint16_t out_m[VT_COST_MEMO_OUT];	/* metric index */
-	uint64_t out_v[VT_COST_MEMO_OUT];	/* what the fill adds to it */
-};
-
-struct vt_cost_memo {
-	struct vt_cost_memo_slot slot[VT_COST_MEMO_SLOTS];
-};
-
-void vt_cost_fill_memo(struct vt_cost_memo *memo, const struct vt_profile *p,
-		       struct vt_stats *s, enum vt_op op);
-
 /* One line of "why is B faster than A": an event and its counts. */
 struct vt_cost_reason {
 	enum vt_cost_event e;

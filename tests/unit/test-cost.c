@@ -240,56 +240,8 @@ static void test_explain(void)
 			!strcmp(vt_cost_function(VT_CE_api_call, VT_OP_VMAP), "alloc_vmap_area"));
 }
 
-/*
- * The memo of the per-event estimate adds exactly what the estimate does,
- * for repeated shapes (hits), many distinct ones (slots reused) and both
- * op sides, on stats that already hold cost metrics.
- */
-static void test_fill_memo(void)
-{
-	static struct vt_cost_memo memo;	/* zeroed */
-	static const enum vt_op ops[] = { VT_OP_VMALLOC, VT_OP_VFREE, VT_OP_PURGE,
-					  VT_OP_LINEAR_MAP, VT_OP_VMAP };
-	struct vt_profile p;
-	struct vt_error err;
-	unsigned int bad = 0;
-
-	vt_error_init(&err);
-	TEST_ASSERT_VAL("load", !vt_profile_load("generic-a76", &p, &err));
-	rnd_s = 24;
-	for (int n = 0; n < 20000; n++) {
-		struct vt_stats a, b;
-		enum vt_op op = ops[rnd() % 5];
-
-		vt_stats_clear(&a);
-		/* few shapes most of the time, as small events are */
-		for (int i = 0; i < VT_M__NR; i++)
-			if (chance(20))
-				a.m[i] = chance(80) ? rr(0, 3) : rnd() % 100000;
-		b = a;
-		vt_cost_fill(&p, &a, op);
-		vt_cost_fill_memo(&memo, &p, &b, op);
-		bad += !!memcmp(&a, &b, sizeof(a));
-	}
-	TEST_ASSERT_EQ("memoised fill equals the fill", bad, 0);
-	{
-		struct vt_stats a, b;
-
-		/* the same counts on the other side of the API differ */
-		vt_stats_clear(&a);
-		a.m[VT_M_pte_writes] = 2;
-		b = a;
-		vt_cost_fill_memo(&memo, &p, &a, VT_OP_VMALLOC);
-		vt_cost_fill_memo(&memo, &p, &b, VT_OP_VFREE);
-		TEST_ASSERT_VAL("op side in the key",
-				a.m[VT_M_cyc_alloc_vmap_area] && !b.m[VT_M_cyc_alloc_vmap_area] &&
-				b.m[VT_M_cyc_free_vmap_area_noflush]);
-	}
-}
-
 int main(void)
 {
-	test_fill_memo();
 	test_explain();
 	test_estimate();
 	test_profiles();
