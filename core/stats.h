@@ -117,9 +117,8 @@ enum vt_metric { VT_METRICS(VT_M_ENUM) VT_M__NR };
  * touched: bit i set when m[i] may be nonzero.  The engine counts an
  * event into stats of its own through vt_stats_at() (EST(), WST()), which
  * sets the bit, so the replay's accounting visits, prices and clears only
- * the metrics the event moved (core/replay.c stats_fold(),
- * core/cost/estimate.c vt_cost_fill_memo()): about a dozen of the 70 for a
- * small vmalloc.  A bit over a zero counter is allowed, a zero bit over a
+ * the metrics the event moved (core/tally.c): about a dozen of the 70 for
+ * a small vmalloc.  A bit over a zero counter is allowed, a zero bit over a
  * nonzero counter never (vt_stats_touched_ok()).  Sums keep it too.
  */
 struct vt_stats {
