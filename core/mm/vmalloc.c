@@ -895,24 +895,8 @@ static void fold_counters(struct vt_stats *s, struct arm64_counters *c)
 	c->touched = 0;
 }
 
-/* Fold what the arch model counted into the engine's metrics of the same
- * names (ev, and pg for an automatic purge) and start again from zero.
- * apg is touched only by an automatic purge (apg_used). */
-static void fold_arch_counters(struct vt_engine *e)
-{
-	fold_counters(&e->ev, &e->aev);
-	if (!e->apg_used)
-		return;
-	fold_counters(&e->pg, &e->apg);
-	e->apg_used = false;
-}
-
 #ifndef NDEBUG
-/*
- * Debug builds (the asan preset's suite) check after every event that each
- * count went through vt_stats_at() or arm64_ctr(): a counter moved without
- * its touched bit would be lost by the fold and the accounting.
- */
+/* Whether no arch counter is left and every metric moved has its bit. */
 static bool counts_touched(const struct vt_engine *e)
 {
 	for (int i = 0; i < ARCH_C__NR; i++)
@@ -921,6 +905,32 @@ static bool counts_touched(const struct vt_engine *e)
 	return vt_stats_touched_ok(&e->ev) && vt_stats_touched_ok(&e->pg);
 }
 #endif
+
+/*
+ * Fold what the arch model counted into the engine's metrics of the same
+ * names (ev, and pg for an automatic purge) and start again from zero.
+ * apg is touched only by an automatic purge (apg_used).  Returns @ret, or
+ * in debug builds (the asan preset's suite) an error if a count of @what
+ * was made without going through vt_stats_at() or arm64_ctr(): a counter
+ * moved without its touched bit would be lost by the fold and the
+ * accounting.
+ */
+static int fold_arch_counters(struct vt_engine *e, int ret, const char *what)
+{
+	fold_counters(&e->ev, &e->aev);
+	if (e->apg_used) {
+		fold_counters(&e->pg, &e->apg);
+		e->apg_used = false;
+	}
+#ifndef NDEBUG
+	if (!ret && !counts_touched(e))
+		return vt_error_set(e->err, VT_ERR_INVARIANT,
+				    "%s: a count was made without its touched bit", what);
+#else
+	(void)what;
+#endif
+	return ret;
+}
 
 static int engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
 			uint64_t *va, struct vt_error *err);
@@ -943,14 +953,7 @@ int vt_engine_apply(struct vt_engine *e, long index, const struct vt_event *ev,
 			     (unsigned long long)e->mm.nr_tbl,
 			     (unsigned long long)((uint64_t)e->mm.nr_tbl *
 						  e->mm.g.ptrs_per_pte * 8 >> 20));
-	fold_arch_counters(e);
-#ifndef NDEBUG
-	if (!ret && !counts_touched(e))
-		ret = vt_error_set(err, VT_ERR_INVARIANT,
-				   "%s: a count was made without its touched bit",
-				   vt_op_names[ev->op]);
-#endif
-	return ret;
+	return fold_arch_counters(e, ret, vt_op_names[ev->op]);
 }
 
 /*
@@ -1122,8 +1125,7 @@ int vt_engine_finish(struct vt_engine *e, struct vt_error *err)
 	e->purged_in_event = false;
 	if (e->o.purge_at_end && e->nr_lazy)
 		ret = vt___purge_vmap_area_lazy(e, UINT64_MAX, 0, false, true);
-	fold_arch_counters(e);
-	return ret;
+	return fold_arch_counters(e, ret, "the purge at the end");
 }
 
 int vt_engine_shape(struct vt_engine *e, const struct vt_event *ev,
