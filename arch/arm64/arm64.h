@@ -332,7 +332,7 @@ uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id);
 /* The most runs a run table keeps before it becomes an array. */
 static inline uint32_t arm64_runs_max(const struct arm64_geom *g)
 {
-	return (uint32_t)(g->ptrs[g->levels - 1] / 16);
+	return (uint32_t)(g->ptrs_per_pte / 16);
 }
 /* Whether entries desc0 + (k << page_shift), k < len, form a run: valid,
  * linear encoding, no carry out of the address field. */
@@ -461,8 +461,9 @@ static inline uint64_t arm64_first_cont(const uint64_t *ptep, uint64_t n)
  * (arm64_table_mut()) for what runs cannot hold; an array goes to the
  * primitives above.  The counts are theirs exactly.  0 or -ENOMEM.
  */
-int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
-			uint64_t pfn, uint64_t n, uint64_t prot, uint64_t *written);
+static inline int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id,
+				      uint64_t i, uint64_t pfn, uint64_t n,
+				      uint64_t prot, uint64_t *written);
 int arm64_tbl_set_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 			 uint64_t pte);
 int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
@@ -520,6 +521,60 @@ static inline void arm64_count_set_ptes(struct arm64_mm *mm, uint64_t n)
 			mm->lazy_pending = true;
 		}
 	}
+}
+
+/*
+ * Entries [i, i + n) (n > 0) of the run list @rs become desc0 + (k <<
+ * page_shift) when they lie past its last run (the walkers go up a table):
+ * they continue that run or follow it, in O(1).  False, and nothing done,
+ * when they do not lie past it.  The list has room for one more run.
+ */
+static inline bool arm64_runs_append(const struct arm64_geom *g,
+				     struct arm64_runs *rs, uint64_t i,
+				     uint64_t n, uint64_t desc0)
+{
+	if (rs->nr) {
+		struct arm64_run *x = &rs->r[rs->nr - 1];
+
+		if ((uint64_t)x->first + x->len > i)
+			return false;
+		if (x->first + x->len == i &&
+		    x->desc0 + ((uint64_t)x->len << g->page_shift) == desc0 &&
+		    arm64_run_ok(g, x->desc0, x->len + n)) {
+			x->len += (uint32_t)n;
+			return true;
+		}
+	}
+	rs->r[rs->nr++] = (struct arm64_run){ (uint32_t)i, (uint32_t)n, desc0 };
+	return true;
+}
+
+int arm64_runs_set_ptes_slow(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			     uint64_t pfn, uint64_t n, uint64_t prot,
+			     uint64_t *written);
+/*
+ * arm64_runs_set_ptes(), inline where the stretch goes past the last run
+ * of a run table with room for it (a run more keeps it within
+ * arm64_runs_max()) and pa(pfn + k) | prot is a run: the walkers' common
+ * store.  Everything else in arch/arm64/runs.c.
+ */
+static inline int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id,
+				      uint64_t i, uint64_t pfn, uint64_t n,
+				      uint64_t prot, uint64_t *written)
+{
+	const struct arm64_geom *g = &mm->g;
+	const uint64_t top = g->desc_mask >> g->page_shift;
+	struct arm64_runs *rs = mm->runs[id].list;
+
+	if (mm->tbl[id] || mm->tbl_kind[id] != ARM64_TBL_RUNS || !n ||
+	    rs->nr >= rs->cap || rs->nr >= arm64_runs_max(g) ||
+	    (prot & g->desc_mask) || !(prot & PTE_VALID) || pfn > top ||
+	    n - 1 > top - pfn ||
+	    !arm64_runs_append(g, rs, i, n, (pfn << g->page_shift) | prot))
+		return arm64_runs_set_ptes_slow(mm, id, i, pfn, n, prot, written);
+	arm64_count_set_ptes(mm, n);
+	*written = n;
+	return 0;
 }
 
 /* ---- translation and its checks (translate.c, verify.c, shape.c,

@@ -120,19 +120,10 @@ static void runs_assign(const struct arm64_geom *g, struct arm64_runs *rs,
 	const unsigned int ps = g->page_shift;
 	uint64_t end = i + n;
 	uint32_t r, q, add = desc0 ? 1 : 0;
-	struct arm64_run *x = rs->nr ? &rs->r[rs->nr - 1] : NULL;
+	struct arm64_run *x;
 
-	/* the walkers go up a table: a store past the last run continues it
-	 * or follows it */
-	if (add && (!x || (uint64_t)x->first + x->len <= i)) {
-		if (x && x->first + x->len == i &&
-		    x->desc0 + ((uint64_t)x->len << ps) == desc0 &&
-		    arm64_run_ok(g, x->desc0, x->len + n))
-			x->len += (uint32_t)n;
-		else
-			rs->r[rs->nr++] = (struct arm64_run){ (uint32_t)i, (uint32_t)n, desc0 };
+	if (add && arm64_runs_append(g, rs, i, n, desc0))
 		return;
-	}
 	r = arm64_runs_lower(rs, i);
 	x = &rs->r[r];
 
@@ -219,8 +210,9 @@ static uint64_t *as_array(struct arm64_mm *mm, uint32_t id)
 	return arm64_table_mut(mm, id);
 }
 
-int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
-			uint64_t pfn, uint64_t n, uint64_t prot, uint64_t *written)
+int arm64_runs_set_ptes_slow(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			     uint64_t pfn, uint64_t n, uint64_t prot,
+			     uint64_t *written)
 {
 	const struct arm64_geom *g = &mm->g;
 	const uint64_t mask = arm64_desc_addr_mask(g), top = mask >> g->page_shift;
