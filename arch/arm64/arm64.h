@@ -480,6 +480,12 @@ int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,
  * (entry i a valid CONT entry), *ext is arm64_entry_extent()'s of i. */
 uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
 			      uint64_t i, uint64_t n, uint64_t *ext);
+/* vunmap_pte_range()'s batch: arm64_tbl_ptes_get_and_clear() of the *k =
+ * arm64_tbl_first_cont() entries from @i (in one pass over a run table's
+ * runs); none when *k is 0, *ext then as arm64_tbl_first_cont()'s. */
+static inline int arm64_tbl_clear_to_cont(struct arm64_mm *mm, uint32_t id,
+					  uint64_t i, uint64_t n, uint64_t *k,
+					  uint64_t *ext);
 /* Internal to arch/arm64: the counts of the stores above, without the
  * stores (pgtable.c, which calls nothing of runs.c). */
 void arm64_count_set_pte(struct arm64_mm *mm, uint64_t pte);
@@ -574,6 +580,38 @@ static inline int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id,
 		return arm64_runs_set_ptes_slow(mm, id, i, pfn, n, prot, written);
 	arm64_count_set_ptes(mm, n);
 	*written = n;
+	return 0;
+}
+
+int arm64_tbl_clear_to_cont_slow(struct arm64_mm *mm, uint32_t id, uint64_t i,
+				 uint64_t n, uint64_t *k, uint64_t *ext);
+/*
+ * arm64_tbl_clear_to_cont(), inline where [i, i + n) covers every run of a
+ * run table and none of them is CONT (an unmap of all the table maps: the
+ * walkers' common clear): they all go, and n entries are counted cleared.
+ * Everything else in arch/arm64/runs.c.
+ */
+static inline int arm64_tbl_clear_to_cont(struct arm64_mm *mm, uint32_t id,
+					  uint64_t i, uint64_t n, uint64_t *k,
+					  uint64_t *ext)
+{
+	struct arm64_runs *rs = mm->runs[id].list;
+	uint64_t nv = 0, cont = 0;
+
+	if (mm->tbl[id] || mm->tbl_kind[id] != ARM64_TBL_RUNS ||
+	    (rs->nr && (i > rs->r[0].first ||
+			i + n < (uint64_t)rs->r[rs->nr - 1].first + rs->r[rs->nr - 1].len)))
+		return arm64_tbl_clear_to_cont_slow(mm, id, i, n, k, ext);
+	for (uint32_t r = 0; r < rs->nr; r++) {
+		nv += rs->r[r].len;
+		cont |= rs->r[r].desc0;
+	}
+	if (cont & PTE_CONT)
+		return arm64_tbl_clear_to_cont_slow(mm, id, i, n, k, ext);
+	rs->nr = 0;
+	arm64_count_clears(mm, n, nv, 0);
+	*k = n;
+	*ext = 1;
 	return 0;
 }
 

@@ -647,15 +647,17 @@ int vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 		uint64_t left = (end - addr + g->page_size - 1) >> ps, k = left;
 
 		/* arch_vmap_pte_range_unmap_size() (v6.16+): entry i is a valid
-		 * CONT entry exactly when the first of [i, ..) is i itself (an
-		 * array's entry i is looked at first: a scan costs its pages) */
-		if (mm->o.vmap_cont) {
-			uint64_t e0 = arm64_table(mm, tid) ? arm64_entry(mm, tid, i) : 0;
-
-			k = (e0 & PTE_VALID) && (e0 & PTE_CONT) ? 0 :
-			    arm64_tbl_first_cont(mm, tid, i, left, &ext);
-		}
-		if (!k) {
+		 * CONT entry exactly when the first of [i, ..) is i itself;
+		 * the entries before the first are cleared in one batch */
+		if (mm->o.vmap_cont)
+			err = arm64_tbl_clear_to_cont(mm, tid, i, left, &k, &ext);
+		else
+			err = arm64_tbl_ptes_get_and_clear(mm, tid, i, k);
+		if (err)
+			break;
+		if (k) {
+			addr += k << ps;
+		} else {
 			k = 1;
 			size = g->cont_pte_size;
 			if (addr & (size - 1)) {	/* WARN_ON: align down */
@@ -678,9 +680,6 @@ int vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 				addr = end;
 			else
 				addr += k * size;
-		} else {
-			err = arm64_tbl_ptes_get_and_clear(mm, tid, i, k);
-			addr += k << ps;
 		}
 	} while (!err && addr < end);
 	arch_leave_lazy_mmu_mode(mm);
