@@ -586,10 +586,11 @@ static inline int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id,
 int arm64_tbl_clear_to_cont_slow(struct arm64_mm *mm, uint32_t id, uint64_t i,
 				 uint64_t n, uint64_t *k, uint64_t *ext);
 /*
- * arm64_tbl_clear_to_cont(), inline where [i, i + n) covers every run of a
- * run table and none of them is CONT (an unmap of all the table maps: the
- * walkers' common clear): they all go, and n entries are counted cleared.
- * Everything else in arch/arm64/runs.c.
+ * arm64_tbl_clear_to_cont(), inline in a run table's two common cases:
+ * [i, i + n) covers every run and none of them is CONT (an unmap of all
+ * the table maps): they all go, and n entries are counted cleared; entry i
+ * is in the first run and it is CONT (an unmap clears a table's CONT
+ * blocks from its start): nothing.  Everything else in arch/arm64/runs.c.
  */
 static inline int arm64_tbl_clear_to_cont(struct arm64_mm *mm, uint32_t id,
 					  uint64_t i, uint64_t n, uint64_t *k,
@@ -598,9 +599,16 @@ static inline int arm64_tbl_clear_to_cont(struct arm64_mm *mm, uint32_t id,
 	struct arm64_runs *rs = mm->runs[id].list;
 	uint64_t nv = 0, cont = 0;
 
-	if (mm->tbl[id] || mm->tbl_kind[id] != ARM64_TBL_RUNS ||
-	    (rs->nr && (i > rs->r[0].first ||
-			i + n < (uint64_t)rs->r[rs->nr - 1].first + rs->r[rs->nr - 1].len)))
+	if (mm->tbl[id] || mm->tbl_kind[id] != ARM64_TBL_RUNS)
+		return arm64_tbl_clear_to_cont_slow(mm, id, i, n, k, ext);
+	if (rs->nr && (rs->r[0].desc0 & PTE_CONT) && i >= rs->r[0].first &&
+	    i < (uint64_t)rs->r[0].first + rs->r[0].len) {
+		*k = 0;
+		*ext = rs->r[0].first + rs->r[0].len - i;
+		return 0;
+	}
+	if (rs->nr && (i > rs->r[0].first ||
+		       i + n < (uint64_t)rs->r[rs->nr - 1].first + rs->r[rs->nr - 1].len))
 		return arm64_tbl_clear_to_cont_slow(mm, id, i, n, k, ext);
 	for (uint32_t r = 0; r < rs->nr; r++) {
 		nv += rs->r[r].len;

@@ -155,7 +155,9 @@ static inline int64_t lower_table(struct vt_walk *w, int d, uint64_t *p,
  * depth d and the end of its range, the loops above it waiting where the
  * kernel's wait for their call to return.  A range under one entry of the
  * level above the PTE table is under one entry at every level: each loop
- * then runs once, and the walk goes straight down (walk_straight()).
+ * then runs once, and the walk goes straight down (walk_straight()).  The
+ * PTE levels are kept out of line, so that these loops keep their
+ * registers.
  */
 struct walk_lv {
 	uint32_t tid;
@@ -414,10 +416,10 @@ static uint64_t same_steps(struct vt_walk *w, uint32_t tid, uint64_t e,
  * contiguous is counted in batch_overrun: the kernel maps pfn, pfn+1, ...
  * regardless.
  */
-static __attribute__((noinline))
-int vmap_pages_pte_steps(struct vt_walk *w, uint32_t tid, uint64_t addr,
-			 uint64_t end, uint64_t prot, uint64_t *nr,
-			 unsigned int shift)
+static inline int vmap_pages_pte_steps(struct vt_walk *w, uint32_t tid,
+				       uint64_t addr, uint64_t end,
+				       uint64_t prot, uint64_t *nr,
+				       unsigned int shift)
 {
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
@@ -526,10 +528,10 @@ int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 
 /* RFC 3/8 in vmap_pages_pmd_range(): a PMD block when the walk runs at
  * PMD_SHIFT; 1 if it mapped one */
-static __attribute__((noinline))
-int vmap_pages_try_huge_pmd(struct vt_walk *w, int d, uint64_t *p,
-			    uint64_t addr, uint64_t next, uint64_t prot,
-			    uint64_t *nr, unsigned int shift)
+static inline int vmap_pages_try_huge_pmd(struct vt_walk *w, int d,
+					  uint64_t *p, uint64_t addr,
+					  uint64_t next, uint64_t prot,
+					  uint64_t *nr, unsigned int shift)
 {
 	const struct arm64_geom *g = &w->mm->g;
 	uint64_t phys = vt_pages_pfn(w->pages, *nr) << g->page_shift;
