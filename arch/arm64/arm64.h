@@ -28,6 +28,8 @@ struct arm64_geom {
 	/* one spare slot: walkers index depth d + 1 below the PTE level */
 	unsigned int shift[ARM64_MAX_LEVELS + 1]; /* VA bits an entry at depth d maps */
 	uint64_t ptrs[ARM64_MAX_LEVELS + 1];	/* entries of a table at depth d */
+	/* the walkers' per-level arithmetic: 1 << shift[d], ptrs[d] - 1 */
+	uint64_t size[ARM64_MAX_LEVELS + 1], idx_mask[ARM64_MAX_LEVELS + 1];
 	enum arm64_lname name[ARM64_MAX_LEVELS + 1]; /* table name at depth d */
 	int pmd_depth;		/* depth of the PMD (hw level 2) table */
 	int pud_depth;		/* depth of hw level 1, or -1 */
@@ -42,6 +44,10 @@ struct arm64_geom {
 	unsigned int max_page_order;		/* MAX_PAGE_ORDER */
 	bool lpa2;				/* 52-bit VA with 4K/16K */
 	unsigned int pa_bits;
+	/* the output address folds PA bits elsewhere (64K with 52-bit PA,
+	 * LPA2); else it is the descriptor's bits under desc_mask */
+	bool pa_fold;
+	uint64_t desc_mask;
 	uint64_t page_offset, vmalloc_start, vmalloc_end;
 	uint64_t modules_vaddr;		/* MODULES_VADDR; MODULES_END = vmalloc_start */
 	uint64_t vmemmap_start;		/* VMEMMAP_START */
@@ -96,25 +102,25 @@ uint64_t arm64_prot_bits(const struct arm64_geom *g, enum arm64_pgprot prot);
  * inline: the walkers and --verify use it for every page. */
 static inline uint64_t arm64_pa_to_desc(const struct arm64_geom *g, uint64_t pa)
 {
-	if (g->page_shift == 16 && g->pa_bits == 52)
+	if (!g->pa_fold)
+		return pa & g->desc_mask;
+	if (g->page_shift == 16)
 		/* 64K, 52-bit PA: PTE_ADDR_LOW is bits [49:16] and PA[51:48]
 		 * also goes to bits [15:12] (__phys_to_pte_val()) */
 		return (pa & 0x0003ffffffff0000ull) | ((pa >> 36) & 0xf000ull);
-	if (g->lpa2)
-		/* LPA2: PA[49:PS] in place, PA[51:50] in bits [9:8] */
-		return (pa & ((1ull << 50) - 1) & ~(g->page_size - 1)) |
-		       ((pa >> 42) & 0x300ull);
-	return pa & 0x0000ffffffffffffull & ~(g->page_size - 1);
+	/* LPA2: PA[49:PS] in place, PA[51:50] in bits [9:8] */
+	return (pa & ((1ull << 50) - 1) & ~(g->page_size - 1)) |
+	       ((pa >> 42) & 0x300ull);
 }
 /* __pte_to_phys() */
 static inline uint64_t arm64_desc_to_pa(const struct arm64_geom *g, uint64_t d)
 {
-	if (g->page_shift == 16 && g->pa_bits == 52)
+	if (!g->pa_fold)
+		return d & g->desc_mask;
+	if (g->page_shift == 16)
 		return (d & 0x0003ffffffff0000ull) | ((d & 0xf000ull) << 36);
-	if (g->lpa2)
-		return (d & ((1ull << 50) - 1) & ~(g->page_size - 1) & ~0x3ffull) |
-		       ((d & 0x300ull) << 42);
-	return d & 0x0000ffffffffffffull & ~(g->page_size - 1);
+	return (d & ((1ull << 50) - 1) & ~(g->page_size - 1) & ~0x3ffull) |
+	       ((d & 0x300ull) << 42);
 }
 /* The bits of a descriptor that are not its output address. */
 static inline uint64_t arm64_desc_attrs(const struct arm64_geom *g, uint64_t d)
@@ -125,11 +131,11 @@ static inline uint64_t arm64_desc_attrs(const struct arm64_geom *g, uint64_t d)
  * pa & arm64_desc_addr_mask() and consecutive pages differ by PAGE_SIZE. */
 static inline bool arm64_desc_linear(const struct arm64_geom *g)
 {
-	return !(g->page_shift == 16 && g->pa_bits == 52) && !g->lpa2;
+	return !g->pa_fold;
 }
 static inline uint64_t arm64_desc_addr_mask(const struct arm64_geom *g)
 {
-	return 0x0000ffffffffffffull & ~(g->page_size - 1);
+	return g->desc_mask;
 }
 
 static inline bool arm64_desc_valid(uint64_t d) { return d & PTE_VALID; }
@@ -287,25 +293,23 @@ uint64_t arm64_entry_extent(const struct arm64_mm *mm, uint32_t id, uint64_t i,
 static inline uint32_t arm64_desc_table_id(const struct arm64_mm *mm,
 					   uint64_t desc)
 {
-	uint64_t pa = arm64_desc_to_pa(&mm->g, desc);
-	uint64_t id;
+	/* a PA below the pool wraps to an id far above nr_tbl */
+	uint64_t id = (arm64_desc_to_pa(&mm->g, desc) - mm->table_pa_base) >>
+		      mm->g.page_shift;
 
-	if (pa < mm->table_pa_base)
-		return UINT32_MAX;
-	id = (pa - mm->table_pa_base) >> mm->g.page_shift;
 	if (id >= mm->nr_tbl || (!mm->tbl[id] && mm->tbl_kind[id] == ARM64_TBL_NONE))
 		return UINT32_MAX;
 	return (uint32_t)id;
 }
 static inline unsigned int arm64_index(const struct arm64_geom *g, int d, uint64_t va)
 {
-	return (va >> g->shift[d]) & (g->ptrs[d] - 1);
+	return (va >> g->shift[d]) & g->idx_mask[d];
 }
 /* *_addr_end(): end of the entry at depth d containing addr, capped at end */
 static inline uint64_t arm64_addr_end(const struct arm64_geom *g, int d,
 				      uint64_t addr, uint64_t end)
 {
-	uint64_t b = (addr + (1ull << g->shift[d])) & ~((1ull << g->shift[d]) - 1);
+	uint64_t b = (addr + g->size[d]) & ~(g->size[d] - 1);
 
 	return (b - 1 < end - 1) ? b : end;
 }
@@ -328,7 +332,7 @@ uint64_t *arm64_table_mut(struct arm64_mm *mm, uint32_t id);
 /* The most runs a run table keeps before it becomes an array. */
 static inline uint32_t arm64_runs_max(const struct arm64_geom *g)
 {
-	return (uint32_t)(g->ptrs[g->levels - 1] / 16);
+	return (uint32_t)(g->ptrs_per_pte / 16);
 }
 /* Whether entries desc0 + (k << page_shift), k < len, form a run: valid,
  * linear encoding, no carry out of the address field. */
@@ -420,8 +424,19 @@ int arm64_pud_set_huge(struct arm64_mm *mm, uint64_t *pudp, uint64_t phys,
 		       uint64_t prot);
 int arm64_pmd_free_pte_page(struct arm64_mm *mm, uint64_t *pmdp, uint64_t addr);
 int arm64_pud_free_pmd_page(struct arm64_mm *mm, uint64_t *pudp, uint64_t addr);
-int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp);
-int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp);
+/* pmd_sect()/pud_sect() first, inline: a walk asks at every table entry */
+static inline int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp)
+{
+	if (!arm64_desc_block(*pmdp))
+		return 0;
+	return arm64_clear_huge(mm, mm->g.pmd_depth, pmdp);
+}
+static inline int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp)
+{
+	if (!arm64_desc_block(*pudp))
+		return 0;
+	return arm64_clear_huge(mm, mm->g.pud_depth, pudp);
+}
 /* ptep_get_and_clear(): returns the old entry. */
 uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep);
 /* n x ptep_get_and_clear() of ptep[0..n), counted once. */
@@ -446,8 +461,9 @@ static inline uint64_t arm64_first_cont(const uint64_t *ptep, uint64_t n)
  * (arm64_table_mut()) for what runs cannot hold; an array goes to the
  * primitives above.  The counts are theirs exactly.  0 or -ENOMEM.
  */
-int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
-			uint64_t pfn, uint64_t n, uint64_t prot, uint64_t *written);
+static inline int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id,
+				      uint64_t i, uint64_t pfn, uint64_t n,
+				      uint64_t prot, uint64_t *written);
 int arm64_tbl_set_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
 			 uint64_t pte);
 int arm64_tbl_set_huge_pte_at(struct arm64_mm *mm, uint32_t id, uint64_t i,
@@ -464,6 +480,12 @@ int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,
  * (entry i a valid CONT entry), *ext is arm64_entry_extent()'s of i. */
 uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,
 			      uint64_t i, uint64_t n, uint64_t *ext);
+/* vunmap_pte_range()'s batch: arm64_tbl_ptes_get_and_clear() of the *k =
+ * arm64_tbl_first_cont() entries from @i (in one pass over a run table's
+ * runs); none when *k is 0, *ext then as arm64_tbl_first_cont()'s. */
+static inline int arm64_tbl_clear_to_cont(struct arm64_mm *mm, uint32_t id,
+					  uint64_t i, uint64_t n, uint64_t *k,
+					  uint64_t *ext);
 /* Internal to arch/arm64: the counts of the stores above, without the
  * stores (pgtable.c, which calls nothing of runs.c). */
 void arm64_count_set_pte(struct arm64_mm *mm, uint64_t pte);
@@ -503,6 +525,100 @@ static inline void arm64_count_set_ptes(struct arm64_mm *mm, uint64_t n)
 			mm->lazy_pending = true;
 		}
 	}
+}
+
+/*
+ * Entries [i, i + n) (n > 0) of the run list @rs become desc0 + (k <<
+ * page_shift) when they lie past its last run (the walkers go up a table):
+ * they continue that run or follow it, in O(1).  False, and nothing done,
+ * when they do not lie past it.  The list has room for one more run.
+ */
+static inline bool arm64_runs_append(const struct arm64_geom *g,
+				     struct arm64_runs *rs, uint64_t i,
+				     uint64_t n, uint64_t desc0)
+{
+	if (rs->nr) {
+		struct arm64_run *x = &rs->r[rs->nr - 1];
+
+		if ((uint64_t)x->first + x->len > i)
+			return false;
+		if (x->first + x->len == i &&
+		    x->desc0 + ((uint64_t)x->len << g->page_shift) == desc0 &&
+		    arm64_run_ok(g, x->desc0, x->len + n)) {
+			x->len += (uint32_t)n;
+			return true;
+		}
+	}
+	rs->r[rs->nr++] = (struct arm64_run){ (uint32_t)i, (uint32_t)n, desc0 };
+	return true;
+}
+
+int arm64_runs_set_ptes_slow(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			     uint64_t pfn, uint64_t n, uint64_t prot,
+			     uint64_t *written);
+/*
+ * arm64_runs_set_ptes(), inline where the stretch goes past the last run
+ * of a run table with room for it (a run more keeps it within
+ * arm64_runs_max()) and pa(pfn + k) | prot is a run: the walkers' common
+ * store.  Everything else in arch/arm64/runs.c.
+ */
+static inline int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id,
+				      uint64_t i, uint64_t pfn, uint64_t n,
+				      uint64_t prot, uint64_t *written)
+{
+	const struct arm64_geom *g = &mm->g;
+	const uint64_t top = g->desc_mask >> g->page_shift;
+	struct arm64_runs *rs = mm->runs[id].list;
+
+	if (mm->tbl[id] || mm->tbl_kind[id] != ARM64_TBL_RUNS || !n ||
+	    rs->nr >= rs->cap || rs->nr >= arm64_runs_max(g) ||
+	    (prot & g->desc_mask) || !(prot & PTE_VALID) || pfn > top ||
+	    n - 1 > top - pfn ||
+	    !arm64_runs_append(g, rs, i, n, (pfn << g->page_shift) | prot))
+		return arm64_runs_set_ptes_slow(mm, id, i, pfn, n, prot, written);
+	arm64_count_set_ptes(mm, n);
+	*written = n;
+	return 0;
+}
+
+int arm64_tbl_clear_to_cont_slow(struct arm64_mm *mm, uint32_t id, uint64_t i,
+				 uint64_t n, uint64_t *k, uint64_t *ext);
+/*
+ * arm64_tbl_clear_to_cont(), inline in a run table's two common cases:
+ * [i, i + n) covers every run and none of them is CONT (an unmap of all
+ * the table maps): they all go, and n entries are counted cleared; entry i
+ * is in the first run and it is CONT (an unmap clears a table's CONT
+ * blocks from its start): nothing.  Everything else in arch/arm64/runs.c.
+ */
+static inline int arm64_tbl_clear_to_cont(struct arm64_mm *mm, uint32_t id,
+					  uint64_t i, uint64_t n, uint64_t *k,
+					  uint64_t *ext)
+{
+	struct arm64_runs *rs = mm->runs[id].list;
+	uint64_t nv = 0, cont = 0;
+
+	if (mm->tbl[id] || mm->tbl_kind[id] != ARM64_TBL_RUNS)
+		return arm64_tbl_clear_to_cont_slow(mm, id, i, n, k, ext);
+	if (rs->nr && (rs->r[0].desc0 & PTE_CONT) && i >= rs->r[0].first &&
+	    i < (uint64_t)rs->r[0].first + rs->r[0].len) {
+		*k = 0;
+		*ext = rs->r[0].first + rs->r[0].len - i;
+		return 0;
+	}
+	if (rs->nr && (i > rs->r[0].first ||
+		       i + n < (uint64_t)rs->r[rs->nr - 1].first + rs->r[rs->nr - 1].len))
+		return arm64_tbl_clear_to_cont_slow(mm, id, i, n, k, ext);
+	for (uint32_t r = 0; r < rs->nr; r++) {
+		nv += rs->r[r].len;
+		cont |= rs->r[r].desc0;
+	}
+	if (cont & PTE_CONT)
+		return arm64_tbl_clear_to_cont_slow(mm, id, i, n, k, ext);
+	rs->nr = 0;
+	arm64_count_clears(mm, n, nv, 0);
+	*k = n;
+	*ext = 1;
+	return 0;
 }
 
 /* ---- translation and its checks (translate.c, verify.c, shape.c,

@@ -56,6 +56,8 @@ int arm64_geom_init(struct arm64_geom *g, unsigned int ps, unsigned int va)
 		} else {
 			g->name[d] = (enum arm64_lname)(hw + 1);
 		}
+		g->size[d] = 1ull << g->shift[d];
+		g->idx_mask[d] = g->ptrs[d] - 1;
 		if (hw == 2)
 			g->pmd_depth = d;
 		if (hw == 1)
@@ -94,6 +96,8 @@ int arm64_geom_init(struct arm64_geom *g, unsigned int ps, unsigned int va)
 	g->ptrs_per_pte = 1ull << (ps - 3);
 	g->lpa2 = va == 52 && ps != 16;
 	g->pa_bits = va == 52 ? 52 : 48;
+	g->pa_fold = (ps == 16 && g->pa_bits == 52) || g->lpa2;
+	g->desc_mask = 0x0000ffffffffffffull & ~(g->page_size - 1);
 
 	/* memory.h: VA_BITS_MIN, PAGE_OFFSET, _PAGE_END(), MODULES_*, VMEMMAP_* */
 	va_min = va == 52 ? (ps == 14 ? 47 : 48) : va;

@@ -708,16 +708,6 @@ int arm64_pud_free_pmd_page(struct arm64_mm *mm, uint64_t *pudp, uint64_t addr)
 	return arm64_free_lower_table(mm, mm->g.pud_depth, pudp, addr);
 }
 
-int arm64_pmd_clear_huge(struct arm64_mm *mm, uint64_t *pmdp)
-{
-	return arm64_clear_huge(mm, mm->g.pmd_depth, pmdp);
-}
-
-int arm64_pud_clear_huge(struct arm64_mm *mm, uint64_t *pudp)
-{
-	return arm64_clear_huge(mm, mm->g.pud_depth, pudp);
-}
-
 uint64_t arm64_ptep_get_and_clear(struct arm64_mm *mm, uint64_t *ptep)
 {
 	uint64_t old = *ptep;

@@ -120,19 +120,10 @@ static void runs_assign(const struct arm64_geom *g, struct arm64_runs *rs,
 	const unsigned int ps = g->page_shift;
 	uint64_t end = i + n;
 	uint32_t r, q, add = desc0 ? 1 : 0;
-	struct arm64_run *x = rs->nr ? &rs->r[rs->nr - 1] : NULL;
+	struct arm64_run *x;
 
-	/* the walkers go up a table: a store past the last run continues it
-	 * or follows it */
-	if (add && (!x || (uint64_t)x->first + x->len <= i)) {
-		if (x && x->first + x->len == i &&
-		    x->desc0 + ((uint64_t)x->len << ps) == desc0 &&
-		    arm64_run_ok(g, x->desc0, x->len + n))
-			x->len += (uint32_t)n;
-		else
-			rs->r[rs->nr++] = (struct arm64_run){ (uint32_t)i, (uint32_t)n, desc0 };
+	if (add && arm64_runs_append(g, rs, i, n, desc0))
 		return;
-	}
 	r = arm64_runs_lower(rs, i);
 	x = &rs->r[r];
 
@@ -219,8 +210,9 @@ static uint64_t *as_array(struct arm64_mm *mm, uint32_t id)
 	return arm64_table_mut(mm, id);
 }
 
-int arm64_runs_set_ptes(struct arm64_mm *mm, uint32_t id, uint64_t i,
-			uint64_t pfn, uint64_t n, uint64_t prot, uint64_t *written)
+int arm64_runs_set_ptes_slow(struct arm64_mm *mm, uint32_t id, uint64_t i,
+			     uint64_t pfn, uint64_t n, uint64_t prot,
+			     uint64_t *written)
 {
 	const struct arm64_geom *g = &mm->g;
 	const uint64_t mask = arm64_desc_addr_mask(g), top = mask >> g->page_shift;
@@ -404,6 +396,70 @@ int arm64_tbl_huge_ptep_get_and_clear(struct arm64_mm *mm, uint32_t id,
 	uint64_t pgsize, n = arm64_num_contig_ptes(mm, size, &pgsize);
 
 	return arm64_tbl_ptes_get_and_clear(mm, id, i, n);
+}
+
+/*
+ * The runs of [i, i + n) before the first valid CONT entry (*end moved
+ * there; runs share their CONT bit): the valid entries among them, or
+ * UINT64_MAX when entry i is itself a valid CONT entry, *end then being
+ * the end of its run.
+ */
+static uint64_t runs_upto_cont(const struct arm64_runs *rs, uint64_t i,
+			       uint64_t *end)
+{
+	uint64_t nv = 0;
+
+	for (uint32_t x = arm64_runs_lower(rs, i); x < rs->nr && rs->r[x].first < *end; x++) {
+		const struct arm64_run *r = &rs->r[x];
+		uint64_t a = r->first > i ? r->first : i, b = (uint64_t)r->first + r->len;
+
+		if (r->desc0 & PTE_CONT) {
+			if (r->first <= i) {
+				*end = b;
+				return UINT64_MAX;
+			}
+			*end = r->first;
+			break;
+		}
+		nv += (b < *end ? b : *end) - a;
+	}
+	return nv;
+}
+
+int arm64_tbl_clear_to_cont_slow(struct arm64_mm *mm, uint32_t id, uint64_t i,
+				 uint64_t n, uint64_t *k, uint64_t *ext)
+{
+	struct arm64_runs *rs;
+	uint64_t end = i + n, nv;
+
+	*ext = 1;
+	if (mm->tbl[id]) {
+		uint64_t *t = &mm->tbl[id][i];
+
+		/* entry i first: a scan costs its pages */
+		*k = (t[0] & PTE_VALID) && (t[0] & PTE_CONT) ? 0 : arm64_first_cont(t, n);
+		if (*k)
+			arm64_ptes_get_and_clear(mm, t, *k);
+		return 0;
+	}
+	if (mm->tbl_kind[id] != ARM64_TBL_RUNS) {
+		*k = arm64_tbl_first_cont(mm, id, i, n, ext);
+		return *k ? arm64_tbl_ptes_get_and_clear(mm, id, i, *k) : 0;
+	}
+	rs = mm->runs[id].list;
+	nv = runs_upto_cont(rs, i, &end);
+	if (nv == UINT64_MAX) {
+		*k = 0;
+		*ext = end - i;
+		return 0;
+	}
+	*k = end - i;
+	if (nv && (i > rs->r[0].first ||
+		   end < (uint64_t)rs->r[rs->nr - 1].first + rs->r[rs->nr - 1].len))
+		return arm64_tbl_ptes_get_and_clear(mm, id, i, *k);
+	rs->nr = nv ? 0 : rs->nr;	/* every run goes, or none */
+	arm64_count_clears(mm, *k, nv, 0);
+	return 0;
 }
 
 uint64_t arm64_tbl_first_cont(const struct arm64_mm *mm, uint32_t id,

@@ -599,21 +599,16 @@ out:
 	return err;
 }
 
-/*
- * Mainline __vmap_pages_range_noflush(): one page-array walk at PAGE_SHIFT,
- * or one vmap_range_noflush() per 2^page_shift chunk, reading only the
- * chunk's first page ("zigzag").
- */
-int vt___vmap_pages_range_noflush(struct vt_engine *e, uint64_t addr, uint64_t end,
-				  uint64_t idx, unsigned int page_shift)
+/* __vmap_pages_range_noflush()'s loop of vmap_range_noflush() per
+ * 2^page_shift chunk, reading only the chunk's first page ("zigzag");
+ * out of line, so that the page-array walk is a plain tail call */
+static __attribute__((noinline)) int
+vmap_chunks(struct vt_engine *e, uint64_t addr, uint64_t end, uint64_t idx,
+	    unsigned int page_shift)
 {
 	const struct arm64_geom *g = &e->mm.g;
 	uint64_t step = 1ull << (page_shift - g->page_shift);
 
-	if (page_shift == g->page_shift)
-		return vt_vmap_small_pages_range_noflush(&e->w, addr, end,
-							 e->prot_kernel, idx,
-							 g->page_shift);
 	for (; addr < end; addr += 1ull << page_shift, idx += step) {
 		int err = vt_vmap_range_noflush(&e->w, addr, addr + (1ull << page_shift),
 						vt_pages_pfn(&e->pages, idx) << g->page_shift,
@@ -622,6 +617,19 @@ int vt___vmap_pages_range_noflush(struct vt_engine *e, uint64_t addr, uint64_t e
 			return err;
 	}
 	return 0;
+}
+
+/*
+ * Mainline __vmap_pages_range_noflush(): one page-array walk at PAGE_SHIFT,
+ * or one vmap_range_noflush() per 2^page_shift chunk (vmap_chunks()).
+ */
+int vt___vmap_pages_range_noflush(struct vt_engine *e, uint64_t addr, uint64_t end,
+				  uint64_t idx, unsigned int page_shift)
+{
+	if (page_shift != e->mm.g.page_shift)
+		return vmap_chunks(e, addr, end, idx, page_shift);
+	return vt_vmap_small_pages_range_noflush(&e->w, addr, end, e->prot_kernel,
+						 idx, page_shift);
 }
 
 /* vmap() (mainline): the area at PAGE_SHIFT, one page-array walk */

@@ -100,11 +100,19 @@ static int hw_level(const struct arm64_geom *g, int d)
 	return 4 - (int)g->levels + d;
 }
 
-/* Descend into the table under *p, allocating it if the entry is none
- * (p4d/pud/pmd_alloc_track(), pte_alloc_kernel_track()). */
-static int lower_table(struct vt_walk *w, int d, uint64_t *p, uint32_t *child,
-		       bool alloc)
+/*
+ * What a walk does at an entry above the PTE table (lower_table() and the
+ * *_entry() functions): go on in the table under it, whose id is
+ * returned (below 2^32); WALK_DONE, nothing to do under it; or an error
+ * (< 0).
+ */
+#define WALK_DONE (1ll << 32)
+
+/* lower_table() when the entry is none or not one of our tables */
+static int64_t lower_table_slow(struct vt_walk *w, int d, uint64_t *p, bool alloc)
 {
+	uint32_t child;
+
 	if (!*p) {
 		int err;
 
@@ -117,11 +125,79 @@ static int lower_table(struct vt_walk *w, int d, uint64_t *p, uint32_t *child,
 	if (!arm64_desc_table(*p))
 		return vt_error_set(w->err, VT_ERR_INVARIANT,
 				    "walk met a leaf where a table was expected");
-	*child = arm64_desc_table_id(w->mm, *p);
-	if (*child == UINT32_MAX)
+	child = arm64_desc_table_id(w->mm, *p);
+	if (child == UINT32_MAX)
 		return vt_error_set(w->err, VT_ERR_INVARIANT,
 				    "table descriptor points outside the pool");
-	return 0;
+	return child;
+}
+
+/* The table under *p, allocated if the entry is none and @alloc
+ * (p4d/pud/pmd_alloc_track(), pte_alloc_kernel_track()). */
+static inline int64_t lower_table(struct vt_walk *w, int d, uint64_t *p,
+				  bool alloc)
+{
+	uint64_t e = *p;
+
+	if (e && arm64_desc_table(e)) {
+		uint32_t child = arm64_desc_table_id(w->mm, e);
+
+		if (child != UINT32_MAX)
+			return child;
+	}
+	return lower_table_slow(w, d, p, alloc);
+}
+
+/*
+ * The level loops of a walk above the PTE table (the kernel's p4d, pud and
+ * pmd loops, each calling the next level for the range of one entry) run
+ * as one loop over depth-first entries: lv[d] is the table of the loop at
+ * depth d and the end of its range, the loops above it waiting where the
+ * kernel's wait for their call to return.  A range under one entry of the
+ * level above the PTE table is under one entry at every level: each loop
+ * then runs once, and the walk goes straight down (walk_straight()).  The
+ * PTE levels are kept out of line, so that these loops keep their
+ * registers.
+ */
+struct walk_lv {
+	uint32_t tid;
+	uint64_t end;
+};
+
+static inline bool walk_straight(const struct arm64_geom *g, uint64_t addr,
+				 uint64_t end)
+{
+	return !((addr ^ (end - 1)) >> g->shift[g->levels - 2]);
+}
+
+static inline uint64_t *walk_entry(const struct arm64_mm *mm, int d,
+				   uint32_t tid, uint64_t addr)
+{
+	return &mm->tbl[tid][arm64_index(&mm->g, d, addr)];
+}
+
+/* Into the table @child for [addr, next) when it is above the PTE level,
+ * depth @last (true: the loop goes on there); false: @child is the PTE
+ * table. */
+static inline bool walk_down(struct walk_lv *lv, int *d, int last,
+			     uint32_t child, uint64_t next)
+{
+	if (*d + 1 >= last)
+		return false;
+	lv[++*d] = (struct walk_lv){ child, next };
+	return true;
+}
+
+/* On from the entry that ended at @addr: back up through the loops that
+ * it ended; false when the top one is done too. */
+static inline bool walk_up(const struct walk_lv *lv, int *d, uint64_t addr)
+{
+	while (addr == lv[*d].end) {
+		if (!*d)
+			return false;
+		--*d;
+	}
+	return true;
 }
 
 /*
@@ -205,38 +281,66 @@ static int vt_vmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 	return err;
 }
 
-static int vt_vmap_pmd_range(struct vt_walk *w, int d, uint32_t tid,
-			    uint64_t addr, uint64_t end, uint64_t phys,
-			    uint64_t prot, unsigned int max_page_shift)
+/*
+ * One entry of vmap_p4d_range() .. vmap_pmd_range(): a block
+ * (vmap_try_huge_pud/pmd(): WALK_DONE), else the table under it,
+ * allocated if none.
+ */
+static inline int64_t vmap_entry(struct vt_walk *w, int d, uint64_t *p,
+				 uint64_t addr, uint64_t next, uint64_t phys,
+				 uint64_t prot, unsigned int max_page_shift)
+{
+	if (vt_vmap_try_huge_pmd(w, d, p, addr, next, phys, prot, max_page_shift))
+		return WALK_DONE;
+	return lower_table(w, d, p, true);
+}
+
+/* vmap_p4d_range() .. vmap_pmd_range(): the level loops of vmap_range_noflush() */
+static int vt_vmap_pmd_range(struct vt_walk *w, uint64_t addr, uint64_t end,
+			     uint64_t phys, uint64_t prot,
+			     unsigned int max_page_shift)
 {
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
-	int err;
+	const int last = g->levels - 1;
+	struct walk_lv lv[ARM64_MAX_LEVELS];
+	int d = 0, ret;
+	int64_t t;
 
+	if (walk_straight(g, addr, end)) {
+		uint32_t tid = mm->pgd;
+
+		for (; d < last; d++) {
+			WST(w, walk_steps)++;
+			t = vmap_entry(w, d, walk_entry(mm, d, tid, addr), addr,
+				       end, phys, prot, max_page_shift);
+			if (t < 0 || t == WALK_DONE)
+				return t < 0 ? (int)t : 0;
+			tid = (uint32_t)t;
+		}
+		return vt_vmap_pte_range(w, tid, addr, end, phys, prot,
+					 max_page_shift);
+	}
+	lv[0] = (struct walk_lv){ mm->pgd, end };
 	do {
-		uint64_t next = arm64_addr_end(g, d, addr, end);
-		unsigned int i = arm64_index(g, d, addr);
-		uint64_t *p;
-		uint32_t child;
+		uint64_t next = arm64_addr_end(g, d, addr, lv[d].end);
+		uint64_t *p = walk_entry(mm, d, lv[d].tid, addr);
 
 		WST(w, walk_steps)++;
-		p = &mm->tbl[tid][i];
-		if (!vt_vmap_try_huge_pmd(w, d, p, addr, next, phys, prot, max_page_shift)) {
-			err = lower_table(w, d, p, &child, true);
-			if (err)
-				return err;
-			if (d + 1 == (int)g->levels - 1)
-				err = vt_vmap_pte_range(w, child, addr, next, phys,
-						     prot, max_page_shift);
-			else
-				err = vt_vmap_pmd_range(w, d + 1, child, addr, next,
-						       phys, prot, max_page_shift);
-			if (err)
-				return err;
+		t = vmap_entry(w, d, p, addr, next, phys, prot, max_page_shift);
+		if (t < 0)
+			return (int)t;
+		if (t != WALK_DONE) {
+			if (walk_down(lv, &d, last, (uint32_t)t, next))
+				continue;
+			ret = vt_vmap_pte_range(w, (uint32_t)t, addr, next, phys, prot,
+						max_page_shift);
+			if (ret)
+				return ret;
 		}
 		phys += next - addr;
 		addr = next;
-	} while (addr != end);
+	} while (walk_up(lv, &d, addr));
 	return 0;
 }
 
@@ -248,8 +352,7 @@ int vt_vmap_range_noflush(struct vt_walk *w, uint64_t addr, uint64_t end,
 	WST(w, table_walks)++;
 	if (w->written)
 		vt_walk_note(w, addr, end);
-	return vt_vmap_pmd_range(w, 0, w->mm->pgd, addr, end, phys, prot,
-				max_page_shift);
+	return vt_vmap_pmd_range(w, addr, end, phys, prot, max_page_shift);
 }
 
 /*
@@ -307,149 +410,200 @@ static uint64_t same_steps(struct vt_walk *w, uint32_t tid, uint64_t e,
 }
 
 /*
- * vmap_pages_pte_range().  Mainline (shift == PAGE_SHIFT): for every slot
- * the entry must be none, the page present and valid, then set_pte_at().
- * With RFC 3/8 and a larger shift the checks run once per step and
- * arch_vmap_pte_range_map_size() may map a batch with set_huge_pte_at().
- * A batch whose array pages are not physically contiguous is counted in
- * batch_overrun: the kernel maps pfn, pfn+1, ... regardless.
+ * vmap_pages_pte_range()'s loop with RFC 3/8's larger @shift: the checks
+ * run once per step and arch_vmap_pte_range_map_size() may map a batch
+ * with set_huge_pte_at().  A batch whose array pages are not physically
+ * contiguous is counted in batch_overrun: the kernel maps pfn, pfn+1, ...
+ * regardless.
  */
-static int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid,
-				uint64_t addr, uint64_t end, uint64_t prot,
-				uint64_t *nr, unsigned int shift)
+static inline int vmap_pages_pte_steps(struct vt_walk *w, uint32_t tid,
+				       uint64_t addr, uint64_t end,
+				       uint64_t prot, uint64_t *nr,
+				       unsigned int shift)
 {
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
-	int d = g->levels - 1;
 	struct vt_pages *pg = w->pages;
-	unsigned int i = arm64_index(g, d, addr);
-	uint64_t n = (end - addr) >> g->page_shift;
+	unsigned int i = arm64_index(g, g->levels - 1, addr);
 	int err = 0;
 
-	if (*nr + n > pg->nr)
-		return vt_error_set(w->err, VT_ERR_INVARIANT,
-				    "page array shorter than the range");
-	arch_enter_lazy_mmu_mode(mm);
-	if (shift == g->page_shift) {
-		/*
-		 * The hot loop: per physically contiguous stretch of the page
-		 * array, arch's set_ptes()-style batch (set_pte_at() per page,
-		 * counted per batch).  A run table takes a stretch as a run
-		 * and may become an array, which stays one.
-		 */
-		uint64_t j = 0;
+	do {
+		uint64_t pfn = vt_pages_pfn(pg, *nr), size, steps = 1, k, desc;
+		/* entry i, and how many after it are alike (none) */
+		uint64_t ext = arm64_entry_extent(mm, tid, i, &desc);
 
-		while (j < n) {
-			uint64_t *t = arm64_table(mm, tid);
-			uint64_t at = *nr + j;
-			uint32_t r = vt_pages_run(pg, at);
-			uint64_t m = pg->start[r + 1] - at, k;
-
-			if (t) {
-				j = set_stretches(w, t, i, j, n, *nr, prot);
-				break;
-			}
-			if (m > n - j)
-				m = n - j;
-			err = arm64_runs_set_ptes(mm, tid, i + j,
-						 pg->runs[r].pfn + (at - pg->start[r]),
-						 m, prot, &k);
-			if (err)
-				break;
-			j += k;
-			if (k < m)
-				break;
-		}
-		*nr += j;
-		if (!err && j < n)
+		if (desc) {
 			err = vt_error_set(w->err, VT_ERR_INVARIANT,
-					   "vmap_pages_pte_range: entry at 0x%llx not none",
-					   (unsigned long long)(addr + (j << g->page_shift)));
-	} else {
-		do {
-			uint64_t pfn = vt_pages_pfn(pg, *nr), size, steps = 1, k, desc;
-			/* entry i, and how many after it are alike (none) */
-			uint64_t ext = arm64_entry_extent(mm, tid, i, &desc);
+					   "vmap_pages_pte_range: entry not none");
+			break;
+		}
+		size = arch_vmap_pte_range_map_size(mm, addr, end, pfn, shift);
+		if (size != g->page_size) {
+			uint64_t entry = arm64_pa_to_desc(g, pfn << g->page_shift) | prot;
 
-			if (desc) {
+			steps = size >> g->page_shift;
+			if (i + steps > g->ptrs_per_pte || *nr + steps > pg->nr) {
 				err = vt_error_set(w->err, VT_ERR_INVARIANT,
-						   "vmap_pages_pte_range: entry not none");
+						   "batch crosses a PTE table");
 				break;
 			}
-			size = arch_vmap_pte_range_map_size(mm, addr, end, pfn, shift);
-			if (size != g->page_size) {
-				uint64_t entry = arm64_pa_to_desc(g, pfn << g->page_shift) | prot;
-
-				steps = size >> g->page_shift;
-				if (i + steps > g->ptrs_per_pte || *nr + steps > pg->nr) {
-					err = vt_error_set(w->err, VT_ERR_INVARIANT,
-							   "batch crosses a PTE table");
-					break;
-				}
-				k = same_steps(w, tid, ext, addr, end, pfn, size, *nr, shift);
-				if (k == 1 && vt_num_pages_contiguous(pg, *nr, steps) < steps)
-					vt_note_overrun(w, *nr, steps);
-				entry = arch_make_huge_pte(mm, entry,
-							    63 - __builtin_clzll(size));
-				err = arm64_tbl_set_huge_ptes(mm, tid, i, addr, entry, size, k);
-				steps *= k;
-			} else {
-				err = arm64_tbl_set_pte_at(mm, tid, i,
-						arm64_pa_to_desc(g, pfn << g->page_shift) | prot);
-			}
-			if (err)
-				break;
-			i += steps;
-			*nr += steps;
-			addr += steps << g->page_shift;
-		} while (addr < end);
-	}
-	arch_leave_lazy_mmu_mode(mm);
+			k = same_steps(w, tid, ext, addr, end, pfn, size, *nr, shift);
+			if (k == 1 && vt_num_pages_contiguous(pg, *nr, steps) < steps)
+				vt_note_overrun(w, *nr, steps);
+			entry = arch_make_huge_pte(mm, entry,
+						    63 - __builtin_clzll(size));
+			err = arm64_tbl_set_huge_ptes(mm, tid, i, addr, entry, size, k);
+			steps *= k;
+		} else {
+			err = arm64_tbl_set_pte_at(mm, tid, i,
+					arm64_pa_to_desc(g, pfn << g->page_shift) | prot);
+		}
+		if (err)
+			break;
+		i += steps;
+		*nr += steps;
+		addr += steps << g->page_shift;
+	} while (addr < end);
 	return err;
 }
 
-static int vt_vmap_pages_pmd_range(struct vt_walk *w, int d, uint32_t tid,
-			    uint64_t addr, uint64_t end, uint64_t prot,
-			    uint64_t *nr, unsigned int shift)
+/*
+ * vmap_pages_pte_range().  Mainline (shift == PAGE_SHIFT): for every slot
+ * the entry must be none, the page present and valid, then set_pte_at();
+ * the model takes the pages per physically contiguous stretch of the page
+ * array, arch's set_ptes()-style batch (set_pte_at() per page, counted
+ * per batch).  A run table takes a stretch as a run and may become an
+ * array, which stays one.  RFC 3/8: vmap_pages_pte_steps().
+ */
+static __attribute__((noinline))
+int vt_vmap_pages_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
+			    uint64_t end, uint64_t prot, uint64_t *nr,
+			    unsigned int shift)
 {
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
-	int err;
+	struct vt_pages *pg = w->pages;
+	unsigned int i = arm64_index(g, g->levels - 1, addr);
+	uint64_t n = (end - addr) >> g->page_shift, j = 0, nr0 = *nr;
+	int err = 0;
 
+	if (nr0 + n > pg->nr)
+		return vt_error_set(w->err, VT_ERR_INVARIANT,
+				    "page array shorter than the range");
+	arch_enter_lazy_mmu_mode(mm);
+	if (shift != g->page_shift) {
+		err = vmap_pages_pte_steps(w, tid, addr, end, prot, nr, shift);
+		arch_leave_lazy_mmu_mode(mm);
+		return err;
+	}
+	while (j < n) {
+		uint64_t *t = arm64_table(mm, tid);
+		uint64_t at = nr0 + j;
+		uint32_t r = vt_pages_run(pg, at);
+		uint64_t m = pg->start[r + 1] - at, k;
+
+		if (t) {
+			j = set_stretches(w, t, i, j, n, nr0, prot);
+			break;
+		}
+		if (m > n - j)
+			m = n - j;
+		err = arm64_runs_set_ptes(mm, tid, i + j,
+					  pg->runs[r].pfn + (at - pg->start[r]),
+					  m, prot, &k);
+		if (err)
+			break;
+		j += k;
+		if (k < m)
+			break;
+	}
+	*nr = nr0 + j;
+	arch_leave_lazy_mmu_mode(mm);
+	if (!err && j < n)
+		err = vt_error_set(w->err, VT_ERR_INVARIANT,
+				   "vmap_pages_pte_range: entry at 0x%llx not none",
+				   (unsigned long long)(addr + (j << g->page_shift)));
+	return err;
+}
+
+/* RFC 3/8 in vmap_pages_pmd_range(): a PMD block when the walk runs at
+ * PMD_SHIFT; 1 if it mapped one */
+static inline int vmap_pages_try_huge_pmd(struct vt_walk *w, int d,
+					  uint64_t *p, uint64_t addr,
+					  uint64_t next, uint64_t prot,
+					  uint64_t *nr, unsigned int shift)
+{
+	const struct arm64_geom *g = &w->mm->g;
+	uint64_t phys = vt_pages_pfn(w->pages, *nr) << g->page_shift;
+	uint64_t np = 1ull << (shift - g->page_shift);
+
+	if (!vt_vmap_try_huge_pmd(w, d, p, addr, next, phys, prot, shift))
+		return 0;
+	if (vt_num_pages_contiguous(w->pages, *nr, np) < np)
+		vt_note_overrun(w, *nr, np);
+	*nr += np;
+	return 1;
+}
+
+/* One entry of vmap_pages_p4d_range() .. vmap_pages_pmd_range(), as
+ * vmap_entry(); @huge_d is the PMD's depth when the walk runs at
+ * PMD_SHIFT, else -1 */
+static inline int64_t vmap_pages_entry(struct vt_walk *w, int d, uint64_t *p,
+				       uint64_t addr, uint64_t next,
+				       uint64_t prot, uint64_t *nr,
+				       unsigned int shift, int huge_d)
+{
+	if (d == huge_d &&
+	    vmap_pages_try_huge_pmd(w, d, p, addr, next, prot, nr, shift))
+		return WALK_DONE;
+	return lower_table(w, d, p, true);
+}
+
+/* vmap_pages_p4d_range() .. vmap_pages_pmd_range() */
+static int vt_vmap_pages_pmd_range(struct vt_walk *w, uint64_t addr,
+				   uint64_t end, uint64_t prot, uint64_t *nr,
+				   unsigned int shift)
+{
+	struct arm64_mm *mm = w->mm;
+	const struct arm64_geom *g = &mm->g;
+	const int last = g->levels - 1;
+	const int huge_d = shift == g->pmd_shift ? g->pmd_depth : -1;
+	struct walk_lv lv[ARM64_MAX_LEVELS];
+	int d = 0, ret;
+	int64_t t;
+
+	if (walk_straight(g, addr, end)) {
+		uint32_t tid = mm->pgd;
+
+		for (; d < last; d++) {
+			WST(w, walk_steps)++;
+			t = vmap_pages_entry(w, d, walk_entry(mm, d, tid, addr),
+					     addr, end, prot, nr, shift, huge_d);
+			if (t < 0 || t == WALK_DONE)
+				return t < 0 ? (int)t : 0;
+			tid = (uint32_t)t;
+		}
+		return vt_vmap_pages_pte_range(w, tid, addr, end, prot, nr, shift);
+	}
+	lv[0] = (struct walk_lv){ mm->pgd, end };
 	do {
-		uint64_t next = arm64_addr_end(g, d, addr, end);
-		unsigned int i = arm64_index(g, d, addr);
-		uint64_t *p;
-		uint32_t child;
+		uint64_t next = arm64_addr_end(g, d, addr, lv[d].end);
+		uint64_t *p = walk_entry(mm, d, lv[d].tid, addr);
 
 		WST(w, walk_steps)++;
-		p = &mm->tbl[tid][i];
-		/* RFC 3/8: a PMD block when the walk runs at PMD_SHIFT */
-		if (d == g->pmd_depth && shift == g->pmd_shift) {
-			uint64_t phys = vt_pages_pfn(w->pages, *nr) << g->page_shift;
-			uint64_t np = 1ull << (shift - g->page_shift);
-
-			if (vt_vmap_try_huge_pmd(w, d, p, addr, next, phys, prot, shift)) {
-				if (vt_num_pages_contiguous(w->pages, *nr, np) < np)
-					vt_note_overrun(w, *nr, np);
-				*nr += np;
-				addr = next;
+		t = vmap_pages_entry(w, d, p, addr, next, prot, nr, shift, huge_d);
+		if (t < 0)
+			return (int)t;
+		if (t != WALK_DONE) {
+			if (walk_down(lv, &d, last, (uint32_t)t, next))
 				continue;
-			}
+			ret = vt_vmap_pages_pte_range(w, (uint32_t)t, addr, next, prot,
+						      nr, shift);
+			if (ret)
+				return ret;
 		}
-		err = lower_table(w, d, p, &child, true);
-		if (err)
-			return err;
-		if (d + 1 == (int)g->levels - 1)
-			err = vt_vmap_pages_pte_range(w, child, addr, next, prot, nr,
-						   shift);
-		else
-			err = vt_vmap_pages_pmd_range(w, d + 1, child, addr, next, prot,
-					       nr, shift);
-		if (err)
-			return err;
 		addr = next;
-	} while (addr != end);
+	} while (walk_up(lv, &d, addr));
 	return 0;
 }
 
@@ -464,7 +618,7 @@ int vt_vmap_small_pages_range_noflush(struct vt_walk *w, uint64_t addr,
 	WST(w, table_walks)++;
 	if (w->written)
 		vt_walk_note(w, addr, end);
-	return vt_vmap_pages_pmd_range(w, 0, w->mm->pgd, addr, end, prot, &nr, shift);
+	return vt_vmap_pages_pmd_range(w, addr, end, prot, &nr, shift);
 }
 
 /* ---- unmap -------------------------------------------------------------- */
@@ -479,8 +633,9 @@ int vt_vmap_small_pages_range_noflush(struct vt_walk *w, uint64_t addr,
  * CONT_PTES entries, so k of them count as k huge_ptep_get_and_clear()
  * (their notes for --verify make the one range they join into).
  */
-static int vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
-			       uint64_t end)
+static __attribute__((noinline))
+int vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
+			uint64_t end)
 {
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
@@ -494,15 +649,17 @@ static int vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 		uint64_t left = (end - addr + g->page_size - 1) >> ps, k = left;
 
 		/* arch_vmap_pte_range_unmap_size() (v6.16+): entry i is a valid
-		 * CONT entry exactly when the first of [i, ..) is i itself (an
-		 * array's entry i is looked at first: a scan costs its pages) */
-		if (mm->o.vmap_cont) {
-			uint64_t e0 = arm64_table(mm, tid) ? arm64_entry(mm, tid, i) : 0;
-
-			k = (e0 & PTE_VALID) && (e0 & PTE_CONT) ? 0 :
-			    arm64_tbl_first_cont(mm, tid, i, left, &ext);
-		}
-		if (!k) {
+		 * CONT entry exactly when the first of [i, ..) is i itself;
+		 * the entries before the first are cleared in one batch */
+		if (mm->o.vmap_cont)
+			err = arm64_tbl_clear_to_cont(mm, tid, i, left, &k, &ext);
+		else
+			err = arm64_tbl_ptes_get_and_clear(mm, tid, i, k);
+		if (err)
+			break;
+		if (k) {
+			addr += k << ps;
+		} else {
 			k = 1;
 			size = g->cont_pte_size;
 			if (addr & (size - 1)) {	/* WARN_ON: align down */
@@ -525,49 +682,72 @@ static int vt_vunmap_pte_range(struct vt_walk *w, uint32_t tid, uint64_t addr,
 				addr = end;
 			else
 				addr += k * size;
-		} else {
-			err = arm64_tbl_ptes_get_and_clear(mm, tid, i, k);
-			addr += k << ps;
 		}
 	} while (!err && addr < end);
 	arch_leave_lazy_mmu_mode(mm);
 	return err;
 }
 
-static int vt_vunmap_pmd_range(struct vt_walk *w, int d, uint32_t tid, uint64_t addr,
-			uint64_t end)
+/*
+ * One entry of vunmap_p4d_range() .. vunmap_pmd_range(): a leaf cleared
+ * (pud_clear_huge()/pmd_clear_huge(); p4d_clear_huge() is empty) or a none
+ * entry passed (*_none_or_clear_bad()): WALK_DONE; else the table under
+ * it.
+ */
+static inline int64_t vunmap_entry(struct vt_walk *w, int d, uint64_t *p)
+{
+	struct arm64_mm *mm = w->mm;
+
+	/* both test pud_sect()/pmd_sect() first: a block */
+	if (arm64_desc_block(*p) &&
+	    ((d == mm->g.pud_depth && arm64_pud_clear_huge(mm, p)) ||
+	     (d == mm->g.pmd_depth && arm64_pmd_clear_huge(mm, p))))
+		return WALK_DONE;
+	if (!*p)
+		return WALK_DONE;
+	return lower_table(w, d, p, false);
+}
+
+/* vunmap_p4d_range() .. vunmap_pmd_range() */
+static int vt_vunmap_pmd_range(struct vt_walk *w, uint64_t addr, uint64_t end)
 {
 	struct arm64_mm *mm = w->mm;
 	const struct arm64_geom *g = &mm->g;
+	const int last = g->levels - 1;
+	struct walk_lv lv[ARM64_MAX_LEVELS];
+	int d = 0, ret;
+	int64_t t;
 
+	if (walk_straight(g, addr, end)) {
+		uint32_t tid = mm->pgd;
+
+		for (; d < last; d++) {
+			WST(w, walk_steps)++;
+			t = vunmap_entry(w, d, walk_entry(mm, d, tid, addr));
+			if (t < 0 || t == WALK_DONE)
+				return t < 0 ? (int)t : 0;
+			tid = (uint32_t)t;
+		}
+		return vt_vunmap_pte_range(w, tid, addr, end);
+	}
+	lv[0] = (struct walk_lv){ mm->pgd, end };
 	do {
-		uint64_t next = arm64_addr_end(g, d, addr, end);
-		unsigned int i = arm64_index(g, d, addr);
-		int hw = hw_level(g, d), err;
-		uint64_t *p;
-		uint32_t child;
+		uint64_t next = arm64_addr_end(g, d, addr, lv[d].end);
+		uint64_t *p = walk_entry(mm, d, lv[d].tid, addr);
 
 		WST(w, walk_steps)++;
-		p = &mm->tbl[tid][i];
-		/* pud_clear_huge()/pmd_clear_huge(); p4d_clear_huge() is empty */
-		if ((hw == 1 && arm64_pud_clear_huge(mm, p)) ||
-		    (hw == 2 && arm64_pmd_clear_huge(mm, p))) {
-			addr = next;
-			continue;
-		}
-		if (*p) {	/* *_none_or_clear_bad() */
-			err = lower_table(w, d, p, &child, false);
-			if (err)
-				return err;
-			if (d + 1 == (int)g->levels - 1)
-				err = vt_vunmap_pte_range(w, child, addr, next);
-			else
-				err = vt_vunmap_pmd_range(w, d + 1, child, addr, next);
-			if (err)
-				return err;
+		t = vunmap_entry(w, d, p);
+		if (t < 0)
+			return (int)t;
+		if (t != WALK_DONE) {
+			if (walk_down(lv, &d, last, (uint32_t)t, next))
+				continue;
+			ret = vt_vunmap_pte_range(w, (uint32_t)t, addr, next);
+			if (ret)
+				return ret;
 		}
 		addr = next;
-	} while (addr != end);
+	} while (walk_up(lv, &d, addr));
 	return 0;
 }
 
@@ -577,5 +757,5 @@ int vt___vunmap_range_noflush(struct vt_walk *w, uint64_t start, uint64_t end)
 	WST(w, table_walks)++;
 	if (w->written)
 		vt_walk_note(w, start, end);
-	return vt_vunmap_pmd_range(w, 0, w->mm->pgd, start, end);
+	return vt_vunmap_pmd_range(w, start, end);
 }

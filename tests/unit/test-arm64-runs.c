@@ -8,8 +8,10 @@
  * Random sequences (seeded) of set_ptes(), set_pte_at(), CONT
  * set_huge_pte_at() (with break-before-make; k of them at once as
  * arm64_tbl_set_huge_ptes() against k calls), partial clears that split
- * runs, huge_ptep_get_and_clear() and first_cont(), on 4K, 16K and 64K,
- * lazy and eager barriers; then a hand-checked split of a CONT run.
+ * runs, huge_ptep_get_and_clear(), first_cont() and the clear up to the
+ * first CONT entry (arm64_tbl_clear_to_cont() against first_cont() and a
+ * clear), on 4K, 16K and 64K, lazy and eager barriers; then a
+ * hand-checked split of a CONT run.
  */
 #include <string.h>
 
@@ -170,7 +172,7 @@ static void step(struct side *a, struct side *b, uint64_t *next_pfn, bool invali
 
 	last_t = t;
 
-	switch (rr(0, 7)) {
+	switch (rr(0, 8)) {
 	case 0:
 	case 1:		/* set_ptes() of a stretch, stopping at a live entry */
 		k = rr(1, n - i < 80 ? n - i : 80);
@@ -240,6 +242,28 @@ static void step(struct side *a, struct side *b, uint64_t *next_pfn, bool invali
 		rb = arm64_tbl_huge_ptep_get_and_clear(&b->mm, b->id[t], i, g->cont_pte_size);
 		TEST_ASSERT_EQ("huge clear rc", ra | rb, 0);
 		break;
+	case 7: {	/* vunmap_pte_range()'s batch up to the first CONT entry */
+		struct side *one = chance(50) ? a : b, *two = one == a ? b : a;
+		uint64_t k1, k2, x1, x2 = 1, e0, d, e;
+
+		if (chance(30))	/* all the table maps: the inline case */
+			i = 0;
+		k = chance(50) ? n - i : rr(1, n - i);
+		e = arm64_entry_extent(&one->mm, one->id[t], i, &d);
+		/* @one by arm64_tbl_clear_to_cont(), @two as the walker did
+		 * before it: an array's entry i first, first_cont(), clear */
+		ra = arm64_tbl_clear_to_cont(&one->mm, one->id[t], i, k, &k1, &x1);
+		e0 = arm64_table(&two->mm, two->id[t]) ? arm64_entry(&two->mm, two->id[t], i) : 0;
+		k2 = (e0 & PTE_VALID) && (e0 & PTE_CONT) ? 0 :
+		     arm64_tbl_first_cont(&two->mm, two->id[t], i, k, &x2);
+		rb = k2 ? arm64_tbl_ptes_get_and_clear(&two->mm, two->id[t], i, k2) : 0;
+		TEST_ASSERT_EQ("clear_to_cont rc", ra | rb, 0);
+		TEST_ASSERT_EQ("clear_to_cont cleared", k1, k2);
+		if (!k1)
+			TEST_ASSERT_EQ("clear_to_cont's extent", x1,
+				       arm64_table(&one->mm, one->id[t]) ? 1 : e);
+		break;
+	}
 	default:	/* first_cont() and the extent of an entry */
 		k = rr(1, n - i);
 		{
@@ -367,9 +391,66 @@ static void test_split(void)
 	arm64_mm_release(&b.mm);
 }
 
+/*
+ * By hand (4K): vunmap_pte_range()'s batch over a table's whole range.
+ * Three stretches of pages [5, 9), [20, 30) and [31, 40) are three runs;
+ * arm64_tbl_clear_to_cont() of [0, 512) clears all 512 entries at once
+ * (23 valid: 23 * 16 TLB units) and leaves no run.  Then with a CONT
+ * block at [64, 80) after a stretch at [2, 6): the batch stops at entry 64
+ * (64 cleared, the block kept), and the next one, from the block, clears
+ * nothing and gives the block's extent.
+ */
+static void test_clear_to_cont(void)
+{
+	struct side a, b;
+	uint64_t prot, e, k = 0, x = 0;
+
+	if (side_init(&a, 12, 48, false, false) || side_init(&b, 12, 48, false, true)) {
+		TEST_ASSERT_VAL("init", 0);
+		return;
+	}
+	prot = arm64_prot_bits(&a.mm.g, ARM64_PAGE_KERNEL);
+	for (int s = 0; s < 2; s++) {
+		struct side *sd = s ? &b : &a;
+
+		arm64_runs_set_ptes(&sd->mm, sd->id[0], 5, 0x1000, 4, prot, &e);
+		arm64_runs_set_ptes(&sd->mm, sd->id[0], 20, 0x2000, 10, prot, &e);
+		arm64_runs_set_ptes(&sd->mm, sd->id[0], 31, 0x3000, 9, prot, &e);
+	}
+	TEST_ASSERT_EQ("three runs", a.mm.runs[a.id[0]].list->nr, 3);
+	a.st = b.st = (struct arm64_counters){ 0 };
+	TEST_ASSERT_EQ("rc", arm64_tbl_clear_to_cont(&a.mm, a.id[0], 0, 512, &k, &x), 0);
+	TEST_ASSERT_EQ("all cleared", k, 512);
+	TEST_ASSERT_EQ("no run left", a.mm.runs[a.id[0]].list->nr, 0);
+	TEST_ASSERT_EQ("pte_clears", a.st.c[ARM64_C_pte_clears], 512);
+	TEST_ASSERT_EQ("tlb units", a.mm.tlb_units, 0);
+	TEST_ASSERT_EQ("array side rc", arm64_tbl_clear_to_cont(&b.mm, b.id[0], 0, 512, &k, &x), 0);
+	TEST_ASSERT_EQ("array side: all cleared", k, 512);
+	compare(&a, &b, "clear_to_cont: all");
+
+	for (int s = 0; s < 2; s++) {
+		struct side *sd = s ? &b : &a;
+		uint64_t va = base_va(sd) + 64 * 4096;
+
+		e = arm64_make_huge_pte(&sd->mm, 0x80000000ull | prot, 16);
+		arm64_runs_set_ptes(&sd->mm, sd->id[0], 2, 0x1000, 4, prot, &k);
+		arm64_tbl_set_huge_pte_at(&sd->mm, sd->id[0], 64, va, e, 65536);
+		TEST_ASSERT_EQ("rc", arm64_tbl_clear_to_cont(&sd->mm, sd->id[0], 0, 512, &k, &x), 0);
+		TEST_ASSERT_EQ("up to the block", k, 64);
+		TEST_ASSERT_EQ("rc", arm64_tbl_clear_to_cont(&sd->mm, sd->id[0], 64, 448, &k, &x), 0);
+		TEST_ASSERT_EQ("at the block", k, 0);
+		TEST_ASSERT_EQ("its extent", x, s ? 1 : 16);
+	}
+	TEST_ASSERT_EQ("the block's run", a.mm.runs[a.id[0]].list->nr, 1);
+	compare(&a, &b, "clear_to_cont: CONT");
+	arm64_mm_release(&a.mm);
+	arm64_mm_release(&b.mm);
+}
+
 int main(void)
 {
 	test_split();
+	test_clear_to_cont();
 	test_random();
 	return test_result("test-arm64-runs");
 }
