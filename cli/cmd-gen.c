@@ -216,9 +216,14 @@ static void parse_tests(struct argp_state *state, struct gen_args *a,
 			continue;
 		}
 		t = vt_tv_test_find(tok);
-		if (t < 0)
-			argp_error(state, "--test '%s': no such test_vmalloc test (see 'vmaptool gen --help' and docs/vmaptool-gen.md)",
-				   tok);
+		if (t < 0) {
+			/* did you mean (as for a strategy or a command) */
+			const char *hint = vt_suggest(tok, vt_tv_test_names, VT_TV__NR);
+
+			argp_error(state, "--test '%s': no such test_vmalloc test; %s%s%ssee 'vmaptool gen --help' and docs/vmaptool-gen.md",
+				   tok, hint ? "did you mean '" : "", hint ? hint : "",
+				   hint ? "'? " : "");
+		}
 		if (a->nr_tests == sizeof(a->tests) / sizeof(a->tests[0]))
 			argp_error(state, "--test: too many tests");
 		a->tests[a->nr_tests++] = t;

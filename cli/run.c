@@ -15,9 +15,42 @@
 #include "core/pool.h"
 #include "core/strategy/registry.h"
 
+/*
+ * @name with its first '+' part that is no axis replaced by the axis it
+ * is likely a typo of, into @buf; NULL if it has none or no axis is close.
+ */
+static const char *suggest_axis(const char *name, char *buf, size_t size)
+{
+	const char *names[32];
+	size_t n = 0;
+
+	for (unsigned int b = 0; b < 32; b++)
+		if (vt_axis_name(1u << b))
+			names[n++] = vt_axis_name(1u << b);
+	for (const char *p = strchr(name, '+'); p; p = strchr(p, '+')) {
+		int len = (int)strcspn(++p, "+");
+		const char *hint = NULL;
+		bool known = false;
+		char part[96];
+
+		snprintf(part, sizeof(part), "%.*s", len, p);
+		for (size_t i = 0; i < n; i++)
+			known |= !strcmp(names[i], part);
+		if (known)
+			continue;
+		hint = vt_suggest(part, names, n);
+		if (!hint)
+			return NULL;
+		snprintf(buf, size, "%.*s%s%s", (int)(p - name), name, hint, p + len);
+		return buf;
+	}
+	return NULL;
+}
+
 /* The strategy whose name @name (before any '@', ':' or '+') is likely a
- * typo of, or NULL. */
-static const char *suggest_strategy(const char *name)
+ * typo of, or @name with the axis a '+' part is likely a typo of (in
+ * @buf); NULL if neither. */
+static const char *suggest_strategy(const char *name, char *buf, size_t size)
 {
 	const struct vt_strategy_info *in = vt_strategy_infos();
 	const char *names[64];
@@ -26,8 +59,8 @@ static const char *suggest_strategy(const char *name)
 
 	snprintf(base, sizeof(base), "%.*s", (int)strcspn(name, "@:+"), name);
 	for (; in->name && n < 64; in++) {
-		if (!strcmp(in->name, base))
-			return NULL;	/* the name is right, its suffix is not */
+		if (!strcmp(in->name, base))	/* the name is right, its suffix is not */
+			return suggest_axis(name, buf, size);
 		names[n++] = in->name;
 	}
 	return vt_suggest(base, names, n);
@@ -64,7 +97,8 @@ int vt_run_parse_strategies(const char *list, struct vt_spec_list *out)
 		name[len] = '\0';
 		vt_error_init(&err);
 		if (vt_strategy_parse(name, &out->v[out->nr], &err) < 0) {
-			const char *hint = suggest_strategy(name);
+			char fix[256];
+			const char *hint = suggest_strategy(name, fix, sizeof(fix));
 			const char *why = err.msg[0] ? err.msg :
 					  vt_strerror(err.code, err.msg, sizeof(err.msg));
 			char quoted[sizeof(name) + 32];

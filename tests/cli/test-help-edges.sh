@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The first contact (issue 11 items 2 and 5): -h, `vmaptool help [CMD]`,
-# "did you mean" for a command, a strategy and a long option, each command's --help
+# "did you mean" for a command, a strategy, an axis, a test_vmalloc test and a long
+# option, each command's --help
 # listing only the options it takes (and those working), options that do
 # not apply being usage errors on either side of the command word,
 # ptdump --at beyond the trace (exit 2), and a trace-cmd recording given
@@ -32,6 +33,14 @@ run 2 help gte; grep -q "did you mean 'gate'" "$TMP/err" || die "no suggestion f
 run 2 replay --strategy=zigzg "$T"; grep -q "did you mean 'zigzag'" "$TMP/err" || die "no suggestion for zigzg"
 run 2 replay --strategy=batched@2 "$T"; grep -q "did you mean" "$TMP/err" && die "a suggestion for a right name"
 run 2 frobnicate; grep -q "did you mean" "$TMP/err" && die "a suggestion for a word far from every command"
+# an axis after a right strategy name: the whole name, corrected
+run 2 replay --strategy=zigzag,batched@12+linear-p1+vfree-bulck "$T"
+grep -q "did you mean 'batched@12+linear-p1+vfree-bulk'" "$TMP/err" || die "no suggestion for vfree-bulck: $(cat "$TMP/err")"
+run 2 replay --strategy=pagewise+xyzzyq "$T"; grep -q "did you mean" "$TMP/err" && die "a suggestion for +xyzzyq"
+# a test_vmalloc test
+run 2 gen test_vmalloc --test=fix_size_alloc_test,fix_sise_alloc_test
+grep -q "did you mean 'fix_size_alloc_test'" "$TMP/err" || die "no suggestion for fix_sise_alloc_test: $(cat "$TMP/err")"
+run 2 gen test_vmalloc --test=qqqqqqqqqq; grep -q "did you mean" "$TMP/err" && die "a suggestion for qqqqqqqqqq"
 # a mistyped long option: the closest of the command's own, on either side
 # of the command word; a prefix getopt takes, and an option's argument
 # given apart, are no typos
