@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/report-doc.h"
 #include "core/cost/profile.h"
 
 static error_t profiles_parse(int key, char *arg, struct argp_state *state)
@@ -81,15 +82,25 @@ static json_t *profile_json(const struct vt_profile *p, bool verbose)
 	return o;
 }
 
+/* "@label @text", @text wrapped at 79 columns under its own start */
+static void field(FILE *out, int indent, const char *label, const char *text)
+{
+	int col = fprintf(out, "%*s%s", indent, "", label);
+
+	vt_wrap(out, text, col, col, 79);
+}
+
+/* A profile as lines of at most 79 columns: name, CPU, clock; what it
+ * switches on; its description; with -v its prices and their bases. */
 static void profile_text(FILE *out, const struct vt_profile *p, int verbose)
 {
-	char feat[96];
-
-	snprintf(feat, sizeof(feat), "%s%s", p->tlbi_range ? " FEAT_TLBIRANGE" : "",
-		 p->erratum_4118414 ? " ARM64_ERRATUM_4118414" : "");
-	fprintf(out, "%-12s %-44s %5.0f MHz%s%s\n", p->name, p->cpu, p->freq_mhz, feat,
+	fprintf(out, "%-12s %-44s %5.0f MHz%s\n", p->name, p->cpu, p->freq_mhz,
 		strcmp(p->name, VT_PROFILE_DEFAULT) ? "" : "  (default)");
-	fprintf(out, "             %s\n", p->description);
+	if (p->tlbi_range || p->erratum_4118414)
+		fprintf(out, "             %s%s%s\n", p->tlbi_range ? "FEAT_TLBIRANGE" : "",
+			p->tlbi_range && p->erratum_4118414 ? " " : "",
+			p->erratum_4118414 ? "ARM64_ERRATUM_4118414" : "");
+	field(out, 13, "", p->description);
 	if (!verbose)
 		return;
 	fprintf(out, "             %-16s %9s %9s %7s %-9s %s\n", "event", "cycles", "anchor",
@@ -104,10 +115,11 @@ static void profile_text(FILE *out, const struct vt_profile *p, int verbose)
 			vt_cost_events[e].name, cp->cycles, cp->anchor, cp->range,
 			vt_cost_source_names[cp->source], det);
 		if (verbose > 1)
-			fprintf(out, "                 %s\n", cp->basis);
+			field(out, 17, "", cp->basis);
 	}
-	fprintf(out, "             clock: %s\n             errata: %s\n             calibration: %s\n",
-		p->freq_basis, p->errata_basis, p->calibration);
+	field(out, 13, "clock: ", p->freq_basis);
+	field(out, 13, "errata: ", p->errata_basis);
+	field(out, 13, "calibration: ", p->calibration);
 }
 
 int cmd_profiles(struct vt_cli *cli, int argc, char **argv)

@@ -222,5 +222,14 @@ grep -q "did you mean 'rk3588-a55' or 'rk3588-a76'? see 'vmaptool profiles'" <<<
 out=$("$V" replay --profile="$TMP/none.json" "$TMP/one-ev.json" 2>&1)
 grep -q "cannot open profile '$TMP/none.json': No such file or directory" <<<"$out" ||
 	fail "--profile=missing file: no reason: $out"
+# the profiles listing fits 79 columns at every -v (a trial finding of
+# session 8: the switches and descriptions ran to 157)
+for v in "" -v "-v -v"; do
+	# shellcheck disable=SC2086
+	out=$("$V" profiles $v 2>&1) || fail "profiles $v: $out"
+	long=$(awk 'length($0) > 79' <<<"$out")
+	[ -z "$long" ] || fail "profiles $v: lines over 79 columns: $long"
+done
+grep -q '^ *ARM64_ERRATUM_4118414$' <<<"$out" || fail "profiles: no line of switches"
 
 test_done
