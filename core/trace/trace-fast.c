@@ -64,11 +64,15 @@ FAST_INLINE unsigned int load_le16(const char *p)
 	return (unsigned char)p[0] | (unsigned char)p[1] << 8;
 }
 
-/* The first eight bytes of the literal @s (zero past its end) as
- * load_le64() reads them, and the mask of its first @n bytes: constants. */
-#define LIT_B(s, i) ((uint64_t)(unsigned char)(s "\0\0\0\0\0\0\0")[i] << 8 * (i))
-#define LIT_WORD(s) (LIT_B(s, 0) | LIT_B(s, 1) | LIT_B(s, 2) | LIT_B(s, 3) | \
-		     LIT_B(s, 4) | LIT_B(s, 5) | LIT_B(s, 6) | LIT_B(s, 7))
+/* The eight bytes of the literal @s from its byte @k (zero past its end)
+ * as load_le64() reads them, and the mask of the first @n bytes of a
+ * word: constants. */
+#define LIT_B(s, k, i) \
+	((uint64_t)(unsigned char)(s "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0")[(k) + (i)] << 8 * (i))
+#define LIT_WORD_AT(s, k) (LIT_B(s, k, 0) | LIT_B(s, k, 1) | LIT_B(s, k, 2) | \
+			   LIT_B(s, k, 3) | LIT_B(s, k, 4) | LIT_B(s, k, 5) | \
+			   LIT_B(s, k, 6) | LIT_B(s, k, 7))
+#define LIT_WORD(s) LIT_WORD_AT(s, 0)
 #define LEN_MASK(n) ((n) >= 8 ? ~0ull : (1ull << 8 * (n)) - 1)
 
 /* JSON whitespace: the four bytes at or below ' ' that the grammar allows
@@ -156,21 +160,19 @@ stop:
 }
 
 /*
- * Whether the @len bytes at @p equal the @len at @q and @p[@len] is a
- * quote (@q: a plain string the fast path read before; @p + @len inside
- * the cursor's bytes).  Eight bytes a step, the last step overlapping.
+ * Whether the @len bytes at @p equal the @len at @q (both readable).
+ * Eight bytes a step, the last step overlapping; zero bytes are never
+ * equal (@q holds nothing then).
  */
-FAST_INLINE bool same_then_quote(const char *p, const char *q, size_t len)
+FAST_INLINE bool same_bytes(const char *p, const char *q, size_t len)
 {
 	size_t i;
 
-	if (p[len] != '"')
-		return false;
 	if (len < 8) {
 		for (i = 0; i < len; i++)
 			if (p[i] != q[i])
 				return false;
-		return true;
+		return len;
 	}
 	if (load_le64(p) != load_le64(q))
 		return false;
@@ -187,8 +189,8 @@ FAST_INLINE bool same_then_quote(const char *p, const char *q, size_t len)
  * (t) of one below '0' (a borrow leaves such a byte only); the digits
  * before the first such byte are moved to the top of the word (zeros
  * above them are leading zeros) and combined in pairs, fours and eights
- * by three multiplications (x * (1 + (10 << 8)) >> 8 adds ten times a
- * byte to the byte above it, and so on).  Returns the end of the digits,
+ * by three multiplications (x * 10 + (x >> 8) adds ten times each byte
+ * to the byte below it, and so on).  Returns the end of the digits,
  * or NULL: eight digits or more, none, a leading zero (then
  * cursor_plain_int() reads them, or fails likewise).
  */
@@ -207,7 +209,7 @@ FAST_INLINE const char *word_int(const char *p, uint64_t *out)
 	if (top < 8 || (__builtin_expect((unsigned char)w == '0', 0) && top > 15))
 		return NULL;
 	t <<= (7 - top) & 63;	/* by 64 - 8 * digits */
-	t = (t * (1 + (10ull << 8)) >> 8) & 0x00ff00ff00ff00ffull;
+	t = (t * 10 + (t >> 8)) & 0x00ff00ff00ff00ffull;
 	t = (t * (1 + (100ull << 16)) >> 16) & 0x0000ffff0000ffffull;
 	*out = t * (1 + (10000ull << 32)) >> 32;
 	return p + (top >> 3);
@@ -352,9 +354,7 @@ FAST_INLINE int cursor_key(struct cursor *c)
 	return key_of(s, len);
 }
 
-/* The op names (core/trace/ops.def) and their lengths, each name padded
- * with zeros to a whole number of words, so that a lookup is a compare of
- * the length and of one word (and of the rest of a longer name). */
+/* The op names (core/trace/ops.def) and their lengths. */
 static const char op_name[VT_OP__NR][16] = {
 #define VT_OP(e, n, r, u, p) [VT_OP_##e] = n,
 #include "core/trace/ops.def"
@@ -365,65 +365,59 @@ static const unsigned char op_len[VT_OP__NR] = {
 #include "core/trace/ops.def"
 #undef VT_OP
 };
+
+/*
+ * Each name with its closing quote as the eight bytes after the opening
+ * quote hold it, and the eight after those (zero past the quote), with
+ * the masks of its bytes: constants, so that word_op() is a compare of
+ * four bytes per op and of the name whole where they match.
+ */
+static const uint64_t op_word[VT_OP__NR][2] = {
+#define VT_OP(e, n, r, u, p) [VT_OP_##e] = { LIT_WORD_AT(n "\"", 0), LIT_WORD_AT(n "\"", 8) },
+#include "core/trace/ops.def"
+#undef VT_OP
+};
+static const uint64_t op_mask[VT_OP__NR][2] = {
 #define VT_OP(e, n, r, u, p) \
-	_Static_assert(sizeof(n) <= sizeof(op_name[0]), "op name " n " fits with its NUL");
+	[VT_OP_##e] = { LEN_MASK(sizeof(n)), sizeof(n) > 8 ? LEN_MASK(sizeof(n) - 8) : 0 },
+#include "core/trace/ops.def"
+#undef VT_OP
+};
+#define VT_OP(e, n, r, u, p)						\
+	_Static_assert(sizeof(n) > 4 && sizeof(n) <= 16,		\
+		       "op name " n ": four bytes and its quote in two words");
 #include "core/trace/ops.def"
 #undef VT_OP
 
-/* The op whose name is the @len bytes that @w holds (zero above them). */
-FAST_INLINE int op_of_word(uint64_t w, size_t len)
+/* @s: a plain string of @len bytes: its op, or -1. */
+static int find_op(const char *s, size_t len)
 {
-#pragma GCC unroll 16
-	for (int i = 0; i < VT_OP__NR; i++)
-		if (op_len[i] == len && load_le64(op_name[i]) == w)
-			return i;
-	return -1;
-}
-
-/* @s: a plain string of @len bytes followed by its closing quote, inside
- * the cursor's bytes that end at @e. */
-FAST_INLINE int find_op(const char *s, size_t len, const char *e)
-{
-	uint64_t w;
-	int op;
-
-	if (e - s >= 8) {
-		w = load_le64(s) & LEN_MASK(len);
-	} else {	/* near the end of the line: byte by byte */
-		w = 0;
-		for (size_t i = 0; i < len && i < 8; i++)
-			w |= (uint64_t)(unsigned char)s[i] << 8 * i;
-	}
-	if (len <= 8)
-		return op_of_word(w, len);
-	for (op = 0; op < VT_OP__NR; op++)
-		if (op_len[op] == len && load_le64(op_name[op]) == w &&
-		    name_is(s + 8, len - 8, op_name[op] + 8))
+	for (int op = 0; op < VT_OP__NR; op++)
+		if (op_len[op] == len && !memcmp(s, op_name[op], len))
 			return op;
 	return -1;
 }
 
 /*
- * "op": a name of up to seven bytes right after the quote at @p (nine
- * bytes readable), found from the first quote in the eight bytes there
- * and one compare per op (bytes equal to a name are a plain string).
- * The op and *@end past the closing quote, or -1.
+ * "op": an op name and its closing quote right after the quote at @p
+ * (seventeen bytes readable), the first four bytes of each name compared
+ * in turn (bytes equal to a name are a plain string).  The op and *@end
+ * past the closing quote, or -1.
  */
 FAST_INLINE int word_op(const char *p, const char **end)
 {
-	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
-	uint64_t w = load_le64(p + 1), q = w ^ (ones * '"');
-	uint64_t m = (q - ones) & ~q & high;
-	size_t len;
-	int op;
+	uint64_t w = load_le64(p + 1);
 
-	if (!m)
-		return -1;
-	len = __builtin_ctzll(m) >> 3;
-	/* m - 1 sets the bits below the quote's top bit */
-	op = op_of_word(w & (m ^ (m - 1)) >> 8, len);
-	*end = p + len + 2;
-	return op;
+#pragma GCC unroll 16
+	for (int i = 0; i < VT_OP__NR; i++)
+		if ((uint32_t)w == (uint32_t)op_word[i][0] &&
+		    (w & op_mask[i][0]) == op_word[i][0] &&
+		    (!op_mask[i][1] ||
+		     (load_le64(p + 9) & op_mask[i][1]) == op_word[i][1])) {
+			*end = p + op_len[i] + 2;
+			return i;
+		}
+	return -1;
 }
 
 /* "op": its value, the cursor before it, read as a string and looked up. */
@@ -434,7 +428,7 @@ FAST_INLINE int cursor_op(struct cursor *c)
 
 	if (!cursor_plain_string(c, &s, &len))
 		return -1;
-	return find_op(s, len, c->e);
+	return find_op(s, len);
 }
 
 /* A hex digit's value plus one; 0 for any other byte. */
@@ -781,9 +775,10 @@ FAST_COLD const char *cold_id(struct vt_trace_fast *fp, const char *p,
 }
 
 /* "caller": a plain string of at most VT_TRACE_MAX_STRING bytes, kept in
- * fp->caller for the next event's compare (see fast_event()). */
+ * fp->caller for the next event's compare (same_caller()). */
 FAST_COLD const char *cold_caller(struct vt_trace_fast *fp, const char *p,
-				  const char *e, bool nl_ends)
+				  const char *e, bool nl_ends,
+				  struct vt_event *ev)
 {
 	struct cursor c = { p, e, nl_ends };
 	const char *s;
@@ -791,9 +786,10 @@ FAST_COLD const char *cold_caller(struct vt_trace_fast *fp, const char *p,
 
 	if (!cursor_plain_string(&c, &s, &n) || n > VT_TRACE_MAX_STRING)
 		return NULL;
-	memcpy(fp->caller, s, n);
-	fp->caller[n] = '\0';
-	fp->caller_len = n;
+	memcpy(fp->caller, s - 1, n + 1);	/* and its opening quote */
+	fp->caller[n + 1] = '\0';
+	fp->caller_qlen = n + 1;
+	ev->caller = fp->caller + 1;
 	return c.p;
 }
 
@@ -836,6 +832,25 @@ FAST_COLD const char *cold_prot(const char *p, const char *e, bool nl_ends,
 	return c.p;
 }
 
+/*
+ * "caller" if it is the last one the fast path read, which fp->caller
+ * still holds after the quote it had in its line (a plain string, so
+ * bytes equal to it are one): most events name the caller of the event
+ * before them.  Compared in place with that quote, not copied again: the
+ * byte after its closing quote, or NULL.
+ */
+FAST_INLINE const char *same_caller(struct vt_trace_fast *fp, const char *p,
+				    const char *e, struct vt_event *ev)
+{
+	size_t n = fp->caller_qlen;
+
+	if ((size_t)(e - p) <= n || p[n] != '"' ||
+	    !same_bytes(p, fp->caller, n))
+		return NULL;
+	ev->caller = fp->caller + 1;
+	return p + n + 1;
+}
+
 /* An integer value in one word (word_int()) where it can, else through
  * cold_u64(); @hot as in fast_event(). */
 FAST_INLINE const char *value_u64(const char *p, const char *e, uintptr_t hot,
@@ -861,7 +876,6 @@ FAST_INLINE const char *fast_value(struct vt_trace_fast *fp, int k,
 {
 	const char *q;
 	uint64_t v;
-	size_t n;
 	int op;
 
 	switch (k) {
@@ -905,110 +919,129 @@ FAST_INLINE const char *fast_value(struct vt_trace_fast *fp, int k,
 		ev->cpu = v;
 		return p;
 	case F_CALLER:
-		/*
-		 * Most events name the caller of the event before them: the
-		 * bytes are compared with that one's, which fp->caller still
-		 * holds (a plain string, so bytes equal to it are one), and
-		 * not copied again.
-		 */
-		n = fp->caller_len;
-		ev->caller = fp->caller;
-		if (p < e && *p == '"' && (size_t)(e - p) > n + 1 &&
-		    same_then_quote(p + 1, fp->caller, n))
-			return p + n + 2;
-		return cold_caller(fp, p, e, nl_ends);
+		if ((q = same_caller(fp, p, e, ev)))
+			return q;
+		return cold_caller(fp, p, e, nl_ends, ev);
 	}
 	return NULL;
 }
 
 /*
  * The bytes a value's step in fast_value() may read from its start (an
- * op's quote and the word after it; an integer's word), and a key's in
- * fast_event() with its value's (the quote and the word after it, the
- * value after at most nine bytes).
+ * op's quote and the two words after it; an integer's word), and a key's
+ * in fast_event() with its value's (the quote and the word after it; the
+ * op's value after five bytes, any other after at most nine).
  */
-#define VALUE_ROOM 9
-#define KEY_ROOM (9 + VALUE_ROOM)
+#define VALUE_ROOM 17
+#define KEY_ROOM (5 + VALUE_ROOM)
+
+/* The limit a step's start must be at or below to have @room bytes. */
+FAST_INLINE uintptr_t room_end(const char *line, const char *e, size_t room)
+{
+	return (size_t)(e - line) >= room ? (uintptr_t)(e - room) : 0;
+}
 
 /*
- * The event that starts at @line, in bytes that end at @e.  With @nl_ends
- * the line ends at the first newline, or at @e if @eof; *@len is its
- * length then.  Returns 1, 0 (to jansson) or -ENOMEM.
+ * The known keys, matched whole by their first byte and one masked
+ * compare of the eight bytes after the quote (every key with its '":'
+ * fits in eight): KEY(key, F_*) for each candidate of the byte @w holds
+ * first.
+ */
+#define KEY_IS(w, key)							\
+	(((w) & LEN_MASK(sizeof(key "\":") - 1)) == LIT_WORD(key "\":"))
+#define KEY_LEN(key) (sizeof("\"" key "\":") - 1)
+#define FAST_KEYS(w, KEY)						\
+	switch ((unsigned char)(w)) {					\
+	case 'o': KEY("op", F_OP); break;				\
+	case 'i': KEY("id", F_ID); break;				\
+	case 's': KEY("size", F_SIZE); break;				\
+	case 'a': KEY("align", F_ALIGN); break;				\
+	case 'c': KEY("caller", F_CALLER); KEY("cpu", F_CPU); break;	\
+	case 'p': KEY("pages", F_PAGES); KEY("phys", F_PHYS);		\
+		  KEY("prot", F_PROT); break;				\
+	case 'f': KEY("flags", F_FLAGS); break;				\
+	case 'v': KEY("va", F_VA); break;				\
+	case 't': KEY("t", F_T); break;					\
+	}
+
+/*
+ * After the event's '}': the op's rules (check_op_rules() of
+ * trace-schema.c) and its default protection.  1 or 0.
+ */
+FAST_INLINE int event_done(const struct vt_trace_fast *fp,
+			   struct vt_event *ev, unsigned int seen)
+{
+	const struct op_rule *rule;
+
+	if (!(seen & (1u << F_OP)))
+		return 0;
+	rule = &op_rule[ev->op];
+	if (!(seen & (1u << F_PROT)))
+		ev->prot = rule->prot;
+	if ((seen & rule->keys) != rule->keys ||
+	    (rule->values && !op_values_hold(fp, ev, rule->values)))
+		return 0;
+	return 1;
+}
+
+/* Where fast_event() starts: at the line's start, or where hot_event()
+ * stopped (ORed into the keys seen): at a key, or after a value. */
+#define AT_KEY (1u << 30)
+#define AT_SEP (1u << 31)
+
+/*
+ * The event that starts at @line, in bytes that end at @e, from @p with
+ * the keys @seen read (@p = @line and 0: all of it).  With @nl_ends the
+ * line ends at the first newline, or at @e if @eof; *@len is its length
+ * then.  Returns 1, 0 (to jansson) or -ENOMEM.
  *
- A key that starts at or below @hot (KEY_ROOM bytes before @e), with
- * no whitespace before it, is read with word loads and no further bounds
+ * A key that starts at or below @hot (KEY_ROOM bytes before @e), with no
+ * whitespace before it, is read with word loads and no further bounds
  * checks, and so is its value: a known key directly followed by ':' is
- * matched whole (its first byte picks the candidates, one masked compare
- * of the eight bytes after the quote decides: every key with its '":'
- * fits in eight) and its value read right there (an op or an integer in
+ * matched whole and its value read right there (an op or an integer in
  * one word, the caller first compared with the last event's in place).
  * Anything else goes by the cold paths above, a value there in one word
  * too if VALUE_ROOM bytes are left.
  */
 FAST_INLINE int fast_event(struct vt_trace_fast *fp, const char *line,
 			   const char *e, bool nl_ends, bool eof,
-			   struct vt_event *ev, size_t *line_len)
+			   struct vt_event *ev, size_t *line_len,
+			   const char *p, unsigned int seen)
 {
-	const uintptr_t hot = e - line >= KEY_ROOM ? (uintptr_t)(e - KEY_ROOM) : 0;
-	const char *p = line;
-	const struct op_rule *rule;
-	unsigned int seen = 0;
+	const uintptr_t hot = room_end(line, e, KEY_ROOM);
 	int k, nomem = 0;
 	uint64_t w;
 
-	event_clear(ev);
-	if (p >= e || *p != '{') {
-		p = cold_ws(p, e, nl_ends);
-		if (p >= e || *p != '{')
-			return 0;
+	if (seen & AT_SEP) {
+		seen &= ~AT_SEP;
+		goto next;
 	}
-	p++;
+	if (seen & AT_KEY) {
+		seen &= ~AT_KEY;
+	} else {
+		event_clear(ev);
+		if (p >= e || *p != '{') {
+			p = cold_ws(p, e, nl_ends);
+			if (p >= e || *p != '{')
+				return 0;
+		}
+		p++;
+	}
 	for (;;) {
 		if ((uintptr_t)p > hot || *p != '"')
 			goto cold_key;
 hot_key:
 		w = load_le64(p + 1);
 #define KEY(key, f)							\
-		if ((w & LEN_MASK(sizeof(key "\":") - 1)) == LIT_WORD(key "\":")) { \
+		if (KEY_IS(w, key)) {					\
 			if (seen & (1u << (f)))				\
 				return 0;				\
 			seen |= 1u << (f);				\
-			p = fast_value(fp, (f), p + sizeof("\"" key "\":") - 1, \
-				       e, UINTPTR_MAX, nl_ends, ev, &nomem); \
+			p = fast_value(fp, (f), p + KEY_LEN(key), e,	\
+				       UINTPTR_MAX, nl_ends, ev, &nomem); \
 			goto next;					\
 		}
-		switch ((unsigned char)w) {
-		case 'o':
-			KEY("op", F_OP);
-			break;
-		case 'i':
-			KEY("id", F_ID);
-			break;
-		case 's':
-			KEY("size", F_SIZE);
-			break;
-		case 'a':
-			KEY("align", F_ALIGN);
-			break;
-		case 'c':
-			KEY("caller", F_CALLER);
-			KEY("cpu", F_CPU);
-			break;
-		case 'p':
-			KEY("pages", F_PAGES);
-			KEY("phys", F_PHYS);
-			KEY("prot", F_PROT);
-			break;
-		case 'f':
-			KEY("flags", F_FLAGS);
-			break;
-		case 'v':
-			KEY("va", F_VA);
-			break;
-		case 't':
-			KEY("t", F_T);
-			break;
-		}
+		FAST_KEYS(w, KEY);
 #undef KEY
 cold_key:
 		p = cold_key(p, e, nl_ends, &k);
@@ -1017,8 +1050,8 @@ cold_key:
 		if (seen & (1u << k))
 			return 0;
 		seen |= 1u << k;
-		p = fast_value(fp, k, p, e, e - line >= VALUE_ROOM ?
-			       (uintptr_t)(e - VALUE_ROOM) : 0, nl_ends, ev, &nomem);
+		p = fast_value(fp, k, p, e, room_end(line, e, VALUE_ROOM),
+			       nl_ends, ev, &nomem);
 next:
 		if (!p)
 			return nomem;
@@ -1047,32 +1080,159 @@ close:
 	}
 	if (nl_ends)
 		*line_len = p - line;
-	if (!(seen & (1u << F_OP)))
-		return 0;
-	rule = &op_rule[ev->op];
-	if (!(seen & (1u << F_PROT)))
-		ev->prot = rule->prot;
-	if ((seen & rule->keys) != rule->keys ||
-	    (rule->values && !op_values_hold(fp, ev, rule->values)))
-		return 0;
-	return 1;
+	return event_done(fp, ev, seen);
+}
+
+/*
+ * hot_event()'s value of the key @k at @p, as fast_value() reads it in
+ * one step (KEY_ROOM bytes readable at the key), or NULL for any value
+ * that is not in that form: an id string, "pages", "flags", "prot", a
+ * caller not the last event's, a number of more than seven digits or a
+ * "0x..." string (fast_event() then reads it again).
+ */
+FAST_INLINE const char *hot_value(struct vt_trace_fast *fp, int k,
+				  const char *p, const char *e,
+				  struct vt_event *ev)
+{
+	const char *q;
+	uint64_t v;
+	int op;
+
+	switch (k) {
+	case F_OP:
+		if (*p != '"' || (op = word_op(p, &q)) < 0)
+			return NULL;
+		ev->op = op;
+		return q;
+	case F_ID:
+		ev->id.present = true;
+		return word_int(p, &ev->id.num);
+	case F_SIZE:
+		return word_int(p, &ev->size);
+	case F_PHYS:
+		return word_int(p, &ev->phys);
+	case F_ALIGN:
+		q = word_int(p, &ev->align);
+		if (q && (!ev->align || (ev->align & (ev->align - 1))))
+			return NULL;
+		return q;
+	case F_VA:
+		ev->has_va = true;
+		return word_int(p, &ev->va);
+	case F_T:
+		ev->has_t = true;
+		return word_int(p, &ev->t);
+	case F_CPU:
+		q = word_int(p, &v);
+		if (!q || v > INT32_MAX)
+			return NULL;
+		ev->cpu = v;
+		return q;
+	case F_CALLER:
+		return same_caller(fp, p, e, ev);
+	}
+	return NULL;
+}
+
+/*
+ * The hot pass of a JSON Lines line: vmaptool's own layout (no
+ * whitespace, the values in their plain forms: hot_value()) read with no
+ * call, so that it needs no saved registers.  1 (*@len set), 0, or 2
+ * where it stops (*@at: the byte, *@seen: the keys read and AT_KEY or
+ * AT_SEP), for fast_event() to go on from there.
+ */
+FAST_INLINE int hot_event(struct vt_trace_fast *fp, const char *line,
+			  const char *e, struct vt_event *ev, size_t *len,
+			  const char **at, unsigned int *at_seen)
+{
+	const uintptr_t hot = room_end(line, e, KEY_ROOM);
+	const char *p = line, *key;
+	unsigned int seen = 0;
+	uint64_t w;
+
+	event_clear(ev);
+	if (p >= e || *p != '{') {
+		*at = line;	/* fast_event() from the start */
+		*at_seen = 0;
+		return 2;
+	}
+	key = ++p;
+	if ((uintptr_t)p > hot || *p != '"')
+		goto stop_key;
+	for (;;) {
+		w = load_le64(p + 1);
+#define KEY(key_, f)							\
+		if (KEY_IS(w, key_)) {					\
+			if (seen & (1u << (f)))				\
+				return 0;				\
+			seen |= 1u << (f);				\
+			p = hot_value(fp, (f), p + KEY_LEN(key_), e, ev); \
+			if (!p) {					\
+				seen &= ~(1u << (f));			\
+				goto stop_key;				\
+			}						\
+			goto next;					\
+		}
+		FAST_KEYS(w, KEY);
+#undef KEY
+		goto stop_key;
+next:
+		/* ',' and the next key's quote: one compare */
+		if ((uintptr_t)p < hot && load_le16(p) == ('"' << 8 | ',')) {
+			key = ++p;
+			continue;
+		}
+		if (p + 1 < e && p[0] == '}' && p[1] == '\n') {
+			*len = p + 1 - line;
+			return event_done(fp, ev, seen);
+		}
+		*at = p;
+		*at_seen = seen | AT_SEP;
+		return 2;
+	}
+stop_key:
+	*at = key;
+	*at_seen = seen | AT_KEY;
+	return 2;
 }
 
 int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			struct vt_event *ev)
 {
-	return fast_event(fp, line, line + n, false, true, ev, NULL);
+	return fast_event(fp, line, line + n, false, true, ev, NULL, line, 0);
+}
+
+/* vt_trace_fast_next() from where hot_event() stopped. */
+static __attribute__((noinline)) int
+fast_next_from(struct vt_trace_fast *fp, struct vt_trace_lines *in,
+	       struct vt_event *ev, const char *p, unsigned int seen)
+{
+	const char *line = in->buf + in->off;
+	size_t left = in->len - in->off, n = 0;
+
+	if (fast_event(fp, line, line + left, true, in->eof, ev, &n, p,
+		       seen) != 1)
+		return 0;
+	in->off += n + (n < left);	/* and its newline */
+	ev->line = ++in->lineno;
+	ev->column = 1;
+	return 1;
 }
 
 int vt_trace_fast_next(struct vt_trace_fast *fp, struct vt_trace_lines *in,
 		       struct vt_event *ev)
 {
-	const char *p = in->buf + in->off;
-	size_t left = in->len - in->off, n = 0;
+	const char *line = in->buf + in->off, *at;
+	unsigned int seen;
+	size_t n;
+	int ret;
 
-	if (fast_event(fp, p, p + left, true, in->eof, ev, &n) != 1)
+	ret = hot_event(fp, line, in->buf + in->len, ev, &n, &at, &seen);
+	if (ret == 2)
+		return fast_next_from(fp, in, ev, at, seen);
+	if (!ret)
 		return 0;
-	in->off += n + (n < left);	/* and its newline */
+	in->off += n + 1;	/* and its newline */
 	ev->line = ++in->lineno;
 	ev->column = 1;
 	return 1;

@@ -23,9 +23,11 @@ struct vt_trace_fast {
 	struct vt_page_run *runs;
 	size_t runs_cap;
 	char id[VT_TRACE_MAX_STRING + 1];
-	/* the last caller the fast path read, a plain string (zeroed: "") */
-	char caller[VT_TRACE_MAX_STRING + 1];
-	size_t caller_len;
+	/* the last caller the fast path read, a plain string, after the
+	 * quote it had in its line; @caller_qlen: its length with that
+	 * quote (0: none read) */
+	char caller[VT_TRACE_MAX_STRING + 2];
+	size_t caller_qlen;
 };
 
 /*
