@@ -21,8 +21,16 @@
  * of odd but valid JSON are exactly the jansson path's.  A differential
  * test (tests/unit/test-trace-fast.c) reads the bundled traces, the fuzz
  * corpus, generated traces and mutations of all of them both ways.
+ *
+ * A JSON Lines line goes first through a hot pass with no call
+ * (hot_event(): vmaptool's own layout, each key matched by its first byte
+ * and one word compare, an op, integer or repeated caller read in one
+ * step); where that meets anything else, fast_event() goes on from the
+ * key or separator it stopped at, reading what is in the hot form the
+ * same way and the rest through out-of-line cold helpers.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,7 +214,9 @@ FAST_INLINE const char *word_int(const char *p, uint64_t *out)
 	top = __builtin_ctzll(stop);
 	/* the byte after the digits is none; a '.', 'e' or 'E' there fails
 	 * where every caller then expects ',', '}' or whitespace */
-	if (top < 8 || (__builtin_expect((unsigned char)w == '0', 0) && top > 15))
+	if (top < 8)
+		return NULL;
+	if (__builtin_expect((unsigned char)w == '0', 0) && top > 15)
 		return NULL;
 	t <<= (7 - top) & 63;	/* by 64 - 8 * digits */
 	t = (t * 10 + (t >> 8)) & 0x00ff00ff00ff00ffull;
@@ -687,16 +697,20 @@ FAST_INLINE bool op_values_hold(const struct vt_trace_fast *fp,
 }
 
 /*
- * *@ev = (struct vt_event){ .cpu = -1 } in sixteen-byte stores: GCC makes
- * the compound literal a "rep stos" of 20 steps.  The loop is unrolled
+ * *@ev = (struct vt_event){ .cpu = -1 } but its position (the caller's:
+ * vt_trace_fast_next(), vt_trace_read_event()), in sixteen-byte stores:
+ * GCC makes the compound literal a "rep stos".  The loop is unrolled
  * before it could be seen as a memset().
  */
 typedef uint64_t fast_v2 __attribute__((vector_size(16), may_alias, aligned(8)));
 FAST_INLINE void event_clear(struct vt_event *ev)
 {
-	_Static_assert(sizeof(*ev) % sizeof(fast_v2) == 0, "the event is whole stores");
+	const size_t n = offsetof(struct vt_event, line) / sizeof(fast_v2);
+
+	_Static_assert(offsetof(struct vt_event, line) % sizeof(fast_v2) == 0,
+		       "the event before its position is whole stores");
 #pragma GCC unroll 16
-	for (size_t i = 0; i < sizeof(*ev) / sizeof(fast_v2); i++)
+	for (size_t i = 0; i < n; i++)
 		((fast_v2 *)ev)[i] = (fast_v2){ 0, 0 };
 	ev->cpu = -1;
 }
