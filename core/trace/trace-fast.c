@@ -807,8 +807,8 @@ FAST_COLD const char *cold_caller(struct vt_trace_fast *fp, const char *p,
 	return c.p;
 }
 
-/* "pages", "flags" and "prot": no word-at-a-time step of their own in
- * fast_event(); *@nomem: -ENOMEM with NULL, else untouched. */
+/* "pages" (not cold: the system heap's vmaps have them); *@nomem:
+ * -ENOMEM with NULL, else untouched. */
 static __attribute__((noinline)) const char *
 value_pages(struct vt_trace_fast *fp, const char *p, const char *e,
 	    bool nl_ends, struct vt_event *ev, int *nomem)

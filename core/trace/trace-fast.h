@@ -31,11 +31,12 @@ struct vt_trace_fast {
 };
 
 /*
- * Read the event line @line (@n bytes, no newline) into @ev.  Returns 1 if
- * the line is one the fast path recognises and it is a valid event exactly
- * as the jansson path would read it; 0 if the line is to be read by the
- * jansson path (any other shape, any error, any warning: so messages stay
- * the jansson path's); -ENOMEM.
+ * Read the event line @line (@n bytes, no newline) into @ev, all but its
+ * line and column (the caller's to set).  Returns 1 if the line is one
+ * the fast path recognises and it is a valid event exactly as the jansson
+ * path would read it; 0 if the line is to be read by the jansson path
+ * (any other shape, any error, any warning: so messages stay the jansson
+ * path's); -ENOMEM.
  */
 int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			struct vt_event *ev);
