@@ -1221,13 +1221,12 @@ static __attribute__((noinline)) int
 fast_next_from(struct vt_trace_fast *fp, struct vt_trace_lines *in,
 	       struct vt_event *ev, const char *p, unsigned int seen)
 {
-	const char *line = in->buf + in->off;
-	size_t left = in->len - in->off, n = 0;
+	const char *line = in->cur;
+	size_t n = 0;
 
-	if (fast_event(fp, line, line + left, true, in->eof, ev, &n, p,
-		       seen) != 1)
+	if (fast_event(fp, line, in->end, true, in->eof, ev, &n, p, seen) != 1)
 		return 0;
-	in->off += n + (n < left);	/* and its newline */
+	in->cur = line + n + (line + n < in->end);	/* and its newline */
 	ev->line = ++in->lineno;
 	ev->column = 1;
 	return 1;
@@ -1236,17 +1235,17 @@ fast_next_from(struct vt_trace_fast *fp, struct vt_trace_lines *in,
 int vt_trace_fast_next(struct vt_trace_fast *fp, struct vt_trace_lines *in,
 		       struct vt_event *ev)
 {
-	const char *line = in->buf + in->off, *at;
+	const char *line = in->cur, *at;
 	unsigned int seen;
 	size_t n;
 	int ret;
 
-	ret = hot_event(fp, line, in->buf + in->len, ev, &n, &at, &seen);
+	ret = hot_event(fp, line, in->end, ev, &n, &at, &seen);
 	if (ret == 2)
 		return fast_next_from(fp, in, ev, at, seen);
 	if (!ret)
 		return 0;
-	in->off += n + 1;	/* and its newline */
+	in->cur = line + n + 1;	/* and its newline */
 	ev->line = ++in->lineno;
 	ev->column = 1;
 	return 1;

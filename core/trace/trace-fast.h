@@ -42,12 +42,11 @@ int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			struct vt_event *ev);
 /*
  * Where a JSON Lines reader is in its input (core/trace/trace-read.c):
- * @len bytes at @buf, the first @off of them read; @eof when nothing
+ * the bytes at hand not read yet, from @cur to @end; @eof when nothing
  * follows them; @lineno: the number of the last line read.
  */
 struct vt_trace_lines {
-	const char *buf;
-	size_t off, len;
+	const char *cur, *end;
 	bool eof;
 	unsigned long lineno;
 };

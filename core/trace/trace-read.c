@@ -165,9 +165,8 @@ int vt_trace_open_mem(const char *name, const char *buf, size_t len,
 	nl = memchr(buf, '\n', len);
 	ret = try_jsonl_header(r, buf, nl ? (size_t)(nl - buf) : len, err);
 	if (ret == 1) {
-		r->lines.buf = buf;
-		r->lines.len = len;
-		r->lines.off = nl ? (size_t)(nl - buf) + 1 : len;
+		r->lines.cur = nl ? nl + 1 : buf + len;
+		r->lines.end = buf + len;
 		r->lines.eof = true;	/* no more to read than @buf */
 		ret = 0;
 	} else if (ret == 0) {
@@ -223,7 +222,8 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 			       err);
 	if (ret == 1) {
 		vt_input_per_line(r->in);
-		r->lines.buf = r->line;	/* no block read yet */
+		r->lines.cur = r->line;	/* no block read yet */
+		r->lines.end = r->line;
 		*out = r;
 		return 0;
 	}
@@ -340,37 +340,37 @@ static ssize_t next_line(struct vt_trace_reader *r, const char **line,
 
 	in->lineno++;
 	for (;;) {
-		const char *s = in->buf + in->off, *nl;
-		size_t left = in->len - in->off, got;
+		const char *s = in->cur, *nl;
+		size_t left = in->end - s, got;
 
 		nl = memchr(s, '\n', left);
 		if (nl) {
-			in->off += nl - s + 1;
+			in->cur = nl + 1;
 			*line = s;
 			return nl - s;
 		}
 		if (in->eof) {
 			if (!left)
 				return -1;
-			in->off = in->len;
+			in->cur = in->end;
 			*line = s;
 			return left;
 		}
 		/* keep the partial line, make room, read on */
 		memmove(r->line, s, left);
-		in->len = left;
-		in->off = 0;
+		in->cur = r->line;
+		in->end = r->line + left;
 		if (r->line_cap - left < VT_READ_BLOCK / 2 &&
 		    VT_ALLOC_GROW(r->line, left + VT_READ_BLOCK, r->line_cap)) {
 			vt_trace_set_loc(err, r->name, in->lineno, 0, -1);
 			vt_err_oom(err);
 			return -2;
 		}
-		in->buf = r->line;
 		/* through the counting stream: --max-input per line */
 		errno = 0;
 		got = fread(r->line + left, 1, r->line_cap - left, r->f);
-		in->len += got;
+		in->cur = r->line;
+		in->end = r->line + left + got;
 		if (got < r->line_cap - left) {
 			if (ferror(r->f)) {
 				int e = errno ? errno : EIO;
