@@ -1006,8 +1006,8 @@ FAST_INLINE int event_done(const struct vt_trace_fast *fp,
 /*
  * The event that starts at @line, in bytes that end at @e, from @p with
  * the keys @seen read (@p = @line and 0: all of it).  With @nl_ends the
- * line ends at the first newline, or at @e if @eof; *@len is its length
- * then.  Returns 1, 0 (to jansson) or -ENOMEM.
+ * line ends at the first newline, or at @e if @eof; *@line_len is its
+ * length then.  Returns 1, 0 (to jansson) or -ENOMEM.
  *
  * A key that starts at or below @hot (KEY_ROOM bytes before @e), with no
  * whitespace before it, is read with word loads and no further bounds
