@@ -81,7 +81,7 @@ FAST_INLINE unsigned int load_le16(const char *p)
 			   LIT_B(s, k, 3) | LIT_B(s, k, 4) | LIT_B(s, k, 5) | \
 			   LIT_B(s, k, 6) | LIT_B(s, k, 7))
 #define LIT_WORD(s) LIT_WORD_AT(s, 0)
-#define LEN_MASK(n) ((n) >= 8 ? ~0ull : (1ull << 8 * (n)) - 1)
+#define LEN_MASK(n) ((n) >= 8 ? ~0ull : (1ull << (8 * (n) & 63)) - 1)
 
 /* JSON whitespace: the four bytes at or below ' ' that the grammar allows
  * (but a newline that ends the line, see struct cursor) */
