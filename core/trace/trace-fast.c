@@ -21,8 +21,16 @@
  * of odd but valid JSON are exactly the jansson path's.  A differential
  * test (tests/unit/test-trace-fast.c) reads the bundled traces, the fuzz
  * corpus, generated traces and mutations of all of them both ways.
+ *
+ * A JSON Lines line goes first through a hot pass with no call
+ * (hot_event(): vmaptool's own layout, each key matched by its first byte
+ * and one word compare, an op, integer or repeated caller read in one
+ * step); where that meets anything else, fast_event() goes on from the
+ * key or separator it stopped at, reading what is in the hot form the
+ * same way and the rest through out-of-line cold helpers.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,12 +67,21 @@ FAST_INLINE uint64_t load_le64(const char *p)
 	return x;
 }
 
-/* The first eight bytes of the literal @s (zero past its end) as
- * load_le64() reads them, and the mask of its first @n bytes: constants. */
-#define LIT_B(s, i) ((uint64_t)(unsigned char)(s "\0\0\0\0\0\0\0")[i] << 8 * (i))
-#define LIT_WORD(s) (LIT_B(s, 0) | LIT_B(s, 1) | LIT_B(s, 2) | LIT_B(s, 3) | \
-		     LIT_B(s, 4) | LIT_B(s, 5) | LIT_B(s, 6) | LIT_B(s, 7))
-#define LEN_MASK(n) ((n) >= 8 ? ~0ull : (1ull << 8 * (n)) - 1)
+FAST_INLINE unsigned int load_le16(const char *p)
+{
+	return (unsigned char)p[0] | (unsigned char)p[1] << 8;
+}
+
+/* The eight bytes of the literal @s from its byte @k (zero past its end)
+ * as load_le64() reads them, and the mask of the first @n bytes of a
+ * word: constants. */
+#define LIT_B(s, k, i) \
+	((uint64_t)(unsigned char)(s "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0")[(k) + (i)] << 8 * (i))
+#define LIT_WORD_AT(s, k) (LIT_B(s, k, 0) | LIT_B(s, k, 1) | LIT_B(s, k, 2) | \
+			   LIT_B(s, k, 3) | LIT_B(s, k, 4) | LIT_B(s, k, 5) | \
+			   LIT_B(s, k, 6) | LIT_B(s, k, 7))
+#define LIT_WORD(s) LIT_WORD_AT(s, 0)
+#define LEN_MASK(n) ((n) >= 8 ? ~0ull : (1ull << (8 * (n) & 63)) - 1)
 
 /* JSON whitespace: the four bytes at or below ' ' that the grammar allows
  * (but a newline that ends the line, see struct cursor) */
@@ -151,63 +168,79 @@ stop:
 }
 
 /*
- * Whether the @len bytes at @p equal the @len at @q and @p[@len] is a
- * quote (@q: a plain string the fast path read before; @p + @len inside
- * the cursor's bytes).  Eight bytes a step, the last step overlapping.
+ * Whether the @len bytes at @p equal the @len at @q (both readable).
+ * Eight bytes a step, the last step overlapping; zero bytes are never
+ * equal (@q holds nothing then).
  */
-FAST_INLINE bool same_then_quote(const char *p, const char *q, size_t len)
+FAST_INLINE bool same_bytes(const char *p, const char *q, size_t len)
 {
 	size_t i;
 
-	if (p[len] != '"')
-		return false;
 	if (len < 8) {
 		for (i = 0; i < len; i++)
 			if (p[i] != q[i])
 				return false;
-		return true;
+		return len;
 	}
-	for (i = 0; i + 8 < len; i += 8)
+	if (load_le64(p) != load_le64(q))
+		return false;
+	for (i = 8; i + 8 < len; i += 8)
 		if (load_le64(p + i) != load_le64(q + i))
 			return false;
 	return load_le64(p + len - 8) == load_le64(q + len - 8);
 }
 
 /*
- * A JSON integer the jansson path takes as json_int_t >= 0 (18 digits).
- * With eight bytes at the cursor, eight at once (SWAR): "t + 0x76" sets
- * the high bit of a byte above '9', "w - '0'" (t) of one below '0' (a
- * borrow leaves such a byte only); the digits before the first such byte
- * are moved to the top of the word (zeros above them are leading zeros)
- * and combined in pairs, fours and eights by three multiplications.
+ * The digits at @p, eight bytes of which are readable: 1 to 7 digits and
+ * the byte after them, that byte not a digit, as cursor_plain_int() reads
+ * them (SWAR): "t + 0x76" sets the high bit of a byte above '9', "w - '0'"
+ * (t) of one below '0' (a borrow leaves such a byte only); the digits
+ * before the first such byte are moved to the top of the word (zeros
+ * above them are leading zeros) and combined in pairs, fours and eights
+ * by three multiplications (x * 10 + (x >> 8) adds ten times each byte
+ * to the byte below it, and so on).  Returns the end of the digits,
+ * or NULL: eight digits or more, none, a leading zero (then
+ * cursor_plain_int() reads them, or fails likewise).
  */
-FAST_INLINE bool cursor_plain_int(struct cursor *c, uint64_t *out)
+FAST_INLINE const char *word_int(const char *p, uint64_t *out)
 {
 	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
+	uint64_t w = load_le64(p), t = w - ones * '0';
+	uint64_t stop = (t | (t + ones * 0x76)) & high;
+	unsigned int top;	/* 8 * digits + 7 */
+
+	if (!stop)
+		return NULL;
+	top = __builtin_ctzll(stop);
+	/* the byte after the digits is none; a '.', 'e' or 'E' there fails
+	 * where every caller then expects ',', '}' or whitespace */
+	if (top < 8)
+		return NULL;
+	if (__builtin_expect((unsigned char)w == '0', 0) && top > 15)
+		return NULL;
+	t <<= (7 - top) & 63;	/* by 64 - 8 * digits */
+	t = (t * 10 + (t >> 8)) & 0x00ff00ff00ff00ffull;
+	t = (t * (1 + (100ull << 16)) >> 16) & 0x0000ffff0000ffffull;
+	*out = t * (1 + (10000ull << 32)) >> 32;
+	return p + (top >> 3);
+}
+
+/* A JSON integer the jansson path takes as json_int_t >= 0 (18 digits). */
+FAST_INLINE bool cursor_plain_int(struct cursor *c, uint64_t *out)
+{
 	const char *p = c->p, *s = p, *lim;
 	uint64_t x;
 	unsigned int d;
 
 	if (c->e - p >= 8) {
-		uint64_t w = load_le64(p), t = w - ones * '0';
-		uint64_t stop = (t | (t + ones * 0x76)) & high;
+		const char *q = word_int(p, out);
 
-		if (stop) {
-			unsigned int nd = __builtin_ctzll(stop) >> 3;
-
-			/* the byte after the digits is none; a '.', 'e' or
-			 * 'E' there fails where every caller then expects
-			 * ',', '}' or whitespace */
-			if (!nd || (nd > 1 && (unsigned char)w == '0'))
-				return false;
-			t <<= 8 * (8 - nd);
-			t = (t * 10 + (t >> 8)) & 0x00ff00ff00ff00ffull;
-			t = (t * 100 + (t >> 16)) & 0x0000ffff0000ffffull;
-			t = (t * 10000 + (t >> 32)) & 0xffffffffull;
-			c->p = p + nd;
-			*out = t;
+		if (q) {
+			c->p = q;
 			return true;
 		}
+		/* eight digits or more; or none, or a leading zero, which
+		 * the loop below refuses too */
 	}
 	if (p == c->e || (d = (unsigned char)(*p - '0')) > 9)
 		return false;
@@ -319,69 +352,19 @@ FAST_INLINE bool cursor_lit_(struct cursor *c, const char *lit, size_t n)
 	return true;
 }
 
-/*
- * An object key and its ':', the cursor before it: F_* or -1 (not a
- * key of events, or not a plain string).  A known key directly followed
- * by ':' is matched whole: its first byte picks the candidates, one
- * masked compare of the eight bytes after the quote decides (every key
- * with its '":' fits in eight).  Any other shape, and a key too near the
- * end of the line for the load, is read as a string and looked up.
- */
+/* An object key and its ':', the cursor before it: F_* or -1 (not a key
+ * of events, or not a plain string). */
 FAST_INLINE int cursor_key(struct cursor *c)
 {
 	const char *s;
 	size_t len;
 
-	if (c->e - c->p >= 9 && *c->p == '"') {
-		uint64_t w = load_le64(c->p + 1);
-
-#define KEY_TRY(key, f)							\
-		if ((w & LEN_MASK(sizeof(key "\":") - 1)) == LIT_WORD(key "\":")) { \
-			c->p += sizeof("\"" key "\":") - 1;		\
-			return f;					\
-		}
-		switch ((unsigned char)w) {
-		case 'o':
-			KEY_TRY("op", F_OP);
-			break;
-		case 'i':
-			KEY_TRY("id", F_ID);
-			break;
-		case 's':
-			KEY_TRY("size", F_SIZE);
-			break;
-		case 'a':
-			KEY_TRY("align", F_ALIGN);
-			break;
-		case 'c':
-			KEY_TRY("caller", F_CALLER);
-			KEY_TRY("cpu", F_CPU);
-			break;
-		case 'p':
-			KEY_TRY("pages", F_PAGES);
-			KEY_TRY("phys", F_PHYS);
-			KEY_TRY("prot", F_PROT);
-			break;
-		case 'f':
-			KEY_TRY("flags", F_FLAGS);
-			break;
-		case 'v':
-			KEY_TRY("va", F_VA);
-			break;
-		case 't':
-			KEY_TRY("t", F_T);
-			break;
-		}
-#undef KEY_TRY
-	}
 	if (!cursor_plain_string(c, &s, &len) || !cursor_expect(c, ':'))
 		return -1;
 	return key_of(s, len);
 }
 
-/* The op names (core/trace/ops.def) and their lengths, each name padded
- * with zeros to a whole number of words, so that a lookup is a compare of
- * the length and of one word (and of the rest of a longer name). */
+/* The op names (core/trace/ops.def) and their lengths. */
 static const char op_name[VT_OP__NR][16] = {
 #define VT_OP(e, n, r, u, p) [VT_OP_##e] = n,
 #include "core/trace/ops.def"
@@ -392,73 +375,70 @@ static const unsigned char op_len[VT_OP__NR] = {
 #include "core/trace/ops.def"
 #undef VT_OP
 };
+
+/*
+ * Each name with its closing quote as the eight bytes after the opening
+ * quote hold it, and the eight after those (zero past the quote), with
+ * the masks of its bytes: constants, so that word_op() is a compare of
+ * four bytes per op and of the name whole where they match.
+ */
+static const uint64_t op_word[VT_OP__NR][2] = {
+#define VT_OP(e, n, r, u, p) [VT_OP_##e] = { LIT_WORD_AT(n "\"", 0), LIT_WORD_AT(n "\"", 8) },
+#include "core/trace/ops.def"
+#undef VT_OP
+};
+static const uint64_t op_mask[VT_OP__NR][2] = {
 #define VT_OP(e, n, r, u, p) \
-	_Static_assert(sizeof(n) <= sizeof(op_name[0]), "op name " n " fits with its NUL");
+	[VT_OP_##e] = { LEN_MASK(sizeof(n)), sizeof(n) > 8 ? LEN_MASK(sizeof(n) - 8) : 0 },
+#include "core/trace/ops.def"
+#undef VT_OP
+};
+#define VT_OP(e, n, r, u, p)						\
+	_Static_assert(sizeof(n) > 4 && sizeof(n) <= 16,		\
+		       "op name " n ": four bytes and its quote in two words");
 #include "core/trace/ops.def"
 #undef VT_OP
 
-/* The op whose name is the @len bytes that @w holds (zero above them). */
-FAST_INLINE int op_of_word(uint64_t w, size_t len)
+/* @s: a plain string of @len bytes: its op, or -1. */
+static int find_op(const char *s, size_t len)
 {
-#pragma GCC unroll 16
-	for (int i = 0; i < VT_OP__NR; i++)
-		if (op_len[i] == len && load_le64(op_name[i]) == w)
-			return i;
-	return -1;
-}
-
-/* @s: a plain string of @len bytes followed by its closing quote, inside
- * the cursor's bytes that end at @e. */
-FAST_INLINE int find_op(const char *s, size_t len, const char *e)
-{
-	uint64_t w;
-	int op;
-
-	if (e - s >= 8) {
-		w = load_le64(s) & LEN_MASK(len);
-	} else {	/* near the end of the line: byte by byte */
-		w = 0;
-		for (size_t i = 0; i < len && i < 8; i++)
-			w |= (uint64_t)(unsigned char)s[i] << 8 * i;
-	}
-	if (len <= 8)
-		return op_of_word(w, len);
-	for (op = 0; op < VT_OP__NR; op++)
-		if (op_len[op] == len && load_le64(op_name[op]) == w &&
-		    name_is(s + 8, len - 8, op_name[op] + 8))
+	for (int op = 0; op < VT_OP__NR; op++)
+		if (op_len[op] == len && !memcmp(s, op_name[op], len))
 			return op;
 	return -1;
 }
 
 /*
- * "op": its value, the cursor before it.  A name of up to seven bytes
- * right after the quote is found from the first quote in the eight bytes
- * there and one compare per op (bytes equal to a name are a plain string);
- * any other shape is read as a string and looked up.
+ * "op": an op name and its closing quote right after the quote at @p
+ * (seventeen bytes readable), the first four bytes of each name compared
+ * in turn (bytes equal to a name are a plain string).  The op and *@end
+ * past the closing quote, or -1.
  */
+FAST_INLINE int word_op(const char *p, const char **end)
+{
+	uint64_t w = load_le64(p + 1);
+
+#pragma GCC unroll 16
+	for (int i = 0; i < VT_OP__NR; i++)
+		if ((uint32_t)w == (uint32_t)op_word[i][0] &&
+		    (w & op_mask[i][0]) == op_word[i][0] &&
+		    (!op_mask[i][1] ||
+		     (load_le64(p + 9) & op_mask[i][1]) == op_word[i][1])) {
+			*end = p + op_len[i] + 2;
+			return i;
+		}
+	return -1;
+}
+
+/* "op": its value, the cursor before it, read as a string and looked up. */
 FAST_INLINE int cursor_op(struct cursor *c)
 {
-	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
 	const char *s;
 	size_t len;
-	int op;
 
-	if (c->e - c->p >= 9 && *c->p == '"') {
-		uint64_t w = load_le64(c->p + 1), q = w ^ (ones * '"');
-		uint64_t m = (q - ones) & ~q & high;
-
-		if (m) {
-			len = __builtin_ctzll(m) >> 3;
-			op = op_of_word(w & LEN_MASK(len), len);
-			if (op >= 0) {
-				c->p += len + 2;
-				return op;
-			}
-		}
-	}
 	if (!cursor_plain_string(c, &s, &len))
 		return -1;
-	return find_op(s, len, c->e);
+	return find_op(s, len);
 }
 
 /* A hex digit's value plus one; 0 for any other byte. */
@@ -678,224 +658,597 @@ static bool get_flags(struct cursor *c, struct vt_event *ev)
 }
 
 /*
- * The op's own rules (core/trace/ops.def), as check_op_rules() of
- * trace-schema.c checks them; @seen: the F_* keys given.
+ * The op's own rules (core/trace/ops.def) as check_op_rules() of
+ * trace-schema.c checks them, in a table: the keys an op requires (its
+ * "pages", "size", "phys", "id": a key read is a key whose value passed),
+ * its rules on values, its default protection.
  */
-FAST_INLINE bool fast_op_rules_hold(const struct vt_trace_fast *fp,
-				    const struct vt_event *ev, unsigned int seen)
-{
-	unsigned int rules = vt_ops[ev->op].rules;
+#define RULE_KEYS(rules)						\
+	(((rules) & VT_OPR_PAGES ? 1u << F_PAGES : 0) |			\
+	 ((rules) & VT_OPR_SIZE ? 1u << F_SIZE : 0) |			\
+	 ((rules) & VT_OPR_PHYS ? 1u << F_PHYS : 0) |			\
+	 ((rules) & VT_OPR_ID ? 1u << F_ID : 0))
+static const struct op_rule {
+	uint16_t keys;		/* 1u << F_* */
+	uint8_t values;		/* VT_OPR_SIZE, _PHYS, _COVER */
+	uint8_t prot;
+} op_rule[VT_OP__NR] = {
+#define VT_OP(e, n, r, u, p)						\
+	[VT_OP_##e] = { RULE_KEYS(r), (r) & (VT_OPR_SIZE | VT_OPR_PHYS | VT_OPR_COVER), p },
+#include "core/trace/ops.def"
+#undef VT_OP
+};
+_Static_assert(F__NR <= 16 && VT_PROT__NR <= 256, "op_rule's fields hold them");
 
-	if ((rules & VT_OPR_PAGES) && !ev->has_pages)
+/* The rules on values of @values (op_rule[].values), their keys given. */
+FAST_INLINE bool op_values_hold(const struct vt_trace_fast *fp,
+			   const struct vt_event *ev, unsigned int values)
+{
+	if ((values & VT_OPR_SIZE) && !ev->size)
 		return false;
-	if ((rules & VT_OPR_SIZE) && (!(seen & (1u << F_SIZE)) || !ev->size))
-		return false;
-	if ((rules & VT_OPR_PHYS) &&
-	    (!(seen & (1u << F_PHYS)) || ev->size > UINT64_MAX - ev->phys ||
+	if ((values & VT_OPR_PHYS) &&
+	    (ev->size > UINT64_MAX - ev->phys ||
 	     (fp->pa_bits < 64 && ev->phys + ev->size > (1ull << fp->pa_bits))))
 		return false;
-	if ((rules & VT_OPR_COVER) && ev->has_pages &&
+	if ((values & VT_OPR_COVER) && ev->has_pages &&
 	    ev->nr_pages < (ev->size + (1ull << fp->page_shift) - 1) >> fp->page_shift)
-		return false;
-	if ((rules & VT_OPR_ID) && !ev->id.present)
 		return false;
 	return true;
 }
 
 /*
- * "caller": a plain string of at most VT_TRACE_MAX_STRING bytes, the
- * cursor before its opening quote.  Most events name the caller of the
- * event before them: the bytes are compared with that one's, which
- * fp->caller still holds (a plain string, so bytes equal to it are one),
- * and not copied again; *@s is NULL then.
- */
-FAST_INLINE bool cursor_caller(struct vt_trace_fast *fp, struct cursor *c,
-			       const char **s, size_t *len)
-{
-	size_t n = fp->caller_len;
-
-	if (c->p < c->e && *c->p == '"' && (size_t)(c->e - c->p) > n + 1 &&
-	    same_then_quote(c->p + 1, fp->caller, n)) {
-		c->p += n + 2;
-		*s = NULL;
-		*len = n;
-		return true;
-	}
-	return cursor_plain_string(c, s, len) && *len <= VT_TRACE_MAX_STRING;
-}
-
-/*
- * *@ev = (struct vt_event){ .cpu = -1 } in sixteen-byte stores: GCC makes
- * the compound literal a "rep stos" of 20 steps.  The loop is unrolled
+ * *@ev = (struct vt_event){ .cpu = -1 } but its position (the caller's:
+ * vt_trace_fast_next(), vt_trace_read_event()), in sixteen-byte stores:
+ * GCC makes the compound literal a "rep stos".  The loop is unrolled
  * before it could be seen as a memset().
  */
 typedef uint64_t fast_v2 __attribute__((vector_size(16), may_alias, aligned(8)));
 FAST_INLINE void event_clear(struct vt_event *ev)
 {
-	_Static_assert(sizeof(*ev) % sizeof(fast_v2) == 0, "the event is whole stores");
+	const size_t n = offsetof(struct vt_event, line) / sizeof(fast_v2);
+
+	_Static_assert(offsetof(struct vt_event, line) % sizeof(fast_v2) == 0,
+		       "the event before its position is whole stores");
 #pragma GCC unroll 16
-	for (size_t i = 0; i < sizeof(*ev) / sizeof(fast_v2); i++)
+	for (size_t i = 0; i < n; i++)
 		((fast_v2 *)ev)[i] = (fast_v2){ 0, 0 };
 	ev->cpu = -1;
 }
 
 /*
- * The event that starts at @line, in bytes that end at @e.  With @nl_ends
- * the line ends at the first newline, or at @e if @eof; *@len is its
+ * The paths of fast_event() for what is not in vmaptool's own layout
+ * (whitespace between tokens, strings where integers are usual, long
+ * numbers, a token too near the end of the bytes for a word load):
+ * out of line, so that fast_event() keeps its state in registers.  Each
+ * reads the token at @p in bytes that end at @e through the cursor
+ * helpers and returns the byte after it, or NULL if the fast path does
+ * not take it.
+ */
+#define FAST_COLD static __attribute__((noinline, cold))
+
+FAST_COLD const char *cold_ws(const char *p, const char *e, bool nl_ends)
+{
+	struct cursor c = { p, e, nl_ends };
+
+	cursor_skip_ws(&c);
+	return c.p;
+}
+
+/* A key and its ':' (F_* in *@k), whitespace before it. */
+FAST_COLD const char *cold_key(const char *p, const char *e, bool nl_ends,
+			       int *k)
+{
+	struct cursor c = { p, e, nl_ends };
+
+	cursor_skip_ws(&c);
+	*k = cursor_key(&c);
+	return *k < 0 ? NULL : c.p;
+}
+
+FAST_COLD const char *cold_op(const char *p, const char *e, bool nl_ends,
+			      struct vt_event *ev)
+{
+	struct cursor c = { p, e, nl_ends };
+	int op = cursor_op(&c);
+
+	if (op < 0)
+		return NULL;
+	ev->op = op;
+	return c.p;
+}
+
+/* value_u64() of trace-schema.c: an integer >= 0 or a "0x..." string. */
+FAST_COLD const char *cold_u64(const char *p, const char *e, bool nl_ends,
+			       uint64_t *out)
+{
+	struct cursor c = { p, e, nl_ends };
+
+	return cursor_u64(&c, out) ? c.p : NULL;
+}
+
+/* "id": an integer >= 0 or a plain string, kept in fp->id. */
+FAST_COLD const char *cold_id(struct vt_trace_fast *fp, const char *p,
+			      const char *e, bool nl_ends, struct vt_event *ev)
+{
+	struct cursor c = { p, e, nl_ends };
+	const char *s;
+	size_t len;
+
+	cursor_skip_ws(&c);
+	if (c.p < c.e && *c.p == '"') {
+		if (!cursor_plain_string(&c, &s, &len) ||
+		    len > VT_TRACE_MAX_STRING)
+			return NULL;
+		memcpy(fp->id, s, len);
+		fp->id[len] = '\0';
+		ev->id.is_str = true;
+		ev->id.str = fp->id;
+		return c.p;
+	}
+	return cursor_plain_int(&c, &ev->id.num) ? c.p : NULL;
+}
+
+/* "caller": a plain string of at most VT_TRACE_MAX_STRING bytes, kept in
+ * fp->caller for the next event's compare (same_caller()). */
+FAST_COLD const char *cold_caller(struct vt_trace_fast *fp, const char *p,
+				  const char *e, bool nl_ends,
+				  struct vt_event *ev)
+{
+	struct cursor c = { p, e, nl_ends };
+	const char *s;
+	size_t n;
+
+	if (!cursor_plain_string(&c, &s, &n) || n > VT_TRACE_MAX_STRING)
+		return NULL;
+	memcpy(fp->caller, s - 1, n + 1);	/* and its opening quote */
+	fp->caller[n + 1] = '\0';
+	fp->caller_qlen = n + 1;
+	ev->caller = fp->caller + 1;
+	return c.p;
+}
+
+/* "pages" (not cold: the system heap's vmaps have them); *@nomem:
+ * -ENOMEM with NULL, else untouched. */
+static __attribute__((noinline)) const char *
+value_pages(struct vt_trace_fast *fp, const char *p, const char *e,
+	    bool nl_ends, struct vt_event *ev, int *nomem)
+{
+	struct cursor c = { p, e, nl_ends };
+	int ret = get_pages(fp, &c, ev);
+
+	if (ret < 0)
+		*nomem = ret;
+	return ret > 0 ? c.p : NULL;
+}
+
+FAST_COLD const char *cold_flags(const char *p, const char *e, bool nl_ends,
+				 struct vt_event *ev)
+{
+	struct cursor c = { p, e, nl_ends };
+
+	return get_flags(&c, ev) ? c.p : NULL;
+}
+
+FAST_COLD const char *cold_prot(const char *p, const char *e, bool nl_ends,
+				struct vt_event *ev)
+{
+	struct cursor c = { p, e, nl_ends };
+	const char *s;
+	size_t len;
+	int prot;
+
+	if (!cursor_plain_string(&c, &s, &len))
+		return NULL;
+	prot = find_name(s, len, vt_prot_names, VT_PROT__NR);
+	if (prot < 0)
+		return NULL;
+	ev->prot = prot;
+	return c.p;
+}
+
+/*
+ * "caller" if it is the last one the fast path read, which fp->caller
+ * still holds after the quote it had in its line (a plain string, so
+ * bytes equal to it are one): most events name the caller of the event
+ * before them.  Compared in place with that quote, not copied again: the
+ * byte after its closing quote, or NULL.
+ */
+FAST_INLINE const char *same_caller(struct vt_trace_fast *fp, const char *p,
+				    const char *e, struct vt_event *ev)
+{
+	size_t n = fp->caller_qlen;
+
+	if ((size_t)(e - p) <= n || p[n] != '"' ||
+	    !same_bytes(p, fp->caller, n))
+		return NULL;
+	ev->caller = fp->caller + 1;
+	return p + n + 1;
+}
+
+/* An integer value in one word (word_int()) where it can, else through
+ * cold_u64(); @hot as in fast_event(). */
+FAST_INLINE const char *value_u64(const char *p, const char *e, uintptr_t hot,
+				  bool nl_ends, uint64_t *out)
+{
+	const char *q;
+
+	if ((uintptr_t)p <= hot && (q = word_int(p, out)))
+		return q;
+	return cold_u64(p, e, nl_ends, out);
+}
+
+/*
+ * The value of the key @k (F_*) at @p, read in one step if it starts at
+ * or below @hot (VALUE_ROOM bytes readable), the rest as fast_event():
+ * the byte after it, or NULL (*@nomem: -ENOMEM, else untouched).  Inlined
+ * with @k a constant where a key is matched, a switch where not.
+ */
+FAST_INLINE const char *fast_value(struct vt_trace_fast *fp, int k,
+				   const char *p, const char *e, uintptr_t hot,
+				   bool nl_ends, struct vt_event *ev,
+				   int *nomem)
+{
+	const char *q;
+	uint64_t v;
+	int op;
+
+	switch (k) {
+	case F_OP:
+		if ((uintptr_t)p <= hot && *p == '"' &&
+		    (op = word_op(p, &q)) >= 0) {
+			ev->op = op;
+			return q;
+		}
+		return cold_op(p, e, nl_ends, ev);
+	case F_ID:
+		ev->id.present = true;
+		if ((uintptr_t)p <= hot && (q = word_int(p, &ev->id.num)))
+			return q;
+		return cold_id(fp, p, e, nl_ends, ev);
+	case F_PAGES:
+		return value_pages(fp, p, e, nl_ends, ev, nomem);
+	case F_SIZE:
+		return value_u64(p, e, hot, nl_ends, &ev->size);
+	case F_PHYS:
+		return value_u64(p, e, hot, nl_ends, &ev->phys);
+	case F_ALIGN:
+		p = value_u64(p, e, hot, nl_ends, &ev->align);
+		if (p && (!ev->align || (ev->align & (ev->align - 1))))
+			return NULL;
+		return p;
+	case F_FLAGS:
+		return cold_flags(p, e, nl_ends, ev);
+	case F_PROT:
+		return cold_prot(p, e, nl_ends, ev);
+	case F_VA:
+		ev->has_va = true;
+		return value_u64(p, e, hot, nl_ends, &ev->va);
+	case F_T:
+		ev->has_t = true;
+		return value_u64(p, e, hot, nl_ends, &ev->t);
+	case F_CPU:
+		p = value_u64(p, e, hot, nl_ends, &v);
+		if (!p || v > INT32_MAX)
+			return NULL;
+		ev->cpu = v;
+		return p;
+	case F_CALLER:
+		if ((q = same_caller(fp, p, e, ev)))
+			return q;
+		return cold_caller(fp, p, e, nl_ends, ev);
+	}
+	return NULL;
+}
+
+/*
+ * The bytes a value's step in fast_value() may read from its start (an
+ * op's quote and the two words after it; an integer's word), and a key's
+ * in fast_event() with its value's (the quote and the word after it; the
+ * op's value after five bytes, any other after at most nine).
+ */
+#define VALUE_ROOM 17
+#define KEY_ROOM (5 + VALUE_ROOM)
+
+/* The limit a step's start must be at or below to have @room bytes. */
+FAST_INLINE uintptr_t room_end(const char *line, const char *e, size_t room)
+{
+	return (size_t)(e - line) >= room ? (uintptr_t)(e - room) : 0;
+}
+
+/*
+ * The known keys, matched whole by their first byte and one masked
+ * compare of the eight bytes after the quote (every key with its '":'
+ * fits in eight): KEY(key, F_*) for each candidate of the byte @w holds
+ * first.
+ */
+#define KEY_IS(w, key)							\
+	(((w) & LEN_MASK(sizeof(key "\":") - 1)) == LIT_WORD(key "\":"))
+#define KEY_LEN(key) (sizeof("\"" key "\":") - 1)
+#define FAST_KEYS(w, KEY)						\
+	switch ((unsigned char)(w)) {					\
+	case 'o': KEY("op", F_OP); break;				\
+	case 'i': KEY("id", F_ID); break;				\
+	case 's': KEY("size", F_SIZE); break;				\
+	case 'a': KEY("align", F_ALIGN); break;				\
+	case 'c': KEY("caller", F_CALLER); KEY("cpu", F_CPU); break;	\
+	case 'p': KEY("pages", F_PAGES); KEY("phys", F_PHYS);		\
+		  KEY("prot", F_PROT); break;				\
+	case 'f': KEY("flags", F_FLAGS); break;				\
+	case 'v': KEY("va", F_VA); break;				\
+	case 't': KEY("t", F_T); break;					\
+	}
+
+/*
+ * After the event's '}': the op's rules (check_op_rules() of
+ * trace-schema.c) and its default protection.  1 or 0.
+ */
+FAST_INLINE int event_done(const struct vt_trace_fast *fp,
+			   struct vt_event *ev, unsigned int seen)
+{
+	const struct op_rule *rule;
+
+	if (!(seen & (1u << F_OP)))
+		return 0;
+	rule = &op_rule[ev->op];
+	if (!(seen & (1u << F_PROT)))
+		ev->prot = rule->prot;
+	if ((seen & rule->keys) != rule->keys ||
+	    (rule->values && !op_values_hold(fp, ev, rule->values)))
+		return 0;
+	return 1;
+}
+
+/* Where fast_event() starts: at the line's start, or where hot_event()
+ * stopped (ORed into the keys seen): at a key, or after a value. */
+#define AT_KEY (1u << 30)
+#define AT_SEP (1u << 31)
+
+/*
+ * The event that starts at @line, in bytes that end at @e, from @p with
+ * the keys @seen read (@p = @line and 0: all of it).  With @nl_ends the
+ * line ends at the first newline, or at @e if @eof; *@line_len is its
  * length then.  Returns 1, 0 (to jansson) or -ENOMEM.
+ *
+ * A key that starts at or below @hot (KEY_ROOM bytes before @e), with no
+ * whitespace before it, is read with word loads and no further bounds
+ * checks, and so is its value: a known key directly followed by ':' is
+ * matched whole and its value read right there (an op or an integer in
+ * one word, the caller first compared with the last event's in place).
+ * Anything else goes by the cold paths above, a value there in one word
+ * too if VALUE_ROOM bytes are left.
  */
 FAST_INLINE int fast_event(struct vt_trace_fast *fp, const char *line,
 			   const char *e, bool nl_ends, bool eof,
-			   struct vt_event *ev, size_t *line_len)
+			   struct vt_event *ev, size_t *line_len,
+			   const char *p, unsigned int seen)
 {
-	struct cursor c = { line, e, nl_ends }, t;
-	const char *id_s = NULL, *caller_s = NULL, *s;
-	size_t id_len = 0, caller_len = 0, len;
-	unsigned int seen = 0;
-	bool caller = false;
-	uint64_t v;
-	int op = -1, ret;
+	const uintptr_t hot = room_end(line, e, KEY_ROOM);
+	int k, nomem = 0;
+	uint64_t w;
 
-	event_clear(ev);
-	if (!cursor_expect(&c, '{'))
-		return 0;
-	do {
-		int k;
-
-		if (c.p < c.e && *c.p != '"')
-			cursor_skip_ws(&c);
-		k = cursor_key(&c);
-		if (k < 0 || (seen & (1u << k)))
+	if (seen & AT_SEP) {
+		seen &= ~AT_SEP;
+		goto next;
+	}
+	if (seen & AT_KEY) {
+		seen &= ~AT_KEY;
+	} else {
+		event_clear(ev);
+		if (p >= e || *p != '{') {
+			p = cold_ws(p, e, nl_ends);
+			if (p >= e || *p != '{')
+				return 0;
+		}
+		p++;
+	}
+	for (;;) {
+		if ((uintptr_t)p > hot || *p != '"')
+			goto cold_key;
+hot_key:
+		w = load_le64(p + 1);
+#define KEY(key, f)							\
+		if (KEY_IS(w, key)) {					\
+			if (seen & (1u << (f)))				\
+				return 0;				\
+			seen |= 1u << (f);				\
+			p = fast_value(fp, (f), p + KEY_LEN(key), e,	\
+				       UINTPTR_MAX, nl_ends, ev, &nomem); \
+			goto next;					\
+		}
+		FAST_KEYS(w, KEY);
+#undef KEY
+cold_key:
+		p = cold_key(p, e, nl_ends, &k);
+		if (!p)
+			return 0;
+		if (seen & (1u << k))
 			return 0;
 		seen |= 1u << k;
-		switch (k) {
-		case F_OP:
-			op = cursor_op(&c);
-			if (op < 0)
-				return 0;
-			break;
-		case F_ID:
-			if (c.p < c.e && (unsigned char)(*c.p - '0') <= 9) {
-				if (!cursor_plain_int(&c, &ev->id.num))
-					return 0;
-				ev->id.present = true;
-				break;
-			}
-			cursor_skip_ws(&c);
-			if (c.p < c.e && *c.p == '"') {
-				if (!cursor_plain_string(&c, &id_s, &id_len) ||
-				    id_len > VT_TRACE_MAX_STRING)
-					return 0;
-			} else if (!cursor_plain_int(&c, &ev->id.num)) {
-				return 0;
-			}
-			ev->id.present = true;
-			break;
-		case F_PAGES:
-			t = c;	/* the cursor stays in registers */
-			ret = get_pages(fp, &t, ev);
-			if (ret <= 0)
-				return ret;
-			c = t;
-			break;
-		case F_SIZE:
-			if (!cursor_u64(&c, &ev->size))
-				return 0;
-			break;
-		case F_PHYS:
-			if (!cursor_u64(&c, &ev->phys))
-				return 0;
-			break;
-		case F_ALIGN:
-			if (!cursor_u64(&c, &ev->align) || !ev->align ||
-			    (ev->align & (ev->align - 1)))
-				return 0;
-			break;
-		case F_FLAGS:
-			t = c;
-			if (!get_flags(&t, ev))
-				return 0;
-			c = t;
-			break;
-		case F_PROT:
-			if (!cursor_plain_string(&c, &s, &len))
-				return 0;
-			ret = find_name(s, len, vt_prot_names, VT_PROT__NR);
-			if (ret < 0)
-				return 0;
-			ev->prot = ret;
-			break;
-		case F_VA:
-			if (!cursor_u64(&c, &ev->va))
-				return 0;
-			ev->has_va = true;
-			break;
-		case F_T:
-			if (!cursor_u64(&c, &ev->t))
-				return 0;
-			ev->has_t = true;
-			break;
-		case F_CPU:
-			if (!cursor_u64(&c, &v) || v > INT32_MAX)
-				return 0;
-			ev->cpu = v;
-			break;
-		case F_CALLER:
-			if (!cursor_caller(fp, &c, &caller_s, &caller_len))
-				return 0;
-			caller = true;
-			break;
+		p = fast_value(fp, k, p, e, room_end(line, e, VALUE_ROOM),
+			       nl_ends, ev, &nomem);
+next:
+		if (!p)
+			return nomem;
+		/* ',' and the next key's quote: one compare */
+		if ((uintptr_t)p < hot && load_le16(p) == ('"' << 8 | ',')) {
+			p++;
+			goto hot_key;
 		}
-	} while (cursor_expect(&c, ','));
-	if (!cursor_expect(&c, '}'))
-		return 0;
-	if (c.p != c.e) {
-		cursor_skip_ws(&c);
-		if (nl_ends && c.p < c.e && *c.p == '\n')
-			*line_len = c.p - line;
-		else if (c.p != c.e)
-			return 0;
+		if (p < e && *p == '}')
+			goto close;
+		p = cold_ws(p, e, nl_ends);
+		if (p >= e || *p != ',')
+			break;
+		p++;
 	}
-	if (nl_ends && c.p == c.e) {
-		if (!eof)
-			return 0;	/* the line may go on past @e */
-		*line_len = c.p - line;
-	}
-	if (op < 0)
+	if (p >= e || *p != '}')
 		return 0;
+close:
+	p++;
+	if (!nl_ends || p >= e || *p != '\n') {
+		p = cold_ws(p, e, nl_ends);
+		if (nl_ends && p < e && *p == '\n')
+			;
+		else if (p != e || (nl_ends && !eof))
+			return 0;	/* more, or the line may go on past @e */
+	}
+	if (nl_ends)
+		*line_len = p - line;
+	return event_done(fp, ev, seen);
+}
 
-	ev->op = op;
-	if (!(seen & (1u << F_PROT)))
-		ev->prot = vt_ops[op].prot;
-	if (!fast_op_rules_hold(fp, ev, seen))
-		return 0;
-	if (id_s) {
-		memcpy(fp->id, id_s, id_len);
-		fp->id[id_len] = '\0';
-		ev->id.is_str = true;
-		ev->id.str = fp->id;
+/*
+ * hot_event()'s value of the key @k at @p, as fast_value() reads it in
+ * one step (KEY_ROOM bytes readable at the key), or NULL for any value
+ * that is not in that form: an id string, "pages", "flags", "prot", a
+ * caller not the last event's, a number of more than seven digits or a
+ * "0x..." string (fast_event() then reads it again).
+ */
+FAST_INLINE const char *hot_value(struct vt_trace_fast *fp, int k,
+				  const char *p, const char *e,
+				  struct vt_event *ev)
+{
+	const char *q;
+	uint64_t v;
+	int op;
+
+	switch (k) {
+	case F_OP:
+		if (*p != '"' || (op = word_op(p, &q)) < 0)
+			return NULL;
+		ev->op = op;
+		return q;
+	case F_ID:
+		ev->id.present = true;
+		return word_int(p, &ev->id.num);
+	case F_SIZE:
+		return word_int(p, &ev->size);
+	case F_PHYS:
+		return word_int(p, &ev->phys);
+	case F_ALIGN:
+		q = word_int(p, &ev->align);
+		if (q && (!ev->align || (ev->align & (ev->align - 1))))
+			return NULL;
+		return q;
+	case F_VA:
+		ev->has_va = true;
+		return word_int(p, &ev->va);
+	case F_T:
+		ev->has_t = true;
+		return word_int(p, &ev->t);
+	case F_CPU:
+		q = word_int(p, &v);
+		if (!q || v > INT32_MAX)
+			return NULL;
+		ev->cpu = v;
+		return q;
+	case F_CALLER:
+		return same_caller(fp, p, e, ev);
 	}
-	if (caller) {
-		if (caller_s) {	/* not the last event's */
-			memcpy(fp->caller, caller_s, caller_len);
-			fp->caller[caller_len] = '\0';
-			fp->caller_len = caller_len;
+	return NULL;
+}
+
+/*
+ * The hot pass of a JSON Lines line: vmaptool's own layout (no
+ * whitespace, the values in their plain forms: hot_value()) read with no
+ * call, so that it needs no saved registers.  1 (*@len set), 0, or 2
+ * where it stops (*@at: the byte, *@seen: the keys read and AT_KEY or
+ * AT_SEP), for fast_event() to go on from there.
+ */
+FAST_INLINE int hot_event(struct vt_trace_fast *fp, const char *line,
+			  const char *e, struct vt_event *ev, size_t *len,
+			  const char **at, unsigned int *at_seen)
+{
+	const uintptr_t hot = room_end(line, e, KEY_ROOM);
+	const char *p = line, *key;
+	unsigned int seen = 0;
+	uint64_t w;
+
+	event_clear(ev);
+	if (p >= e || *p != '{') {
+		*at = line;	/* fast_event() from the start */
+		*at_seen = 0;
+		return 2;
+	}
+	key = ++p;
+	if ((uintptr_t)p > hot || *p != '"')
+		goto stop_key;
+	for (;;) {
+		w = load_le64(p + 1);
+#define KEY(key_, f)							\
+		if (KEY_IS(w, key_)) {					\
+			if (seen & (1u << (f)))				\
+				return 0;				\
+			seen |= 1u << (f);				\
+			p = hot_value(fp, (f), p + KEY_LEN(key_), e, ev); \
+			if (!p) {					\
+				seen &= ~(1u << (f));			\
+				goto stop_key;				\
+			}						\
+			goto next;					\
 		}
-		ev->caller = fp->caller;
+		FAST_KEYS(w, KEY);
+#undef KEY
+		goto stop_key;
+next:
+		/* ',' and the next key's quote: one compare */
+		if ((uintptr_t)p < hot && load_le16(p) == ('"' << 8 | ',')) {
+			key = ++p;
+			continue;
+		}
+		if (p + 1 < e && p[0] == '}' && p[1] == '\n') {
+			*len = p + 1 - line;
+			return event_done(fp, ev, seen);
+		}
+		*at = p;
+		*at_seen = seen | AT_SEP;
+		return 2;
 	}
-	return 1;
+stop_key:
+	*at = key;
+	*at_seen = seen | AT_KEY;
+	return 2;
 }
 
 int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			struct vt_event *ev)
 {
-	return fast_event(fp, line, line + n, false, true, ev, NULL);
+	return fast_event(fp, line, line + n, false, true, ev, NULL, line, 0);
 }
 
-int vt_trace_fast_line(struct vt_trace_fast *fp, const char *p, size_t avail,
-		       bool eof, struct vt_event *ev, size_t *len)
+/* vt_trace_fast_next() from where hot_event() stopped. */
+static __attribute__((noinline)) int
+fast_next_from(struct vt_trace_fast *fp, struct vt_trace_lines *in,
+	       struct vt_event *ev, const char *p, unsigned int seen)
 {
-	return fast_event(fp, p, p + avail, true, eof, ev, len);
+	const char *line = in->cur;
+	size_t n = 0;
+
+	if (fast_event(fp, line, in->end, true, in->eof, ev, &n, p, seen) != 1)
+		return 0;
+	in->cur = line + n + (line + n < in->end);	/* and its newline */
+	ev->line = ++in->lineno;
+	ev->column = 1;
+	return 1;
+}
+
+int vt_trace_fast_next(struct vt_trace_fast *fp, struct vt_trace_lines *in,
+		       struct vt_event *ev)
+{
+	const char *line = in->cur, *at;
+	unsigned int seen;
+	size_t n;
+	int ret;
+
+	ret = hot_event(fp, line, in->end, ev, &n, &at, &seen);
+	if (ret == 2)
+		return fast_next_from(fp, in, ev, at, seen);
+	if (!ret)
+		return 0;
+	in->cur = line + n + 1;	/* and its newline */
+	ev->line = ++in->lineno;
+	ev->column = 1;
+	return 1;
 }
 
 void vt_trace_fast_release(struct vt_trace_fast *fp)

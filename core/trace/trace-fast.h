@@ -23,30 +23,45 @@ struct vt_trace_fast {
 	struct vt_page_run *runs;
 	size_t runs_cap;
 	char id[VT_TRACE_MAX_STRING + 1];
-	/* the caller of the last event the fast path copied (zeroed: "") */
-	char caller[VT_TRACE_MAX_STRING + 1];
-	size_t caller_len;
+	/* the last caller the fast path read, a plain string, after the
+	 * quote it had in its line; @caller_qlen: its length with that
+	 * quote (0: none read) */
+	char caller[VT_TRACE_MAX_STRING + 2];
+	size_t caller_qlen;
 };
 
 /*
- * Read the event line @line (@n bytes, no newline) into @ev.  Returns 1 if
- * the line is one the fast path recognises and it is a valid event exactly
- * as the jansson path would read it; 0 if the line is to be read by the
- * jansson path (any other shape, any error, any warning: so messages stay
- * the jansson path's); -ENOMEM.
+ * Read the event line @line (@n bytes, no newline) into @ev, all but its
+ * line and column (the caller's to set).  Returns 1 if the line is one
+ * the fast path recognises and it is a valid event exactly as the jansson
+ * path would read it; 0 if the line is to be read by the jansson path
+ * (any other shape, any error, any warning: so messages stay the jansson
+ * path's); -ENOMEM.
  */
 int vt_trace_fast_event(struct vt_trace_fast *fp, const char *line, size_t n,
 			struct vt_event *ev);
 /*
- * The same for the JSON Lines line that starts at @p, in a buffer of
- * @avail bytes: the line is the bytes before the first newline, or all
- * @avail bytes if @eof (the end of the input) and there is none.  1 sets
- * *@len, the line's length without its newline: the caller finds the
- * line's end without a scan of its own.  0 also when the line may go on
- * past the buffer (the caller reads on and tries vt_trace_fast_event()).
+ * Where a JSON Lines reader is in its input (core/trace/trace-read.c):
+ * the bytes at hand not read yet, from @cur to @end; @eof when nothing
+ * follows them; @lineno: the number of the last line read.
  */
-int vt_trace_fast_line(struct vt_trace_fast *fp, const char *p, size_t avail,
-		       bool eof, struct vt_event *ev, size_t *len);
+struct vt_trace_lines {
+	const char *cur, *end;
+	bool eof;
+	unsigned long lineno;
+};
+
+/*
+ * Read the next line of @in through the fast path, where it lies: the
+ * line is the bytes before the first newline, or all the rest if @in->eof
+ * and there is none, and its end is found by the parse, not by a scan
+ * before it.  1 with the event in @ev (at line @in->lineno, column 1) and
+ * @in past the line and its newline; 0 and @in unmoved if the fast path
+ * does not take the line (as vt_trace_fast_event() would not) or the line
+ * may go on past the bytes at hand.
+ */
+int vt_trace_fast_next(struct vt_trace_fast *fp, struct vt_trace_lines *in,
+		       struct vt_event *ev);
 void vt_trace_fast_release(struct vt_trace_fast *fp);
 
 #endif

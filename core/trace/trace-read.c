@@ -94,7 +94,7 @@ static int try_jsonl_header(struct vt_trace_reader *r, const char *first,
 		return 0;
 	}
 	r->jsonl = true;
-	r->lineno = 1;
+	r->lines.lineno = 1;
 	r->arena = vt_line_arena_new();
 	if (!r->arena) {
 		json_decref(h);
@@ -165,9 +165,9 @@ int vt_trace_open_mem(const char *name, const char *buf, size_t len,
 	nl = memchr(buf, '\n', len);
 	ret = try_jsonl_header(r, buf, nl ? (size_t)(nl - buf) : len, err);
 	if (ret == 1) {
-		r->mem = buf;
-		r->mem_len = len;
-		r->mem_off = nl ? (size_t)(nl - buf) + 1 : len;
+		r->lines.cur = nl ? nl + 1 : buf + len;
+		r->lines.end = buf + len;
+		r->lines.eof = true;	/* no more to read than @buf */
 		ret = 0;
 	} else if (ret == 0) {
 		ret = 1;
@@ -222,6 +222,8 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 			       err);
 	if (ret == 1) {
 		vt_input_per_line(r->in);
+		r->lines.cur = r->line;	/* no block read yet */
+		r->lines.end = r->line;
 		*out = r;
 		return 0;
 	}
@@ -327,121 +329,74 @@ const char *vt_trace_warnings(const struct vt_trace_reader *r)
 #define VT_READ_BLOCK (256 * 1024)
 
 /*
- * Next line of a JSON Lines file, read in large blocks into r->line (so a
- * line costs a memchr(), not a getline() call); lines of any length.
+ * Next line of a JSON Lines trace (without newline): its length, -1 at
+ * the end or -2 on an error.  A file is read in large blocks into r->line
+ * (so a line costs a memchr(), not a getline() call); lines of any length.
  */
-static ssize_t next_file_line(struct vt_trace_reader *r, const char **line,
-			      struct vt_error *err)
+static ssize_t next_line(struct vt_trace_reader *r, const char **line,
+			 struct vt_error *err)
 {
+	struct vt_trace_lines *in = &r->lines;
+
+	in->lineno++;
 	for (;;) {
-		char *s = r->line + r->blk_off, *nl;
-		size_t left = r->blk_len - r->blk_off, got;
+		const char *s = in->cur, *nl;
+		size_t left = in->end - s, got;
 
 		nl = memchr(s, '\n', left);
 		if (nl) {
-			r->blk_off += nl - s + 1;
+			in->cur = nl + 1;
 			*line = s;
 			return nl - s;
 		}
-		if (r->blk_eof) {
+		if (in->eof) {
 			if (!left)
 				return -1;
-			r->blk_off = r->blk_len;
+			in->cur = in->end;
 			*line = s;
 			return left;
 		}
 		/* keep the partial line, make room, read on */
 		memmove(r->line, s, left);
-		r->blk_len = left;
-		r->blk_off = 0;
+		in->cur = r->line;
+		in->end = r->line + left;
 		if (r->line_cap - left < VT_READ_BLOCK / 2 &&
 		    VT_ALLOC_GROW(r->line, left + VT_READ_BLOCK, r->line_cap)) {
-			vt_trace_set_loc(err, r->name, r->lineno, 0, -1);
+			vt_trace_set_loc(err, r->name, in->lineno, 0, -1);
 			vt_err_oom(err);
 			return -2;
 		}
 		/* through the counting stream: --max-input per line */
 		errno = 0;
 		got = fread(r->line + left, 1, r->line_cap - left, r->f);
-		r->blk_len += got;
+		in->cur = r->line;
+		in->end = r->line + left + got;
 		if (got < r->line_cap - left) {
 			if (ferror(r->f)) {
 				int e = errno ? errno : EIO;
 
-				vt_trace_set_loc(err, r->name, r->lineno, 0, -1);
+				vt_trace_set_loc(err, r->name, in->lineno, 0, -1);
 				if (!vt_input_limit_hit(r->in, err))
 					vt_error_set(err, -e, "cannot read trace '%s': %s",
 						     r->name, strerror(e));
 				else
-					err->line = r->lineno;
+					err->line = in->lineno;
 				return -2;
 			}
-			r->blk_eof = true;
+			in->eof = true;
 		}
 	}
 }
 
-/* Next line of a JSON Lines trace (without newline): length, or -1. */
-static ssize_t next_line(struct vt_trace_reader *r, const char **line,
-			 struct vt_error *err)
-{
-	ssize_t n;
-
-	r->lineno++;
-	if (r->mem) {
-		const char *s = r->mem + r->mem_off, *nl;
-		size_t left = r->mem_len - r->mem_off;
-
-		if (!left)
-			return -1;
-		nl = memchr(s, '\n', left);
-		n = nl ? nl - s : (ssize_t)left;
-		r->mem_off += nl ? (size_t)n + 1 : left;
-		*line = s;
-		return n;
-	}
-	return next_file_line(r, line, err);
-}
-
 /*
- * The next line through the fast path, read where it lies in the buffer
- * (its end found by the parse, not by a scan before it): 1 and @ev, else
- * 0 and nothing consumed (the line goes the general way of next_jsonl()).
+ * The next event of a JSON Lines trace: each line through the fast path
+ * (@tried: the line at hand was, and it did not take it), else the
+ * general way (next_line(), jansson, core/trace/trace-schema.c).
  */
-static inline int next_fast_line(struct vt_trace_reader *r, struct vt_event *ev)
-{
-	const char *s;
-	size_t left, len;
-	bool eof;
-
-	if (r->mem) {
-		s = r->mem + r->mem_off;
-		left = r->mem_len - r->mem_off;
-		eof = true;
-	} else {
-		s = r->line + r->blk_off;
-		left = r->blk_len - r->blk_off;
-		eof = r->blk_eof;
-	}
-	if (!left || vt_trace_fast_line(r->fast, s, left, eof, ev, &len) != 1)
-		return 0;
-	len += len < left;	/* and its newline */
-	if (r->mem)
-		r->mem_off += len;
-	else
-		r->blk_off += len;
-	r->lineno++;
-	r->index++;
-	r->ev_line = r->lineno;
-	r->ev_col = 1;
-	ev->line = r->lineno;
-	ev->column = 1;
-	return 1;
-}
-
 static __attribute__((noinline)) int next_jsonl(struct vt_trace_reader *r,
 						 struct vt_event *ev,
-						 struct vt_error *err)
+						 struct vt_error *err,
+						 bool tried)
 {
 	for (;;) {
 		const char *line;
@@ -450,8 +405,14 @@ static __attribute__((noinline)) int next_jsonl(struct vt_trace_reader *r,
 
 		if (r->cur || r->arena->used || r->arena->spilled)
 			vt_line_arena_reset(r);
-		if (r->fast && next_fast_line(r, ev))
-			return 1;
+		if (r->fast) {
+			r->fast_ready = true;
+			if (!tried && vt_trace_fast_next(r->fast, &r->lines, ev)) {
+				r->index++;
+				return 1;
+			}
+		}
+		tried = false;
 		n = next_line(r, &line, err);
 		if (n == -1)
 			return 0;
@@ -460,8 +421,9 @@ static __attribute__((noinline)) int next_jsonl(struct vt_trace_reader *r,
 		if (all_space(line, n))
 			continue;
 		r->index++;
-		r->ev_line = r->lineno;
+		r->ev_line = r->lines.lineno;
 		r->ev_col = 1;
+		r->fast_ready = false;	/* the line's tree stays until the next */
 		ret = vt_trace_read_event(r, line, (size_t)n, ev, err);
 		if (ret == 1)
 			continue;
@@ -472,13 +434,16 @@ static __attribute__((noinline)) int next_jsonl(struct vt_trace_reader *r,
 int vt_trace_next(struct vt_trace_reader *r, struct vt_event *ev,
 		  struct vt_error *err)
 {
-	if (r->jsonl) {
-		/* most lines: no call that saves registers, no arena to reset */
-		if (r->fast && !r->cur && !r->arena->used && !r->arena->spilled &&
-		    next_fast_line(r, ev))
+	/* most lines of a JSON Lines trace: the fast path, nothing to reset */
+	if (r->fast_ready) {
+		if (vt_trace_fast_next(r->fast, &r->lines, ev)) {
+			r->index++;
 			return 1;
-		return next_jsonl(r, ev, err);
+		}
+		return next_jsonl(r, ev, err, true);
 	}
+	if (r->jsonl)
+		return next_jsonl(r, ev, err, false);
 	if (r->doc_stream)
 		return vt_doc_stream_next(r, ev, err);
 	while (r->next < r->nr_events) {

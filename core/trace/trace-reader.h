@@ -77,17 +77,14 @@ struct vt_trace_reader {
 
 	/* JSON Lines */
 	FILE *f;
-	const char *mem;
-	size_t mem_len, mem_off;
 	char *line;			/* the header line, then read blocks */
 	size_t line_cap;
-	size_t blk_off, blk_len;	/* unread bytes of the block in @line */
-	bool blk_eof;
-	unsigned long lineno;
+	struct vt_trace_lines lines;	/* @line's block, or the memory buffer */
 	json_t *cur;			/* the line's tree, in @arena */
 	struct line_arena *arena;
 	bool no_fast_path;
 	struct vt_trace_fast *fast;	/* trace-fast.c */
+	bool fast_ready;		/* @fast on, no line's tree to reset */
 
 	long index;			/* of the event being read */
 	unsigned long ev_line, ev_col;

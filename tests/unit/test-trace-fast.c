@@ -15,7 +15,8 @@
  * offset and every truncation (of JSON Lines and one-document traces alike:
  * a document is streamed by vt_trace_open() and vt_trace_open_mem() unless
  * .no_fast_path reads it whole); edge lines of the page-object reader and
- * of the word-at-a-time readers (check_page_edges(), check_line_edges()).
+ * of the word-at-a-time readers (check_page_edges(), check_line_edges())
+ * and of the hot pass (check_hot_edges()).
  * Also checks that the fast path does take the lines vmaptool writes (else
  * the test would prove nothing).
  */
@@ -536,6 +537,80 @@ static void check_line_edges(void)
 	unlink(path);
 }
 
+/*
+ * The lines of vmaptool's own layout that the fast path's hot pass reads
+ * with no call (hot_event()), and where it stops and fast_event() goes on
+ * (a key or a separator): each line alone, with the lines after it that
+ * repeat its caller or not; each as the last line with and without its
+ * newline and cut at every byte (a key or value near the end of the
+ * input has no room for a word load); and with one byte inserted at
+ * every offset (whitespace, a digit, a quote, a comma, a newline), so
+ * that every token in turn is not in the hot form.  Also every op name,
+ * one byte longer and shorter and with its last byte changed, in a line
+ * that satisfies every op's rules.
+ */
+static void check_hot_edges(void)
+{
+	static const char *const lines[] = {
+		"{\"op\":\"vmalloc\",\"id\":1,\"size\":4096,\"caller\":\"fix_size_alloc_test\"}",
+		"{\"op\":\"vfree\",\"id\":1,\"caller\":\"fix_size_alloc_test\"}",
+		"{\"op\":\"vmalloc\",\"id\":12501,\"size\":16384,\"align\":512,\"caller\":\"random_size_align_alloc_test\"}",
+		"{\"op\":\"vmap\",\"id\":7,\"pages\":[{\"pfn\":\"0x100\",\"order\":0}],\"flags\":[\"VM_MAP\"],\"prot\":\"PAGE_KERNEL_RO\",\"caller\":\"x\"}",
+		"{\"op\":\"vunmap\",\"id\":7,\"caller\":\"xy\"}",
+		"{\"op\":\"ioremap\",\"id\":2,\"size\":65536,\"phys\":1048576,\"va\":123,\"t\":5,\"cpu\":3}",
+		"{\"op\":\"iounmap\",\"id\":2,\"cpu\":0,\"t\":0}",
+		"{\"op\":\"vm_map_ram\",\"id\":3,\"pages\":[{\"pfn\":256,\"order\":1,\"count\":2}]}",
+		"{\"op\":\"vm_unmap_ram\",\"id\":3}",
+		"{\"op\":\"linear_map\",\"size\":1073741824,\"phys\":0}",
+		"{\"op\":\"purge\"}",
+		"{\"caller\":\"fix_size_alloc_test\",\"size\":4096,\"id\":1,\"op\":\"vmalloc\"}",
+		"{\"op\":\"vmalloc\",\"id\":1,\"size\":4096,\"id\":2}",
+		"{\"op\":\"vmalloc\",\"id\":1,\"size\":0,\"caller\":\"fix_size_alloc_test\"}",
+		"{\"op\":\"vmalloc\",\"id\":1,\"size\":8192,\"align\":3}",
+		"{\"op\":\"vfree\",\"caller\":\"fix_size_alloc_test_\"}",
+	};
+	static const char ins[] = " \t\r\n0\",x";
+	static const char head[] = "{\"format\":\"vmaptool-trace\",\"version\":1}\n";
+	char buf[1024];
+	int n;
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		const char *l = lines[i];
+		size_t ll = strlen(l), hl = sizeof(head) - 1;
+
+		for (int nl = 0; nl < 2; nl++) {
+			n = snprintf(buf, sizeof(buf), "%s%s\n%s\n%s%s", head, l,
+				     lines[(i + 1) % 3], l, nl ? "\n" : "");
+			TEST_ASSERT_VAL("hot edge fits", n > 0 && (size_t)n < sizeof(buf));
+			check_buf(buf, n, false);
+		}
+		for (size_t at = 0; at <= ll; at++) {
+			/* cut: the last line, no newline */
+			memcpy(buf, head, hl);
+			memcpy(buf + hl, l, at);
+			check_buf(buf, hl + at, false);
+			for (size_t k = 0; k < sizeof(ins) - 1; k++) {
+				n = snprintf(buf, sizeof(buf), "%s%.*s%c%s\n%s\n",
+					     head, (int)at, l, ins[k], l + at, l);
+				check_buf(buf, n, false);
+				nr_mutants++;
+			}
+		}
+	}
+	for (int op = 0; op < VT_OP__NR; op++)
+		for (int v = 0; v < 4; v++) {
+			const char *name = vt_op_names[op];
+			int len = strlen(name) - (v == 1);
+
+			n = snprintf(buf, sizeof(buf), "%s{\"op\":\"%.*s%s%s\",\"id\":1,"
+				     "\"pages\":[{\"pfn\":\"0x100\",\"order\":0}],"
+				     "\"size\":4096,\"phys\":4096}\n{\"op\":\"%s\"}",
+				     head, len - (v == 3), name, v == 2 ? "p" : "",
+				     v == 3 ? "!" : "", name);
+			check_buf(buf, n, false);
+		}
+}
+
 int main(void)
 {
 	const char *src = getenv("VT_SRC");
@@ -547,6 +622,7 @@ int main(void)
 	check_generated();
 	check_page_edges();
 	check_line_edges();
+	check_hot_edges();
 	check_glob(src, "traces/*.json*");
 	check_glob(src, "traces/*/*.json*");
 	check_glob(src, "tests/fuzz/corpus/trace-json/*");
