@@ -65,8 +65,10 @@ static const struct argp ptdump_argp = {
 	.doc = "Replay TRACE with one strategy (--strategy, default zigzag) and "
 	       "print the kernel page tables in arm64 ptdump style.\v"
 	       "Only mapped ranges are listed, between the address markers of "
-	       "arch/arm64/mm/ptdump.c.  -v adds each range's first physical "
-	       "address and its number of descriptors.",
+	       "arch/arm64/mm/ptdump.c; a line ends where the level or the "
+	       "attributes change, as the kernel's do.  -v adds each line's "
+	       "first physical address and its number of descriptors; JSON and "
+	       "CSV also end a range where the physical address jumps.",
 	.children = vt_common_children,
 };
 

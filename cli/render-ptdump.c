@@ -61,14 +61,41 @@ static size_t markers_of(const struct vt_layout *l, struct marker *m)
 	return 6;
 }
 
+/*
+ * The ranges from lines[*i] on that note_page() (arch/arm64/mm/ptdump.c)
+ * prints as one: each starting where the last ends, at the same level and
+ * with the same attributes, no marker between them; the physical address
+ * may jump (the engine's ranges, which JSON and CSV give as they are, are
+ * also physically contiguous).  Returns their union, *@i moved past them.
+ */
+static struct vt_ptdump_line kernel_line(const struct vt_ptdump_doc *d, size_t *i,
+					 const struct marker *m, size_t nm)
+{
+	struct vt_ptdump_line l = d->lines[(*i)++];
+
+	for (; *i < d->nr; (*i)++) {
+		const struct vt_ptdump_line *n = &d->lines[*i];
+		bool marker = false;
+
+		for (size_t k = 0; k < nm; k++)
+			marker |= m[k].start > l.va_start && m[k].start <= n->va_start;
+		if (n->va_start != l.va_end || n->level != l.level || marker ||
+		    strcmp(n->kind, l.kind) || line_attrs(n) != line_attrs(&l))
+			break;
+		l.va_end = n->va_end;
+		l.nr += n->nr;
+	}
+	return l;
+}
+
 static void ptdump_text(FILE *f, const struct vt_ptdump_doc *d, int verbose)
 {
 	static const char units[] = "KMGTPE";
 	struct marker m[8];
 	size_t nm = markers_of(&d->layout, m), next = 0;
 
-	for (size_t i = 0; i < d->nr; i++) {
-		const struct vt_ptdump_line *l = &d->lines[i];
+	for (size_t i = 0; i < d->nr;) {
+		const struct vt_ptdump_line line = kernel_line(d, &i, m, nm), *l = &line;
 		uint64_t a = line_attrs(l), delta;
 		const char *unit = units;
 
