@@ -116,8 +116,10 @@ struct vt_engine {
 	uint64_t vmap_bbmap_bits;
 	/* the page array of the current map */
 	struct vt_pages pages;
-	/* the page allocator behind vmalloc and vfree (core/mm/page_alloc.c) */
+	/* the page allocator behind vmalloc and vfree (core/mm/page_alloc.c);
+	 * whether vfree() releases with free_pages_bulk() (vt_vfree_pages()) */
 	struct vt_page_alloc pa;
+	bool vfree_bulk;
 	/* linear_map: memstart_addr, set by the first event (map_mem() maps
 	 * memblock in ascending order) */
 	uint64_t memstart;

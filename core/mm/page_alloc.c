@@ -114,11 +114,16 @@ void vt_page_alloc_release(struct vt_page_alloc *pa)
 	memset(pa->list, 0, sizeof(pa->list));
 }
 
-bool vt_pcp_allowed_order(const struct vt_page_alloc *pa, unsigned int order)
+static inline bool pcp_allowed_order(const struct vt_page_alloc *pa, unsigned int order)
 {
 	if (order <= VT_PAGE_ALLOC_COSTLY_ORDER)
 		return true;
 	return pa->thp && order == pa->pageblock_order;
+}
+
+bool vt_pcp_allowed_order(const struct vt_page_alloc *pa, unsigned int order)
+{
+	return pcp_allowed_order(pa, order);
 }
 
 /* order_to_pindex(): one list per order (migratetypes not modelled) */
@@ -167,24 +172,32 @@ static unsigned int nr_pcp_alloc(const struct vt_page_alloc *pa, unsigned int or
 }
 
 /*
- * __rmqueue_pcplist(): refill an empty list with rmqueue_bulk(), which
- * takes zone->lock once (spin_lock_irqsave()) and calls __rmqueue() for
- * each of the nr_pcp_alloc() blocks under it, order 0 included
- * (linux-mm/linux-mm @ 6e2201b19890 mm/page_alloc.c rmqueue_bulk()).
+ * rmqueue_bulk() into the empty list @l of @order: zone->lock once
+ * (spin_lock_irqsave()) and __rmqueue() for each of the nr_pcp_alloc()
+ * blocks under it, order 0 included (linux-mm/linux-mm @ 6e2201b19890
+ * mm/page_alloc.c rmqueue_bulk()).
  */
+static int pcp_refill(struct vt_page_alloc *pa, struct vt_pcp_list *l,
+		      unsigned int order)
+{
+	unsigned int n = nr_pcp_alloc(pa, order);
+
+	pa->st.rmqueue_locks++;
+	for (unsigned int i = 0; i < n; i++)
+		if (pcp_push_tail(l, buddy_take(pa, order)))
+			return -ENOMEM;
+	pa->count += (uint64_t)n << order;
+	return 0;
+}
+
+/* __rmqueue_pcplist(): the list's head block, the list refilled first
+ * when empty */
 static int rmqueue_pcplist(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn)
 {
 	struct vt_pcp_list *l = pcp_list(pa, order);
 
-	if (!l->nr) {
-		unsigned int n = nr_pcp_alloc(pa, order);
-
-		pa->st.rmqueue_locks++;
-		for (unsigned int i = 0; i < n; i++)
-			if (pcp_push_tail(l, buddy_take(pa, order)))
-				return -ENOMEM;
-		pa->count += (uint64_t)n << order;
-	}
+	if (!l->nr && pcp_refill(pa, l, order))
+		return -ENOMEM;
 	*pfn = pcp_pop_head(l);
 	pa->count -= 1ull << order;
 	return 0;
@@ -200,7 +213,7 @@ int vt_alloc_pages(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn)
 	 * (linux-mm/linux-mm @ 6e2201b19890 mm/page_alloc.c rmqueue(),
 	 * rmqueue_buddy())
 	 */
-	if (vt_pcp_allowed_order(pa, order)) {
+	if (pcp_allowed_order(pa, order)) {
 		err = rmqueue_pcplist(pa, order, pfn);
 	} else {
 		pa->st.rmqueue_locks++;
@@ -211,13 +224,29 @@ int vt_alloc_pages(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn)
 	return err;
 }
 
+/*
+ * alloc_pages_bulk(): __rmqueue_pcplist() for each page, the order-0 list
+ * refilled whenever it runs empty; the pages the list holds are taken
+ * from its head in one step each time (the same pages, in the same order,
+ * as one __rmqueue_pcplist() each).
+ */
 int vt_alloc_pages_bulk(struct vt_page_alloc *pa, uint64_t nr, uint64_t *pfns)
 {
-	for (uint64_t i = 0; i < nr; i++) {
-		int err = rmqueue_pcplist(pa, 0, &pfns[i]);
+	struct vt_pcp_list *l = &pa->list[0];
+	uint64_t i = 0;
 
-		if (err)
-			return err;
+	while (i < nr) {
+		uint64_t n;
+
+		if (!l->nr && pcp_refill(pa, l, 0))
+			return -ENOMEM;
+		n = nr - i < l->nr ? nr - i : l->nr;
+		l->nr -= n;
+		pa->count -= n;
+		for (; n; n--) {
+			pfns[i++] = l->pfn[l->head];
+			l->head = (l->head + 1) & (l->cap - 1);
+		}
 	}
 	pa->st.pages_allocated += nr;
 	return 0;
@@ -251,11 +280,13 @@ static void free_pcppages_bulk(struct vt_page_alloc *pa, int64_t count, int pind
 	}
 }
 
-int vt___free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn, unsigned int order)
+/* __free_frozen_pages() of one block; the callers' shared body */
+static inline int free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn,
+				    unsigned int order)
 {
 	pa->st.free_calls++;
 	pa->st.pages_freed += 1ull << order;
-	if (!vt_pcp_allowed_order(pa, order)) {
+	if (!pcp_allowed_order(pa, order)) {
 		/* __free_pages_ok() -> free_one_page() */
 		pa->st.free_buddy++;
 		return 0;
@@ -272,12 +303,17 @@ int vt___free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn, unsigned int 
 	return 0;
 }
 
+int vt___free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn, unsigned int order)
+{
+	return free_frozen_pages(pa, pfn, order);
+}
+
 int vt___free_page(struct vt_page_alloc *pa, uint64_t pfn)
 {
 	/* __free_page() -> ___free_pages(): put_page_testzero() drops the
 	 * last reference; __free_frozen_pages() -> __free_pages_prepare() */
 	pa->st.pages_prepared++;
-	return vt___free_frozen_pages(pa, pfn, 0);
+	return free_frozen_pages(pa, pfn, 0);
 }
 
 /*
@@ -297,7 +333,7 @@ static int free_prepared_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
 			order = lg;
 		if (order > pa->max_order)
 			order = pa->max_order;
-		err = vt___free_frozen_pages(pa, pfn, order);
+		err = free_frozen_pages(pa, pfn, order);
 		if (err)
 			return err;
 		pfn += 1ull << order;

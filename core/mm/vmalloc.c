@@ -128,6 +128,12 @@ static void area_pool_release(struct vt_engine *e)
 	}
 }
 
+/* The runs vt_vm_area_alloc_pages() appends a vmalloc's pages to. */
+struct runs_buf {
+	struct vt_page_run *r;
+	uint64_t n, cap;
+};
+
 /*
  * Append @count pages from @pfn to the area's runs, merging a contiguous
  * order-0 continuation into the previous run.  The count and capacity
@@ -137,20 +143,19 @@ static void area_pool_release(struct vt_engine *e)
  * runs with 32 bits (struct vt_pages): beyond that the allocation fails
  * as runs_reserve() does.
  */
-static int runs_append(struct vt_page_run **runs, uint64_t *n, uint64_t *cap,
-		       uint64_t pfn, uint64_t count)
+static inline int runs_append(struct runs_buf *b, uint64_t pfn, uint64_t count)
 {
-	struct vt_page_run *r = *n ? &(*runs)[*n - 1] : NULL;
+	struct vt_page_run *r = b->n ? &b->r[b->n - 1] : NULL;
 
 	if (r && !r->order && r->pfn + r->count == pfn) {
 		r->count += count;
 		return 0;
 	}
-	if (*n >= VT_RUNS_MAX)
+	if (b->n >= VT_RUNS_MAX)
 		return -ENOMEM;
-	if (VT_ALLOC_GROW(*runs, *n + 1, *cap))
+	if (VT_ALLOC_GROW(b->r, b->n + 1, b->cap))
 		return -ENOMEM;
-	(*runs)[(*n)++] = (struct vt_page_run){ pfn, count, 0 };
+	b->r[b->n++] = (struct vt_page_run){ pfn, count, 0 };
 	return 0;
 }
 
@@ -166,27 +171,23 @@ static int runs_append(struct vt_page_run **runs, uint64_t *n, uint64_t *cap,
 static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 				  unsigned int order, uint64_t nr)
 {
-	const struct arm64_geom *g = &e->mm.g;
-	struct vt_page_run *runs = a->runs;	/* a pooled area's buffer */
-	uint64_t n = 0, cap = a->runs_cap, done = 0, pfn, bulk[100];
+	unsigned int max_order = e->mm.g.max_page_order;
+	/* a pooled area's buffer */
+	struct runs_buf b = { .r = a->runs, .cap = a->runs_cap };
+	uint64_t done = 0, pfn, bulk[100];
 	int err = 0;
 
-	if (e->o.vmalloc_high_order) {
-		unsigned int large = 63 - __builtin_clzll(nr);
+	while (e->o.vmalloc_high_order && !err && done < nr) {
+		unsigned int large = 63 - __builtin_clzll(nr - done);
 
-		if (large > g->max_page_order)
-			large = g->max_page_order;
-		while (!err && large > order && done < nr) {
-			err = vt_alloc_pages(&e->pa, large, &pfn);
-			if (!err)
-				err = runs_append(&runs, &n, &cap, pfn, 1ull << large);
-			done += 1ull << large;
-			if (done < nr) {
-				large = 63 - __builtin_clzll(nr - done);
-				if (large > g->max_page_order)
-					large = g->max_page_order;
-			}
-		}
+		if (large > max_order)
+			large = max_order;
+		if (large <= order)
+			break;
+		err = vt_alloc_pages(&e->pa, large, &pfn);
+		if (!err)
+			err = runs_append(&b, pfn, 1ull << large);
+		done += 1ull << large;
 	}
 	while (!err && order == 0 && done < nr) {
 		/* alloc_pages_bulk_node_noprof(gfp, nid, nr_pages_request, ...) */
@@ -194,46 +195,39 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 
 		err = vt_alloc_pages_bulk(&e->pa, req, bulk);
 		for (uint64_t i = 0; !err && i < req; i++)
-			err = runs_append(&runs, &n, &cap, bulk[i], 1);
+			err = runs_append(&b, bulk[i], 1);
 		done += req;
 	}
 	while (!err && done < nr) {
 		err = vt_alloc_pages(&e->pa, order, &pfn);
 		if (!err)
-			err = runs_append(&runs, &n, &cap, pfn, 1ull << order);
+			err = runs_append(&b, pfn, 1ull << order);
 		done += 1ull << order;
 	}
-	a->runs = runs;		/* freed with the area, as on success */
-	a->runs_cap = cap;
+	a->runs = b.r;		/* freed with the area, as on success */
+	a->runs_cap = b.cap;
 	if (err)
 		return err;
-	a->nr_runs = (uint32_t)n;	/* <= VT_RUNS_MAX */
-	return vt_pages_from_runs(e, runs, a->nr_runs, nr);
-}
-
-/*
- * Whether vfree() releases pages with free_pages_bulk(): the strategy's
- * +vfree-bulk or +vfree-perpage, else what the --kernel generation does
- * (vt_axes_resolve(): vm_area_free_pages() of v7.2 and mainline).
- */
-static bool vt_vfree_bulk(const struct vt_engine *e)
-{
-	return vt_axes_resolve(e->spec.axes, e->o.kernel) & VT_AXIS_VFREE_BULK;
+	a->nr_runs = (uint32_t)b.n;	/* <= VT_RUNS_MAX */
+	return vt_pages_from_runs(e, b.r, a->nr_runs, nr);
 }
 
 /*
  * vfree()'s page release after remove_vm_area(): per page __free_page()
  * and cond_resched() (vfree-perpage, v6.16 and older), or
  * vm_area_free_pages()'s free_pages_bulk() (vfree-bulk, the free_pages_bulk() patch; v7.2,
- * mainline).  vm->pages holds order-0 pointers: a run's compound order is
- * irrelevant here.
+ * mainline): which one the engine decided (vt_engine_new(): the
+ * strategy's +vfree-bulk or +vfree-perpage, else what the --kernel
+ * generation does, vt_axes_resolve()).  vm->pages holds order-0
+ * pointers: a run's compound order is irrelevant here.
  */
 static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 {
-	uint64_t k = 0, runs = 0, start = 0, n = 0;	/* n: the open stretch */
+	const struct vt_page_run *pr = a->runs;
+	uint64_t left = a->nr_pages, runs = 0, start = 0, n = 0;	/* n: the open stretch */
 	int err;
 
-	if (!vt_vfree_bulk(e)) {
+	if (!e->vfree_bulk) {
 		for (uint32_t r = 0; r < a->nr_runs; r++) {
 			uint64_t c = a->runs[r].count << a->runs[r].order;
 
@@ -253,20 +247,17 @@ static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 	 * is kept as runs here: touching runs are one stretch, so the calls
 	 * are those over the spelled-out array, without building it.
 	 */
-	for (uint64_t r = 0; r <= a->nr_runs; r++) {
-		uint64_t c = 0;
+	for (uint32_t r = 0; r < a->nr_runs && left; r++) {
+		uint64_t c = pr[r].count << pr[r].order;
 
-		if (r < a->nr_runs) {
-			c = a->runs[r].count << a->runs[r].order;
-			if (c > a->nr_pages - k)
-				c = a->nr_pages - k;
-			if (!c)
-				continue;
-			if (n && a->runs[r].pfn == start + n) {
-				n += c;
-				k += c;
-				continue;
-			}
+		if (c > left)
+			c = left;
+		if (!c)
+			continue;
+		left -= c;
+		if (n && pr[r].pfn == start + n) {
+			n += c;
+			continue;
 		}
 		if (n) {
 			err = vt___free_contig_range(&e->pa, start, n);
@@ -274,9 +265,14 @@ static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 				return err;
 			runs++;
 		}
-		start = r < a->nr_runs ? a->runs[r].pfn : 0;
+		start = pr[r].pfn;
 		n = c;
-		k += c;
+	}
+	if (n) {
+		err = vt___free_contig_range(&e->pa, start, n);
+		if (err)
+			return err;
+		runs++;
 	}
 	EST(e, cond_resched) += runs;
 	return 0;
@@ -766,6 +762,7 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 	vt_siphash_key_random(&e->hash_key);
 	e->blocks_tail = &e->blocks;
 	vt_va_free_init(&e->free);
+	e->vfree_bulk = vt_axes_resolve(spec->axes, o->kernel) & VT_AXIS_VFREE_BULK;
 	vt_page_alloc_init(&e->pa, o->page_shift, e->mm.g.max_page_order,
 			   e->mm.g.pmd_shift - o->page_shift, o->cpus, 0x100000,
 			   1ull << (e->mm.g.pa_bits - o->page_shift));
