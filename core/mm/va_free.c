@@ -802,60 +802,55 @@ static uint32_t lowest_rec(struct vt_va_free *f, uint32_t t, uint64_t size,
 }
 
 /*
- * The lowest range of @size bytes or more that ends past @vstart.  The
- * ranges ending past @vstart follow all the others (the ranges are
- * disjoint): down from the root towards the first of them, the nodes
- * where the descent turned left are they, deepest first, each followed by
- * its right subtree.  So the first of them long enough, or the first
- * right subtree holding a range long enough (by its largest length), and
- * in that subtree the left subtree whenever it holds one, else its root,
- * else its right subtree.  About three paths, each node read once, never
- * a subtree entered in vain.  Its depth in path[] (the path to it), or
+ * The lowest range of @size bytes or more that ends past @vstart, by its
+ * largest lengths from the root: into a left subtree that holds a range
+ * long enough and may reach past @vstart (the node starts past it), else
+ * the node itself if long enough, else its right subtree.  A left subtree
+ * whose long ranges all end at or below @vstart is left again for the
+ * node it hangs from (its depth on back[]).  When @vstart is at or below
+ * every range (a window's tree, vmap_area.c), that never happens: one
+ * path, each node read once.  Its depth in path[] (the path to it), or
  * -1 if there is none or the path would pass VA_PATH.  @size > 0 (node
  * 0's max, 0, must not pass).
  */
 static int lowest_long(struct vt_va_free *f, uint64_t size, uint64_t vstart,
 		       uint32_t *path)
 {
-	uint8_t left[VA_PATH];
+	uint8_t back[VA_PATH];
 	uint32_t t = f->root;
-	int d = 0, nl = 0;
+	int d = 0, nb = 0;
+	const struct vt_va_node *x;
 
-	for (; t; d++) {
-		if (d == VA_PATH)
-			return -1;
-		f->steps++;
-		path[d] = t;
-		if (N(f, t).end > vstart) {
-			left[nl++] = (uint8_t)d;
-			t = N(f, t).l;
-		} else {
-			t = N(f, t).r;
-		}
-	}
-	while (nl) {
-		const struct vt_va_node *x = &N(f, path[left[--nl]]);
-
-		d = left[nl];
-		if (x->end - x->start >= size)
-			return d;
-		if (N(f, x->r).max < size)
-			continue;
-		for (t = x->r, d++;; d++) {
-			if (d == VA_PATH || !t)
+	for (;;) {
+		if (N(f, t).max >= size) {
+			if (d == VA_PATH)
 				return -1;
 			f->steps++;
 			path[d] = t;
 			x = &N(f, t);
-			if (N(f, x->l).max >= size)
-				t = x->l;
-			else if (x->end - x->start >= size)
-				return d;
-			else
+			if (x->end <= vstart) {
+				/* it and its left subtree end at or below vstart */
+				d++;
 				t = x->r;
+				continue;
+			}
+			if (x->start > vstart && N(f, x->l).max >= size) {
+				back[nb++] = (uint8_t)d++;
+				t = x->l;
+				continue;
+			}
+		} else {
+			/* back to the last node whose left subtree held none */
+			if (!nb)
+				return -1;
+			d = back[--nb];
+			x = &N(f, path[d]);
 		}
+		if (x->end - x->start >= size)
+			return d;
+		d++;
+		t = x->r;
 	}
-	return -1;
 }
 
 /*
@@ -916,7 +911,8 @@ int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 	/*
 	 * Every range that fits is @size long or more and ends past @vstart,
 	 * so if the lowest such range fits, it is the lowest fit, found in
-	 * about three paths: the usual case (a page-aligned request, the
+	 * one path from the root when @vstart is below every range (a
+	 * window's tree): the usual case (a page-aligned request, the
 	 * window's lowest long range).  Else the search goes on from there
 	 * (lowest_after()), and only a path past VA_PATH or no long range
 	 * at all runs the full search (lowest(), or lowest_rec() without a

@@ -762,6 +762,7 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 	vt_siphash_key_random(&e->hash_key);
 	e->blocks_tail = &e->blocks;
 	vt_va_free_init(&e->free);
+	vt_va_free_init(&e->free_modules);
 	e->vfree_bulk = vt_axes_resolve(spec->axes, o->kernel) & VT_AXIS_VFREE_BULK;
 	vt_page_alloc_init(&e->pa, o->page_shift, e->mm.g.max_page_order,
 			   e->mm.g.pmd_shift - o->page_shift, o->cpus, 0x100000,
@@ -799,6 +800,7 @@ void vt_engine_free(struct vt_engine *e)
 	free(e->vsort);
 	vt_verify_release(e);
 	vt_va_free_release(&e->free);
+	vt_va_free_release(&e->free_modules);
 	free(e->lazy);
 	free(e->pages.runs);
 	free(e->pages.start);

@@ -23,23 +23,47 @@ static int lazy_push(struct vt_engine *e, uint64_t start, uint64_t end)
 	return 0;
 }
 
+/*
+ * The free tree of the area holding @addr: the module area's
+ * (MODULES_VADDR..MODULES_END) below VMALLOC_START, the vmalloc area's
+ * from it.  The kernel keeps one tree over both (vmap_init_free_space());
+ * here each area's free space is a tree of its own, which gives the same
+ * fits (a search's window is one area, and a fit never crosses the
+ * boundary between them), and a vmalloc's search never meets the module
+ * area's long free range, which ends below its window (va_free.c
+ * lowest_long(): one path from the root instead of three).
+ */
+static struct vt_va_free *va_tree(struct vt_engine *e, uint64_t addr)
+{
+	return addr < e->mm.g.vmalloc_start ? &e->free_modules : &e->free;
+}
+
 /* Return [start, end) to the free tree, merging neighbours. */
 int vt_merge_or_add_vmap_area(struct vt_engine *e, uint64_t start, uint64_t end)
 {
-	return vt_va_free_add(&e->free, start, end);
+	uint64_t b = e->mm.g.vmalloc_start;
+
+	if (start < b && end > b) {
+		int err = vt_va_free_add(&e->free_modules, start, b);
+
+		return err ? err : vt_va_free_add(&e->free, b, end);
+	}
+	return vt_va_free_add(va_tree(e, start), start, end);
 }
 
 /*
  * Lowest-address fit in [vstart, vend) honouring @align, as
  * find_vmap_lowest_match() does for one vmap node (the free tree spans
- * every range, vmap_init_free_space()).  Deviation: the kernel prunes
+ * every range, vmap_init_free_space(); here that of the window, which is
+ * the module area or the vmalloc area).  Deviation: the kernel prunes
  * subtrees by size + align - 1 on its augmented rbtree; this search
  * prunes by size and takes the exact lowest fit.
  */
 static int vt_find_vmap_lowest_match(struct vt_engine *e, uint64_t size, uint64_t align,
 				     uint64_t vstart, uint64_t vend, uint64_t *out)
 {
-	return vt_va_free_take_lowest(&e->free, size, align, vstart, vend, out);
+	return vt_va_free_take_lowest(va_tree(e, vstart), size, align, vstart,
+				      vend, out);
 }
 
 static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size,
@@ -47,7 +71,7 @@ static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size,
 {
 	if (a < vstart || a + size > vend || a + size < a)
 		return -ENOSPC;
-	return vt_va_free_take_at(&e->free, a, size);
+	return vt_va_free_take_at(va_tree(e, a), a, size);
 }
 
 /* The [vstart, vend) an area's VA comes from: the module area for a
@@ -214,11 +238,20 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
 /* ---- lazy freeing and purge ---------------------------------------------- */
 
 /* One range of the purge back to the free tree: merged at once
- * (merge_or_add_vmap_area()), or staged with the others when @few is not set. */
+ * (merge_or_add_vmap_area()), or staged with the others when @few is not
+ * set (in each area's tree: a range across VMALLOC_START in two). */
 static int purge_range(struct vt_engine *e, bool few, uint64_t start, uint64_t end)
 {
-	return few ? vt_merge_or_add_vmap_area(e, start, end) :
-		     vt_va_free_stage(&e->free, start, end);
+	uint64_t b = e->mm.g.vmalloc_start;
+	int err;
+
+	if (few)
+		return vt_merge_or_add_vmap_area(e, start, end);
+	if (start < b && end > b) {
+		err = vt_va_free_stage(&e->free_modules, start, b);
+		return err ? err : vt_va_free_stage(&e->free, b, end);
+	}
+	return vt_va_free_stage(va_tree(e, start), start, end);
 }
 
 /*
@@ -264,6 +297,8 @@ static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 	}
 	if (e->nr_lazy && !err)
 		err = purge_range(e, few, start, end);
+	if (!err && !few)
+		err = vt_va_free_add_staged(&e->free_modules);
 	if (!err && !few)
 		err = vt_va_free_add_staged(&e->free);
 	e->nr_lazy = 0;
