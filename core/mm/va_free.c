@@ -45,40 +45,51 @@ void vt_va_free_release(struct vt_va_free *f)
 	vt_va_free_init(f);
 }
 
-/* end - ALIGN(start, 2^shift) of range @t in 4 KiB units rounded up
- * (never below the truth, so a prune by it is safe), saturated. */
-static uint32_t aligned_len(const struct vt_va_free *f, uint32_t t, unsigned int shift)
-{
-	uint64_t s = N(f, t).start, e = N(f, t).end;
-	uint64_t a = (s + (1ull << shift) - 1) & ~((1ull << shift) - 1);
-	uint64_t u;
-
-	if (a < s || a >= e)
-		return 0;
-	u = ((e - a) >> 12) + !!((e - a) & 4095);
-	return u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
-}
-
-/* The kept alignment classes of @t from its range and children; whether
- * one changed. */
+/*
+ * The kept alignment classes of @t from its range and children; whether
+ * one changed.  A class's own value is end - ALIGN(start) in 4 KiB units
+ * rounded up (never below the truth, so a prune by it is safe),
+ * saturated, 0 if ALIGN(start) is at or past the end: with pad =
+ * ALIGN(start) - start = -start mod the alignment, that is the length
+ * less pad when pad is below the length (an ALIGN() that wraps past 2^64
+ * has a pad no range is as long as).
+ */
 static bool update_classes(struct vt_va_free *f, uint32_t t)
 {
-	uint32_t lt = N(f, t).l, rt = N(f, t).r;
-	bool changed = false;
+	const struct vt_va_node *x = &N(f, t);
+	/* node 0's classes stay 0 (calloc), as its max does */
+	const uint32_t *ml = f->amax[x->l], *mr = f->amax[x->r];
+	uint32_t *m = f->amax[t], diff = 0;
+	uint64_t neg = -x->start, len = x->end - x->start;
 
-	for (uint32_t c = f->aclasses; c; c &= c - 1) {
-		unsigned int k = (unsigned int)__builtin_ctz(c);
-		uint32_t v = aligned_len(f, t, VT_VA_ALIGN_SHIFT0 + k);
+	for (uint32_t j = 0; j < f->nslots; j++) {
+		uint64_t pad = neg & f->amask[j];
+		/* ceil((len - pad) / 4096) of len - pad >= 1 */
+		uint64_t u = pad < len ? ((len - pad - 1) >> 12) + 1 : 0;
+		uint32_t v = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 
-		/* node 0's classes stay 0 (calloc), as its max does */
-		if (f->amax[lt][k] > v)
-			v = f->amax[lt][k];
-		if (f->amax[rt][k] > v)
-			v = f->amax[rt][k];
-		changed |= f->amax[t][k] != v;
-		f->amax[t][k] = v;
+		v = ml[j] > v ? ml[j] : v;
+		v = mr[j] > v ? mr[j] : v;
+		diff |= m[j] ^ v;
+		m[j] = v;
 	}
-	return changed;
+	return diff;
+}
+
+/*
+ * Whether a range's start moving between @lo and @hi (either way; lo <
+ * hi) leaves its aligned lengths as they were: ALIGN(start) is the same
+ * for every kept class when no multiple of the smallest kept alignment
+ * lies in [lo, hi) (the larger ones are multiples of it).
+ */
+static bool classes_kept_from(const struct vt_va_free *f, uint64_t lo, uint64_t hi)
+{
+	uint64_t m;
+
+	if (!f->aclasses)
+		return true;
+	m = (1ull << (VT_VA_ALIGN_SHIFT0 + __builtin_ctz(f->aclasses))) - 1;
+	return ((lo + m) & ~m) >= hi;	/* (a wrap past 2^64: false) */
 }
 
 /* @t's largest length from its range and its children (node 0, "none",
@@ -115,9 +126,10 @@ static bool update(struct vt_va_free *f, uint32_t t)
  * shrinks at an edge changes its length every time, its aligned lengths
  * seldom: they saturate for the large ranges).
  */
-static void propagate(struct vt_va_free *f, const uint32_t *path, int d)
+static void propagate_from(struct vt_va_free *f, const uint32_t *path, int d,
+			   bool c)
 {
-	bool m = true, c = f->aclasses != 0;
+	bool m = true;
 
 	for (; d >= 0 && (m || c); d--) {
 		f->steps++;
@@ -126,6 +138,13 @@ static void propagate(struct vt_va_free *f, const uint32_t *path, int d)
 		if (c)
 			c = update_classes(f, path[d]);
 	}
+}
+
+/* propagate_from() of a change to path[d]'s range that may have changed
+ * its aligned lengths; @c false: one that did not (only its length) */
+static void propagate(struct vt_va_free *f, const uint32_t *path, int d)
+{
+	propagate_from(f, path, d, f->aclasses != 0);
 }
 
 /* The alignment class of @align, or -1 for none kept (at most a page,
@@ -163,7 +182,7 @@ static bool may_fit(const struct vt_va_free *f, uint32_t t, uint64_t size, int k
 		return false;
 	if (k < 0)
 		return true;
-	a = f->amax[t][k];
+	a = f->amax[t][f->slot[k]];
 	return a == UINT32_MAX || ((uint64_t)a << 12) >= size;
 }
 
@@ -245,8 +264,6 @@ static uint32_t node_alloc(struct vt_va_free *f, uint64_t start, uint64_t end)
 		t = ++f->used;
 	}
 	N(f, t) = (struct vt_va_node){ .start = start, .end = end, .prio = next_prio(f) };
-	if (f->amax)
-		memset(f->amax[t], 0, sizeof(f->amax[t]));
 	return t;
 }
 
@@ -266,12 +283,9 @@ static void raise(struct vt_va_free *f, uint32_t t, uint32_t y)
 {
 	if (N(f, t).max < N(f, y).max)
 		N(f, t).max = N(f, y).max;
-	for (uint32_t k = f->aclasses; k; k &= k - 1) {
-		unsigned int i = (unsigned int)__builtin_ctz(k);
-
-		if (f->amax[t][i] < f->amax[y][i])
-			f->amax[t][i] = f->amax[y][i];
-	}
+	for (uint32_t j = 0; j < f->nslots; j++)
+		if (f->amax[t][j] < f->amax[y][j])
+			f->amax[t][j] = f->amax[y][j];
 }
 
 /*
@@ -424,8 +438,10 @@ int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end)
 		return 0;
 	}
 	if (x) {
+		uint64_t was = N(f, x).start;
+
 		N(f, x).start = start;
-		propagate(f, path, dx);
+		propagate_from(f, path, dx, !classes_kept_from(f, start, was));
 		return 0;
 	}
 	return insert(f, start, end);
@@ -609,9 +625,10 @@ int vt_va_free_add_staged(struct vt_va_free *f)
  * (as the kernel inserts it starting from the node it comes from): a leaf
  * at the place of the range's successor (the leftmost node of its right
  * subtree), rotated up while its priority outranks its parent's (a
- * treap's insertion from below, about two rotations), then the largest
- * lengths again from there: unconditionally up to the range (whose own
- * length changed), then up to the first unchanged node.  A path that
+ * treap's insertion from below, about two rotations: the nodes it passes
+ * below the range keep their subtrees), then the largest lengths again
+ * from there: unconditionally up to the range (whose own length changed),
+ * then up to the first unchanged node.  A path that
  * would pass VA_PATH: the range's change propagated and the part inserted
  * from the root.  -ENOMEM.
  */
@@ -655,7 +672,12 @@ static int insert_after(struct vt_va_free *f, uint32_t *path, int d,
 			N(f, path[dy - 2]).l = y;
 		else
 			N(f, path[dy - 2]).r = y;
-		update(f, p);	/* its children are final */
+		/* a node below the range has again the subtree it had
+		 * before y came (y only passed through it, down its left
+		 * spine): its augmentation stands; the others' children are
+		 * final */
+		if (dy - 1 <= d)
+			update(f, p);
 		f->steps++;
 	}
 	path[dy] = y;
@@ -688,7 +710,7 @@ static int take(struct vt_va_free *f, uint32_t *path, int d,
 	}
 	if (a == s) {
 		x->start = a + size;
-		propagate(f, path, d);
+		propagate_from(f, path, d, !classes_kept_from(f, s, a + size));
 		return 0;
 	}
 	x->end = a;
@@ -957,6 +979,8 @@ int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 	    (f->amax || (f->amax = calloc(f->cap ? f->cap : 1, sizeof(*f->amax))))) {
 		/* (no memory for it: the searches stay as they were) */
 		f->aclasses |= 1u << k;
+		f->slot[k] = (uint8_t)f->nslots;
+		f->amask[f->nslots++] = (1ull << (VT_VA_ALIGN_SHIFT0 + k)) - 1;
 		update_all(f, f->root);
 	}
 

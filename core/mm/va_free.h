@@ -41,12 +41,16 @@ struct vt_va_free {
 	uint32_t seed;
 	uint64_t nr;		/* ranges in the tree */
 	uint64_t steps;		/* nodes visited: the complexity tests count them */
-	/* per node and alignment class k (2^(VT_VA_ALIGN_SHIFT0 + k)) in
-	 * aclasses: the largest end - ALIGN(start) in its subtree, in 4 KiB
-	 * units rounded up, UINT32_MAX for that or more; allocated when a
-	 * class is first kept (a search of it ran long), NULL before */
+	/* per node and kept alignment class k (2^(VT_VA_ALIGN_SHIFT0 + k),
+	 * bit k of aclasses), at index slot[k]: the largest end -
+	 * ALIGN(start) in its subtree, in 4 KiB units rounded up, UINT32_MAX
+	 * for that or more; allocated when a class is first kept (a search
+	 * of it ran long), NULL before.  The slots are the kept classes in
+	 * the order they were kept, amask[] their alignments less one. */
 	uint32_t (*amax)[VT_VA_ALIGN_CLASSES];
-	uint32_t aclasses;
+	uint32_t aclasses, nslots;
+	uint8_t slot[VT_VA_ALIGN_CLASSES];
+	uint64_t amask[VT_VA_ALIGN_CLASSES];
 	/* vt_va_free_stage()'s ranges, and the rebuild's scratch */
 	struct vt_va_span *stage, *tmp;
 	uint32_t *stack;
