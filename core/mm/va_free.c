@@ -33,6 +33,7 @@ void vt_va_free_init(struct vt_va_free *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->seed = 2463534242u;
+	f->floor = UINT64_MAX;
 }
 
 void vt_va_free_release(struct vt_va_free *f)
@@ -422,6 +423,7 @@ int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end)
 	uint32_t path[VA_PATH], p, x;
 	int dp, dx;
 
+	f->floor = start < f->floor ? start : f->floor;
 	if (!descend(f, start, path, &dp, &dx)) {
 		neighbours(f, start, &p, &x);
 		return add_by_keys(f, p, x, start, end);
@@ -451,6 +453,7 @@ int vt_va_free_stage(struct vt_va_free *f, uint64_t start, uint64_t end)
 {
 	if (VT_ALLOC_GROW(f->stage, f->nstage + 1, f->cap_stage))
 		return vt_va_free_add(f, start, end);	/* the same ranges */
+	f->floor = start < f->floor ? start : f->floor;
 	f->stage[f->nstage++] = (struct vt_va_span){ start, end };
 	return 0;
 }
@@ -824,6 +827,35 @@ static uint32_t lowest_rec(struct vt_va_free *f, uint32_t t, uint64_t size,
 }
 
 /*
+ * lowest_long() when no range starts below @vstart (f->floor; a window's
+ * tree, vmap_area.c): the leftmost range of @size bytes or more, by the
+ * largest lengths from the root, one path that never turns back.
+ */
+static int lowest_long_floor(struct vt_va_free *f, uint64_t size, uint32_t *path)
+{
+	uint32_t t = f->root;
+	int d = 0;
+
+	if (N(f, t).max < size)
+		return -1;
+	for (;; d++) {
+		const struct vt_va_node *x = &N(f, t);
+
+		if (d == VA_PATH)
+			return -1;
+		path[d] = t;
+		if (N(f, x->l).max >= size)
+			t = x->l;
+		else if (x->end - x->start >= size)
+			break;
+		else
+			t = x->r;
+	}
+	f->steps += (uint64_t)d + 1;
+	return d;
+}
+
+/*
  * The lowest range of @size bytes or more that ends past @vstart, by its
  * largest lengths from the root: into a left subtree that holds a range
  * long enough and may reach past @vstart (the node starts past it), else
@@ -941,7 +973,8 @@ int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 	 * path).  Each finds the same range: the lowest that fits.
 	 */
 	if (size) {
-		d = lowest_long(f, size, vstart, path);
+		d = vstart <= f->floor ? lowest_long_floor(f, size, path) :
+					 lowest_long(f, size, vstart, path);
 		if (d >= 0 && fits(&N(f, path[d]), size, align, vstart, vend, &a)) {
 			*out = a;
 			return take(f, path, d, a, size);

@@ -40,6 +40,7 @@ struct vt_va_free {
 	uint32_t used, cap;
 	uint32_t seed;
 	uint64_t nr;		/* ranges in the tree */
+	uint64_t floor;		/* no range ever started below it */
 	uint64_t steps;		/* nodes visited: the complexity tests count them */
 	/* per node and kept alignment class k (2^(VT_VA_ALIGN_SHIFT0 + k),
 	 * bit k of aclasses), at index slot[k]: the largest end -
