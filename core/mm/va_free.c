@@ -701,8 +701,8 @@ static int insert_after(struct vt_va_free *f, uint32_t *path, int d,
  * or its middle (the node keeps the left part, one new range the right
  * one).
  */
-static int take(struct vt_va_free *f, uint32_t *path, int d,
-		uint64_t a, uint64_t size)
+static __attribute__((noinline)) int take_rest(struct vt_va_free *f, uint32_t *path,
+						int d, uint64_t a, uint64_t size)
 {
 	struct vt_va_node *x = &N(f, path[d]);
 	uint64_t s = x->start, e = x->end;
@@ -722,6 +722,20 @@ static int take(struct vt_va_free *f, uint32_t *path, int d,
 		return 0;
 	}
 	return insert_after(f, path, d, a + size, e);
+}
+
+/* take_rest() with its usual case, the left edge of a longer range, here */
+static inline int take(struct vt_va_free *f, uint32_t *path, int d,
+		       uint64_t a, uint64_t size)
+{
+	struct vt_va_node *x = &N(f, path[d]);
+	uint64_t s = x->start;
+
+	if (a != s || a + size == x->end)
+		return take_rest(f, path, d, a, size);
+	x->start = a + size;
+	propagate_from(f, path, d, !classes_kept_from(f, s, a + size));
+	return 0;
 }
 
 /* take() for a node whose path is not known: by erase_key() and insert() */
@@ -953,36 +967,27 @@ static int lowest_after(struct vt_va_free *f, uint32_t *path, int d,
 	}
 }
 
-int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
-			   uint64_t vstart, uint64_t vend, uint64_t *out)
+/*
+ * vt_va_free_take_lowest() past the lowest long range (d, its depth in
+ * path[], -1 for none): the search goes on from there (lowest_after()),
+ * and only a path past VA_PATH or no long range at all runs the full
+ * search (lowest(), or lowest_rec() without a path); each finds the same
+ * range, the lowest that fits.  @steps: f->steps before the search.
+ */
+static __attribute__((noinline)) int
+take_lowest_on(struct vt_va_free *f, uint64_t size, uint64_t align,
+	       uint64_t vstart, uint64_t vend, uint32_t *path, int d,
+	       uint64_t steps, uint64_t *out)
 {
-	int k = align_class(align), kk, d = -1;
-	uint64_t a = 0, steps = f->steps;
-	uint32_t path[VA_PATH], t = 0;
+	int k = align_class(align), kk;
+	uint64_t a = 0;
+	uint32_t t = 0;
 	bool whole = false;
 
 	kk = k >= 0 && (f->aclasses & (1u << k)) ? k : -1;	/* kept? */
-	/*
-	 * Every range that fits is @size long or more and ends past @vstart,
-	 * so if the lowest such range fits, it is the lowest fit, found in
-	 * one path from the root when @vstart is below every range (a
-	 * window's tree): the usual case (a page-aligned request, the
-	 * window's lowest long range).  Else the search goes on from there
-	 * (lowest_after()), and only a path past VA_PATH or no long range
-	 * at all runs the full search (lowest(), or lowest_rec() without a
-	 * path).  Each finds the same range: the lowest that fits.
-	 */
-	if (size) {
-		d = vstart <= f->floor ? lowest_long_floor(f, size, path) :
-					 lowest_long(f, size, vstart, path);
-		if (d >= 0 && fits(&N(f, path[d]), size, align, vstart, vend, &a)) {
-			*out = a;
-			return take(f, path, d, a, size);
-		}
-		if (d >= 0) {
-			d = lowest_after(f, path, d, size, align, vstart, vend, kk, &a);
-			whole = d >= -1;
-		}
+	if (d >= 0) {
+		d = lowest_after(f, path, d, size, align, vstart, vend, kk, &a);
+		whole = d >= -1;
 	}
 	if (!whole) {
 		whole = lowest(f, size, align, vstart, vend, kk, path, &d, &a);
@@ -1023,6 +1028,29 @@ int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 		return -ENOSPC;
 	*out = a;
 	return whole ? take(f, path, d, a, size) : take_by_keys(f, t, a, size);
+}
+
+int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
+			   uint64_t vstart, uint64_t vend, uint64_t *out)
+{
+	uint64_t steps = f->steps;
+	uint32_t path[VA_PATH];
+	int d = -1;
+
+	/*
+	 * Every range that fits is @size long or more and ends past @vstart,
+	 * so if the lowest such range fits, it is the lowest fit, found in
+	 * one path from the root when @vstart is below every range (a
+	 * window's tree): the usual case (a page-aligned request, the
+	 * window's lowest long range).  Else take_lowest_on().
+	 */
+	if (size) {
+		d = vstart <= f->floor ? lowest_long_floor(f, size, path) :
+					 lowest_long(f, size, vstart, path);
+		if (d >= 0 && fits(&N(f, path[d]), size, align, vstart, vend, out))
+			return take(f, path, d, *out, size);
+	}
+	return take_lowest_on(f, size, align, vstart, vend, path, d, steps, out);
 }
 
 int vt_va_free_take_at(struct vt_va_free *f, uint64_t a, uint64_t size)

@@ -140,51 +140,76 @@ int vt_purge_fragmented_blocks(struct vt_engine *e)
 	return 0;
 }
 
-/*
- * alloc_vmap_area(): lowest fit; on failure reclaim_and_purge_vmap_areas()
- * and retry once, then fail.  With --use-trace-va the area of @ev goes
- * where the recorded kernel put it.
- */
-int vt_alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
-		       uint64_t vstart, uint64_t vend,
-		       const struct vt_event *ev, uint64_t *out)
+/* alloc_vmap_area() with --use-trace-va: @ev's area where the recorded
+ * kernel put it */
+static __attribute__((noinline)) int
+alloc_vmap_area_at(struct vt_engine *e, uint64_t size, uint64_t vstart,
+		   uint64_t vend, const struct vt_event *ev, uint64_t *out)
 {
 	int err;
 
-	if (e->o.use_trace_va && ev && ev->has_va) {
-		if (ev->va & (e->mm.g.page_size - 1))
-			return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
-					    "trace va 0x%llx is not page aligned",
-					    (unsigned long long)ev->va);
-		err = va_take_at(e, ev->va, size, vstart, vend);
-		if (err == -ENOSPC) {
-			err = vt_reclaim_and_purge_vmap_areas(e);
-			if (!err)
-				err = va_take_at(e, ev->va, size, vstart, vend);
-		}
-		if (err == -ENOSPC)
-			return vt_error_set(e->err, VT_ERR_VA_OVERLAP,
-					    "trace va 0x%llx + %llu bytes overlaps a live area or lies outside the %s area",
-					    (unsigned long long)ev->va,
-					    (unsigned long long)size,
-					    vstart == e->mm.g.modules_vaddr ?
-					    "module" : "vmalloc");
-		*out = ev->va;
-		return err;
-	}
-	err = vt_find_vmap_lowest_match(e, size, align, vstart, vend, out);
+	if (ev->va & (e->mm.g.page_size - 1))
+		return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
+				    "trace va 0x%llx is not page aligned",
+				    (unsigned long long)ev->va);
+	err = va_take_at(e, ev->va, size, vstart, vend);
 	if (err == -ENOSPC) {
 		err = vt_reclaim_and_purge_vmap_areas(e);
 		if (!err)
-			err = vt_find_vmap_lowest_match(e, size, align, vstart,
-							vend, out);
+			err = va_take_at(e, ev->va, size, vstart, vend);
 	}
+	if (err == -ENOSPC)
+		return vt_error_set(e->err, VT_ERR_VA_OVERLAP,
+				    "trace va 0x%llx + %llu bytes overlaps a live area or lies outside the %s area",
+				    (unsigned long long)ev->va,
+				    (unsigned long long)size,
+				    vstart == e->mm.g.modules_vaddr ?
+				    "module" : "vmalloc");
+	*out = ev->va;
+	return err;
+}
+
+/* alloc_vmap_area() after a search found no fit: "overflow:"
+ * reclaim_and_purge_vmap_areas() and the search again, then fail */
+static __attribute__((noinline)) int
+alloc_vmap_area_retry(struct vt_engine *e, uint64_t size, uint64_t align,
+		      uint64_t vstart, uint64_t vend, uint64_t *out)
+{
+	int err = vt_reclaim_and_purge_vmap_areas(e);
+
+	if (!err)
+		err = vt_find_vmap_lowest_match(e, size, align, vstart, vend, out);
 	if (err == -ENOSPC)
 		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
 				    "vmalloc area exhausted: no %llu-byte area with alignment %llu",
 				    (unsigned long long)size,
 				    (unsigned long long)align);
 	return err;
+}
+
+/*
+ * alloc_vmap_area(): lowest fit; on failure reclaim_and_purge_vmap_areas()
+ * and retry once, then fail.  With --use-trace-va the area of @ev goes
+ * where the recorded kernel put it.
+ */
+static inline int alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
+				  uint64_t vstart, uint64_t vend,
+				  const struct vt_event *ev, uint64_t *out)
+{
+	int err;
+
+	if (e->o.use_trace_va && ev && ev->has_va)
+		return alloc_vmap_area_at(e, size, vstart, vend, ev, out);
+	err = vt_find_vmap_lowest_match(e, size, align, vstart, vend, out);
+	return err == -ENOSPC ?
+	       alloc_vmap_area_retry(e, size, align, vstart, vend, out) : err;
+}
+
+int vt_alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
+		       uint64_t vstart, uint64_t vend,
+		       const struct vt_event *ev, uint64_t *out)
+{
+	return alloc_vmap_area(e, size, align, vstart, vend, ev, out);
 }
 
 /*
@@ -225,7 +250,7 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
 				    "size %llu is beyond the %s area",
 				    (unsigned long long)a->size,
 				    a->modules ? "module" : "vmalloc");
-	err = vt_alloc_vmap_area(e, size, align, vstart, vend, e->place_ev, &va);
+	err = alloc_vmap_area(e, size, align, vstart, vend, e->place_ev, &va);
 	e->place_ev = NULL;
 	if (err)
 		return err;
