@@ -870,6 +870,44 @@ static int lowest_long_floor(struct vt_va_free *f, uint64_t size, uint32_t *path
 }
 
 /*
+ * The lowest fit of @size bytes at alignment class @k, kept, when no range
+ * starts below vstart: by the class's aligned lengths from the root, one
+ * path (a subtree whose largest aligned length, rounded up to 4 KiB, is
+ * below @size holds no fit; one whose largest is at least @size holds a
+ * range whose ALIGN(start) fits, for a page-aligned range).  Its depth in
+ * path[], every range before it fitting none; -1 if the path would pass
+ * VA_PATH or the lengths lead nowhere (the full search decides).
+ */
+static int lowest_fit_floor(struct vt_va_free *f, uint64_t size, int k,
+			    uint32_t *path)
+{
+	uint32_t j = f->slot[k], t = f->root;
+	uint64_t units = ((size - 1) >> 12) + 1, mask = f->amask[j];
+	int d = 0;
+
+	if (f->amax[t][j] < units)
+		return -1;
+	for (;; d++) {
+		const struct vt_va_node *x = &N(f, t);
+		uint64_t pad = -x->start & mask, len = x->end - x->start;
+
+		if (d == VA_PATH)
+			return -1;
+		path[d] = t;
+		if (f->amax[x->l][j] >= units)
+			t = x->l;
+		else if (pad < len && len - pad >= size)
+			break;
+		else if (f->amax[x->r][j] >= units)
+			t = x->r;
+		else
+			return -1;
+	}
+	f->steps += (uint64_t)d + 1;
+	return d;
+}
+
+/*
  * The lowest range of @size bytes or more that ends past @vstart, by its
  * largest lengths from the root: into a left subtree that holds a range
  * long enough and may reach past @vstart (the node starts past it), else
@@ -996,7 +1034,7 @@ take_lowest_on(struct vt_va_free *f, uint64_t size, uint64_t align,
 	}
 	/*
 	 * An aligned search that visited far more nodes than the tree is
-	 * deep (over 64 + 8 log2(ranges): misaligned ranges long enough
+	 * deep (over 32 + 4 log2(ranges): misaligned ranges long enough
 	 * but never fitting, which the largest length cannot prune; issue
 	 * 22, unit/test-complexity-holes) keeps its class from then on: one
 	 * pass over the nodes, at most once per class, and every later
@@ -1009,11 +1047,16 @@ take_lowest_on(struct vt_va_free *f, uint64_t size, uint64_t align,
 	 * until the lowest fit went on from the lowest long range instead
 	 * of searching again from the root: test_vmalloc's 8 KiB..512 KiB
 	 * alignments then searched 40-300 nodes each, below it, and keeping
-	 * their classes costs a fifth less in all.)  Only the
-	 * augmentation changes, not the tree: the path stays valid.
+	 * their classes costs a fifth less in all; then 64 + 8 log2, until
+	 * a kept class's search took one path by its aligned lengths
+	 * (lowest_fit_floor()): test_vmalloc keeps the same classes, 512
+	 * KiB..4 MiB, sooner.  Lower bounds keep smaller classes too, from
+	 * 128 KiB at 24 + 3 log2, from 16 KiB at 16 + 2 log2, whose aligned
+	 * lengths change with more clips: those cost more than they save.)
+	 * Only the augmentation changes, not the tree: the path stays valid.
 	 */
 	if (k >= 0 && !(f->aclasses & (1u << k)) &&
-	    f->steps - steps > 64 + 8 * (uint64_t)(64 - __builtin_clzll(f->nr | 1)) &&
+	    f->steps - steps > 32 + 4 * (uint64_t)(64 - __builtin_clzll(f->nr | 1)) &&
 	    (f->amax || (f->amax = calloc(f->cap ? f->cap : 1, sizeof(*f->amax))))) {
 		/* (no memory for it: the searches stay as they were) */
 		f->aclasses |= 1u << k;
@@ -1042,11 +1085,19 @@ int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 	 * so if the lowest such range fits, it is the lowest fit, found in
 	 * one path from the root when @vstart is below every range (a
 	 * window's tree): the usual case (a page-aligned request, the
-	 * window's lowest long range).  Else take_lowest_on().
+	 * window's lowest long range).  An aligned request of a kept class
+	 * takes the lowest range its aligned lengths lead to, the lowest fit
+	 * when it fits.  Else take_lowest_on().
 	 */
 	if (size) {
-		d = vstart <= f->floor ? lowest_long_floor(f, size, path) :
-					 lowest_long(f, size, vstart, path);
+		int k = align_class(align);
+
+		if (vstart > f->floor)
+			d = lowest_long(f, size, vstart, path);
+		else if (k >= 0 && (f->aclasses & (1u << k)))
+			d = lowest_fit_floor(f, size, k, path);
+		else
+			d = lowest_long_floor(f, size, path);
 		if (d >= 0 && fits(&N(f, path[d]), size, align, vstart, vend, out))
 			return take(f, path, d, *out, size);
 	}
