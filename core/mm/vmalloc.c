@@ -58,8 +58,11 @@ static struct vt_area **area_slot(struct vt_engine *e, const struct vt_id *id)
 	return area_slot_h(e, id, id_hash(e, id));
 }
 
-/* @a (its id hashing to @h) into the table, which doubles when full */
-static int area_insert(struct vt_engine *e, struct vt_area *a, uint64_t h)
+/* @a (its id hashing to @h) into the table at @slot, the NULL link that
+ * area_slot_h() found for it, or where it goes once the table doubled
+ * (when full) */
+static int area_insert(struct vt_engine *e, struct vt_area *a, uint64_t h,
+		       struct vt_area **slot)
 {
 	if (e->nr_areas + 1 > e->hash_size) {
 		uint64_t n = e->hash_size * 2;
@@ -82,11 +85,12 @@ static int area_insert(struct vt_engine *e, struct vt_area *a, uint64_t h)
 		free(e->hash);
 		e->hash = t;
 		e->hash_size = n;
+		slot = area_slot_h(e, &a->id, h);
 	}
 	if (e->o.verify && vt_verify_area_add(e, a))
 		return -ENOMEM;
 	a->hnext = NULL;
-	*area_slot_h(e, &a->id, h) = a;
+	*slot = a;
 	e->nr_areas++;
 	return 0;
 }
@@ -988,7 +992,8 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 			return vt_error_set(err, VT_ERR_TRACE_SCHEMA,
 					    "%s without an id", vt_op_names[ev->op]);
 		h = id_hash(e, &ev->id);	/* once: the check and the insert */
-		if (*area_slot_h(e, &ev->id, h)) {
+		slot = area_slot_h(e, &ev->id, h);
+		if (*slot) {
 			/* the id is formatted only for the message */
 			id_text(&ev->id, idb, sizeof(idb));
 			return vt_error_set(err, VT_ERR_ID_LIVE,
@@ -1018,8 +1023,10 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		else
 			ret = vt_generic_ioremap_prot(e, ev, a);
 		e->place_ev = NULL;
+		/* (no area went in or out of the table since: *slot is
+		 * still the end of the id's chain) */
 		if (!ret)
-			ret = area_insert(e, a, h);
+			ret = area_insert(e, a, h, slot);
 		if (ret) {
 			area_free(e, a);
 			return ret;
