@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/mm/page_alloc.h"
+#include "core/trace/trace.h"	/* struct vt_page_run */
 
 /* ---- the lists ------------------------------------------------------------ */
 
@@ -321,7 +322,8 @@ int vt___free_page(struct vt_page_alloc *pa, uint64_t pfn)
  * for pfn 0), ilog2(nr), MAX_PAGE_ORDER), one __free_frozen_pages(page,
  * order, FPI_PREPARED) per block.
  */
-static int free_prepared_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
+static inline __attribute__((always_inline)) int
+free_prepared_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
 				      uint64_t nr)
 {
 	while (nr) {
@@ -342,7 +344,11 @@ static int free_prepared_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
 	return 0;
 }
 
-int vt___free_contig_range(struct vt_page_alloc *pa, uint64_t pfn, uint64_t nr)
+/* __free_contig_range(pfn, nr): prepare every page as order 0, then
+ * free_prepared_contig_range(): the largest naturally aligned blocks,
+ * left to right. */
+static inline int vt___free_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
+					 uint64_t nr)
 {
 	/* __free_contig_range_common(): every page's reference dropped and
 	 * free_pages_prepare(page, 0) passes (vmalloc holds the only
@@ -372,4 +378,39 @@ int vt_free_pages_bulk(struct vt_page_alloc *pa, const uint64_t *pfns,
 		(*runs)++;	/* cond_resched() */
 	}
 	return 0;
+}
+
+int vt_free_pages_bulk_runs(struct vt_page_alloc *pa, const struct vt_page_run *r,
+			    uint32_t nr_runs, uint64_t nr, uint64_t *runs)
+{
+	uint64_t start = 0, n = 0;	/* n: the open stretch */
+	int err;
+
+	*runs = 0;
+	for (uint32_t i = 0; i < nr_runs && nr; i++) {
+		uint64_t c = r[i].count << r[i].order;
+
+		if (c > nr)
+			c = nr;
+		if (!c)
+			continue;
+		nr -= c;
+		/* num_pages_contiguous(): ++cur_page == pages[i] */
+		if (n && r[i].pfn == start + n) {
+			n += c;
+			continue;
+		}
+		if (n) {
+			err = vt___free_contig_range(pa, start, n);
+			if (err)
+				return err;
+			(*runs)++;	/* cond_resched() */
+		}
+		start = r[i].pfn;
+		n = c;
+	}
+	if (!n)
+		return 0;
+	(*runs)++;
+	return vt___free_contig_range(pa, start, n);
 }

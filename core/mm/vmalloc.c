@@ -227,8 +227,7 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
  */
 static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 {
-	const struct vt_page_run *pr = a->runs;
-	uint64_t left = a->nr_pages, runs = 0, start = 0, n = 0;	/* n: the open stretch */
+	uint64_t runs;
 	int err;
 
 	if (!e->vfree_bulk) {
@@ -247,37 +246,13 @@ static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 	/*
 	 * free_pages_bulk(vm->pages, vm->nr_pages) (the vfree patch): one
 	 * __free_contig_range() and one cond_resched() per stretch of entries
-	 * whose pfns follow each other (num_pages_contiguous()).  vm->pages
-	 * is kept as runs here: touching runs are one stretch, so the calls
-	 * are those over the spelled-out array, without building it.
+	 * whose pfns follow each other (num_pages_contiguous()), over the
+	 * runs vm->pages is kept as.
 	 */
-	for (uint32_t r = 0; r < a->nr_runs && left; r++) {
-		uint64_t c = pr[r].count << pr[r].order;
-
-		if (c > left)
-			c = left;
-		if (!c)
-			continue;
-		left -= c;
-		if (n && pr[r].pfn == start + n) {
-			n += c;
-			continue;
-		}
-		if (n) {
-			err = vt___free_contig_range(&e->pa, start, n);
-			if (err)
-				return err;
-			runs++;
-		}
-		start = pr[r].pfn;
-		n = c;
-	}
-	if (n) {
-		err = vt___free_contig_range(&e->pa, start, n);
-		if (err)
-			return err;
-		runs++;
-	}
+	err = vt_free_pages_bulk_runs(&e->pa, a->runs, a->nr_runs, a->nr_pages,
+				      &runs);
+	if (err)
+		return err;
 	EST(e, cond_resched) += runs;
 	return 0;
 }
