@@ -352,18 +352,26 @@ static bool runs_fit_order(const struct vt_page_run *r, uint32_t n,
 	return !(pos & (c - 1));
 }
 
+/* the page-pointer array of vmalloc_page_array() that a nested vmalloc holds */
+static __attribute__((noinline)) int vmalloc_page_array_nested(struct vt_engine *e,
+							       struct vt_area *a,
+							       uint64_t array_size)
+{
+	a->nested = area_new(e, NULL, VT_OP_VMALLOC);
+	if (!a->nested)
+		return -ENOMEM;
+	return vt___vmalloc_node_range_noprof(e, NULL, a->nested, array_size, 1);
+}
+
 /* __vmalloc_area_node(): the page-pointer array, kmalloc'd up to a page,
  * else a nested __vmalloc_node(array_size, 1, ...), never huge */
-static int vmalloc_page_array(struct vt_engine *e, struct vt_area *a)
+static inline int vmalloc_page_array(struct vt_engine *e, struct vt_area *a)
 {
 	uint64_t array_size = (a->size >> e->mm.g.page_shift) * sizeof(void *);
 
 	if (array_size <= e->mm.g.page_size)
 		return 0;
-	a->nested = area_new(e, NULL, VT_OP_VMALLOC);
-	if (!a->nested)
-		return -ENOMEM;
-	return vt___vmalloc_node_range_noprof(e, NULL, a->nested, array_size, 1);
+	return vmalloc_page_array_nested(e, a, array_size);
 }
 
 static int vt_vfree_unmap(struct vt_engine *e, struct vt_area *a);

@@ -14,10 +14,16 @@
 
 /* ---- the vmap-area allocator (alloc_vmap_area(), free_vmap_area()) ------- */
 
-/* [start, end) appended to the lazy list */
-static int lazy_push(struct vt_engine *e, uint64_t start, uint64_t end)
+/* Room for one more area in the lazy list. */
+static __attribute__((noinline)) int lazy_grow(struct vt_engine *e)
 {
-	if (VT_ALLOC_GROW(e->lazy, e->nr_lazy + 1, e->cap_lazy))
+	return VT_ALLOC_GROW(e->lazy, e->nr_lazy + 1, e->cap_lazy);
+}
+
+/* [start, end) appended to the lazy list */
+static inline int lazy_push(struct vt_engine *e, uint64_t start, uint64_t end)
+{
+	if (e->nr_lazy >= e->cap_lazy && lazy_grow(e))
 		return -ENOMEM;
 	e->lazy[e->nr_lazy++] = (struct vt_vrange){ start, end };
 	return 0;
@@ -367,7 +373,8 @@ int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
 }
 
 /* free_vmap_area_noflush(): lazy; a purge once lazy_max_pages is exceeded */
-int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
+static inline int free_vmap_area_noflush(struct vt_engine *e, uint64_t start,
+					 uint64_t end)
 {
 	int err = lazy_push(e, start, end);
 
@@ -379,11 +386,16 @@ int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
 	return 0;
 }
 
+int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
+{
+	return free_vmap_area_noflush(e, start, end);
+}
+
 /* remove_vm_area() -> free_unmap_vmap_area(): one unmap walk over the whole
  * vmap_area, guard page included; no TLB maintenance until the purge */
 int vt_free_unmap_vmap_area(struct vt_engine *e, uint64_t start, uint64_t end)
 {
 	int err = vt___vunmap_range_noflush(&e->w, start, end);
 
-	return err ? err : vt_free_vmap_area_noflush(e, start, end);
+	return err ? err : free_vmap_area_noflush(e, start, end);
 }
