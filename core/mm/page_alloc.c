@@ -191,6 +191,14 @@ static int pcp_refill(struct vt_page_alloc *pa, struct vt_pcp_list *l,
 	return 0;
 }
 
+/* pcp_refill() of the order-0 list, out of line (alloc_pages_bulk()'s
+ * list seldom runs empty) */
+static __attribute__((noinline)) int pcp_refill_cold(struct vt_page_alloc *pa,
+						     struct vt_pcp_list *l)
+{
+	return pcp_refill(pa, l, 0);
+}
+
 /* __rmqueue_pcplist(): the list's head block, the list refilled first
  * when empty */
 static int rmqueue_pcplist(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn)
@@ -204,9 +212,21 @@ static int rmqueue_pcplist(struct vt_page_alloc *pa, unsigned int order, uint64_
 	return 0;
 }
 
+/* vt_alloc_pages() from an empty list or the buddy (out of line: the
+ * usual block comes from a list that holds one) */
+static __attribute__((noinline)) int rmqueue_slow(struct vt_page_alloc *pa,
+						  unsigned int order, uint64_t *pfn)
+{
+	if (pcp_allowed_order(pa, order))
+		return rmqueue_pcplist(pa, order, pfn);
+	pa->st.rmqueue_locks++;
+	*pfn = buddy_take(pa, order);
+	return 0;
+}
+
 int vt_alloc_pages(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn)
 {
-	int err = 0;
+	struct vt_pcp_list *l = pcp_list(pa, order);
 
 	/*
 	 * rmqueue(): pcp orders from the pcp list, others from the buddy by
@@ -214,15 +234,14 @@ int vt_alloc_pages(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn)
 	 * (linux-mm/linux-mm @ 6e2201b19890 mm/page_alloc.c rmqueue(),
 	 * rmqueue_buddy())
 	 */
-	if (pcp_allowed_order(pa, order)) {
-		err = rmqueue_pcplist(pa, order, pfn);
-	} else {
-		pa->st.rmqueue_locks++;
-		*pfn = buddy_take(pa, order);
+	if (pcp_allowed_order(pa, order) && l->nr) {
+		*pfn = pcp_pop_head(l);
+		pa->count -= 1ull << order;
+	} else if (rmqueue_slow(pa, order, pfn)) {
+		return -ENOMEM;
 	}
-	if (!err)
-		pa->st.pages_allocated += 1ull << order;
-	return err;
+	pa->st.pages_allocated += 1ull << order;
+	return 0;
 }
 
 /*
@@ -239,14 +258,16 @@ int vt_alloc_pages_bulk(struct vt_page_alloc *pa, uint64_t nr, uint64_t *pfns)
 	while (i < nr) {
 		uint64_t n;
 
-		if (!l->nr && pcp_refill(pa, l, 0))
+		if (!l->nr && pcp_refill_cold(pa, l))
 			return -ENOMEM;
 		n = nr - i < l->nr ? nr - i : l->nr;
 		l->nr -= n;
 		pa->count -= n;
-		for (; n; n--) {
-			pfns[i++] = l->pfn[l->head];
-			l->head = (l->head + 1) & (l->cap - 1);
+		/* (the list's head apart: pfns[] may alias it) */
+		for (uint64_t head = l->head, mask = l->cap - 1; n; n--) {
+			pfns[i++] = l->pfn[head];
+			head = (head + 1) & mask;
+			l->head = head;
 		}
 	}
 	pa->st.pages_allocated += nr;
