@@ -127,8 +127,8 @@ static bool update(struct vt_va_free *f, uint32_t t)
  * shrinks at an edge changes its length every time, its aligned lengths
  * seldom: they saturate for the large ranges).
  */
-static void propagate_from(struct vt_va_free *f, const uint32_t *path, int d,
-			   bool c)
+static inline void propagate_from(struct vt_va_free *f, const uint32_t *path,
+				  int d, bool c)
 {
 	bool m = true;
 
@@ -511,8 +511,10 @@ static struct vt_va_span *sort_ranges(struct vt_va_span *a, size_t n,
 		return a;	/* one range (starts are distinct) */
 	for (shift = (unsigned int)__builtin_ctzll(bits); shift < 64 && (hi - lo) >> shift;
 	     shift += w) {
-		uint32_t count[1u << VA_RADIX] = { 0 }, sum = 0, mask = (1u << w) - 1;
+		uint32_t count[1u << VA_RADIX], sum = 0, mask = (1u << w) - 1;
 		struct vt_va_span *x;
+
+		memset(count, 0, (mask + 1) * sizeof(*count));	/* the digits' */
 
 		for (size_t i = 0; i < n; i++)
 			count[((a[i].start - lo) >> shift) & mask]++;
