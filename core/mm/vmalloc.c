@@ -40,8 +40,8 @@ static bool id_eq(const struct vt_id *a, const struct vt_id *b)
 
 /* The slot of @id (hash @h = id_hash()): the live area's link, or the
  * NULL link at the end of its chain. */
-static struct vt_area **area_slot_h(struct vt_engine *e, const struct vt_id *id,
-				    uint64_t h)
+static inline struct vt_area **area_slot_h(struct vt_engine *e,
+					   const struct vt_id *id, uint64_t h)
 {
 	struct vt_area **pp = &e->hash[h & (e->hash_size - 1)];
 
@@ -104,11 +104,14 @@ static int area_insert(struct vt_engine *e, struct vt_area *a, uint64_t h,
  * kernel's vmap_area_cachep slab keeps freed vmap_areas: the next
  * area_new() takes it without an allocation.
  */
-static void area_free(struct vt_engine *e, struct vt_area *a)
+static void area_free_nested(struct vt_engine *e, struct vt_area *a);
+
+static inline void area_free(struct vt_engine *e, struct vt_area *a)
 {
 	if (!a)
 		return;
-	area_free(e, a->nested);
+	if (a->nested)
+		area_free_nested(e, a->nested);
 	if (a->id.is_str)
 		free(a->id.str);
 	if (a->op != VT_OP_VMALLOC || a->runs_cap > AREA_RUNS_KEEP) {
@@ -118,6 +121,13 @@ static void area_free(struct vt_engine *e, struct vt_area *a)
 	}
 	a->hnext = e->area_pool;
 	e->area_pool = a;
+}
+
+/* area_free() of a nested page-array area (out of line: it recurses) */
+static __attribute__((noinline)) void area_free_nested(struct vt_engine *e,
+						       struct vt_area *a)
+{
+	area_free(e, a);
 }
 
 /* The pool and what it holds back to libc (vt_engine_free()). */
@@ -300,8 +310,22 @@ static inline void area_clear(struct vt_area *a)
  * pooled run buffer (vt_vm_area_alloc_pages() appends to it); the other
  * ops set their runs with vt_area_keep_runs(), which allocates its own.
  */
-static struct vt_area *area_new(struct vt_engine *e, const struct vt_event *ev,
-				enum vt_op op)
+/* area_new()'s string id, copied (out of line: no bundled or generated
+ * trace has one); the area freed if there is no memory for it */
+static __attribute__((noinline)) struct vt_area *area_str_id(struct vt_engine *e,
+							     struct vt_area *a)
+{
+	a->id.str = strdup(a->id.str);
+	if (!a->id.str) {
+		a->id.is_str = false;	/* nothing to free */
+		area_free(e, a);
+		return NULL;
+	}
+	return a;
+}
+
+static inline struct vt_area *area_new(struct vt_engine *e, const struct vt_event *ev,
+				       enum vt_op op)
 {
 	struct vt_area *a = e->area_pool;
 
@@ -329,14 +353,8 @@ static struct vt_area *area_new(struct vt_engine *e, const struct vt_event *ev,
 	a->modules = ev && ev->range == VT_RANGE_MODULES;
 	if (ev && ev->id.present) {
 		a->id = ev->id;
-		if (ev->id.is_str) {
-			a->id.str = strdup(ev->id.str);
-			if (!a->id.str) {
-				a->id.is_str = false;	/* nothing to free */
-				area_free(e, a);
-				return NULL;
-			}
-		}
+		if (ev->id.is_str)
+			return area_str_id(e, a);
 	}
 	return a;
 }
@@ -1052,7 +1070,7 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		}
 		/* vfree() takes a vmap made with VM_MAP_PUT_PAGES: the area
 		 * owns the page array and the page references (vmap()) */
-		if ((int)a->op != vt_op_map_of(ev->op) &&
+		if ((int)a->op != vt_ops[ev->op].undoes &&
 		    !(ev->op == VT_OP_VFREE && a->op == VT_OP_VMAP &&
 		      (a->flags & VT_FLAG(VM_MAP_PUT_PAGES)))) {
 			id_text(&ev->id, idb, sizeof(idb));
