@@ -187,8 +187,8 @@ static inline int runs_append(struct runs_buf *b, uint64_t pfn, uint64_t count)
  * a06157804399 order-0 pages come from the bulk allocator alone.  Plenty
  * of memory is assumed: no attempt fails.
  */
-static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
-				  unsigned int order, uint64_t nr)
+static inline __attribute__((always_inline)) int vt_vm_area_alloc_pages(
+	struct vt_engine *e, struct vt_area *a, unsigned int order, uint64_t nr)
 {
 	unsigned int max_order = e->mm.g.max_page_order;
 	/* a pooled area's buffer */
@@ -240,7 +240,7 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
  * generation does, vt_axes_resolve()).  vm->pages holds order-0
  * pointers: a run's compound order is irrelevant here.
  */
-static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
+static inline int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 {
 	uint64_t runs;
 	int err;
