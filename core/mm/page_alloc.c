@@ -33,13 +33,18 @@ static int pcp_grow(struct vt_pcp_list *l)
 }
 
 /* list_add(): at the head */
+static inline void pcp_add_head(struct vt_pcp_list *l, uint64_t pfn)
+{
+	l->head = (l->head - 1) & (l->cap - 1);
+	l->pfn[l->head] = pfn;
+	l->nr++;
+}
+
 static int pcp_push_head(struct vt_pcp_list *l, uint64_t pfn)
 {
 	if (l->nr == l->cap && pcp_grow(l))
 		return -ENOMEM;
-	l->head = (l->head - 1) & (l->cap - 1);
-	l->pfn[l->head] = pfn;
-	l->nr++;
+	pcp_add_head(l, pfn);
 	return 0;
 }
 
@@ -302,10 +307,27 @@ static void free_pcppages_bulk(struct vt_page_alloc *pa, int64_t count, int pind
 	}
 }
 
+/* free_frozen_page_commit() of a block whose list must grow or that
+ * brings pcp->count to pcp->high (out of line: seldom) */
+static __attribute__((noinline)) int free_frozen_page_commit(struct vt_page_alloc *pa,
+							     struct vt_pcp_list *l,
+							     uint64_t pfn,
+							     unsigned int order)
+{
+	if (pcp_push_head(l, pfn))
+		return -ENOMEM;
+	pa->count += 1ull << order;
+	if (pa->count >= pa->high)
+		free_pcppages_bulk(pa, pa->batch, (int)(l - pa->list));
+	return 0;
+}
+
 /* __free_frozen_pages() of one block; the callers' shared body */
 static inline int free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn,
 				    unsigned int order)
 {
+	struct vt_pcp_list *l;
+
 	pa->st.free_calls++;
 	pa->st.pages_freed += 1ull << order;
 	if (!pcp_allowed_order(pa, order)) {
@@ -314,14 +336,14 @@ static inline int free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn,
 		return 0;
 	}
 	/* free_frozen_page_commit(): list_add(), then drain at pcp->high
-	 * (nr_pcp_free() taken as batch) */
+	 * (nr_pcp_free() taken as batch); a list with room and no drain
+	 * here, the others in free_frozen_page_commit() */
 	pa->st.free_pcp++;
-	if (pcp_push_head(pcp_list(pa, order), pfn))
-		return -ENOMEM;
+	l = pcp_list(pa, order);
+	if (l->nr == l->cap || pa->count + (1ull << order) >= pa->high)
+		return free_frozen_page_commit(pa, l, pfn, order);
+	pcp_add_head(l, pfn);
 	pa->count += 1ull << order;
-	if (pa->count >= pa->high)
-		free_pcppages_bulk(pa, pa->batch,
-				   (int)(pcp_list(pa, order) - pa->list));
 	return 0;
 }
 
