@@ -77,6 +77,12 @@ static bool update_classes(struct vt_va_free *f, uint32_t t)
 	return diff;
 }
 
+/* The smallest kept alignment less one (some class is kept). */
+static inline uint64_t smallest_mask(const struct vt_va_free *f)
+{
+	return (1ull << (VT_VA_ALIGN_SHIFT0 + __builtin_ctz(f->aclasses))) - 1;
+}
+
 /*
  * Whether a range's start moving between @lo and @hi (either way; lo <
  * hi) leaves its aligned lengths as they were: ALIGN(start) is the same
@@ -89,7 +95,7 @@ static bool classes_kept_from(const struct vt_va_free *f, uint64_t lo, uint64_t 
 
 	if (!f->aclasses)
 		return true;
-	m = (1ull << (VT_VA_ALIGN_SHIFT0 + __builtin_ctz(f->aclasses))) - 1;
+	m = smallest_mask(f);
 	return ((lo + m) & ~m) >= hi;	/* (a wrap past 2^64: false) */
 }
 
@@ -319,6 +325,11 @@ static int insert(struct vt_va_free *f, uint64_t start, uint64_t end)
 static void erase_at(struct vt_va_free *f, const uint32_t *path, int d)
 {
 	uint32_t t = path[d], c = join(f, N(f, t).l, N(f, t).r);
+	/* a range no kept alignment fits in (its start's distance to the
+	 * smallest one's next multiple is its length or more) takes no
+	 * aligned length with it: the nodes above keep theirs */
+	bool classes = f->aclasses &&
+		       (-N(f, t).start & smallest_mask(f)) < N(f, t).end - N(f, t).start;
 
 	if (!d) {
 		f->root = c;
@@ -330,7 +341,7 @@ static void erase_at(struct vt_va_free *f, const uint32_t *path, int d)
 	N(f, t).l = f->spare;
 	f->spare = t;
 	f->nr--;
-	propagate(f, path, d - 1);
+	propagate_from(f, path, d - 1, classes);
 }
 
 /* Remove the range starting at @start (it is in the tree), by splits:
