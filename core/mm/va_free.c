@@ -460,7 +460,7 @@ int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end)
 	return insert(f, start, end);
 }
 
-int vt_va_free_stage(struct vt_va_free *f, uint64_t start, uint64_t end)
+int vt_va_free_stage_grow(struct vt_va_free *f, uint64_t start, uint64_t end)
 {
 	if (VT_ALLOC_GROW(f->stage, f->nstage + 1, f->cap_stage))
 		return vt_va_free_add(f, start, end);	/* the same ranges */

@@ -63,6 +63,9 @@ void vt_va_free_release(struct vt_va_free *f);
 /* merge_or_add_vmap_area(): [start, end) back, merged with its neighbours;
  * -ENOMEM */
 int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end);
+/* vt_va_free_stage() when the stage is full: grown, or (no memory for
+ * it) the range added at once */
+int vt_va_free_stage_grow(struct vt_va_free *f, uint64_t start, uint64_t end);
 /*
  * Many ranges back at once, as a purge gives them (purge_vmap_node()):
  * each staged, then all added by vt_va_free_add_staged(), the same free
@@ -70,7 +73,14 @@ int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end);
  * one merge of the sorted ranges with the tree's, and the tree rebuilt
  * from the result in one pass; few: one vt_va_free_add() each.  -ENOMEM.
  */
-int vt_va_free_stage(struct vt_va_free *f, uint64_t start, uint64_t end);
+static inline int vt_va_free_stage(struct vt_va_free *f, uint64_t start, uint64_t end)
+{
+	if (f->nstage >= f->cap_stage)
+		return vt_va_free_stage_grow(f, start, end);
+	f->stage[f->nstage++] = (struct vt_va_span){ start, end };
+	f->floor = start < f->floor ? start : f->floor;
+	return 0;
+}
 int vt_va_free_add_staged(struct vt_va_free *f);
 /*
  * The lowest @align-aligned @size bytes inside [vstart, vend) and a free

@@ -307,14 +307,16 @@ static int purge_range(struct vt_engine *e, bool few, uint64_t start, uint64_t e
 static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 {
 	/* (a few areas: merged one by one, as vt_va_free_add_staged() would) */
-	bool few = e->nr_lazy < 8;
-	uint64_t start = 0, end = 0;
+	const struct vt_vrange *lazy = e->lazy;
+	uint64_t nr = e->nr_lazy, start = 0, end = 0, n = 0;
+	unsigned int shift = e->mm.g.page_shift;
+	bool few = nr < 8;
 	int err = 0;
 
-	for (uint64_t i = 0; i < e->nr_lazy && !err; i++) {
-		const struct vt_vrange *r = &e->lazy[i];
+	for (uint64_t i = 0; i < nr && !err; i++) {
+		const struct vt_vrange *r = &lazy[i];
 
-		*pages += (r->end - r->start) >> e->mm.g.page_shift;
+		n += (r->end - r->start) >> shift;
 		if (i && r->start == end) {
 			end = r->end;
 		} else if (i && r->end == start) {
@@ -326,8 +328,9 @@ static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 			end = r->end;
 		}
 	}
-	if (e->nr_lazy && !err)
+	if (nr && !err)
 		err = purge_range(e, few, start, end);
+	*pages += n;
 	if (!err && !few)
 		err = vt_va_free_add_staged(&e->free_modules);
 	if (!err && !few)
