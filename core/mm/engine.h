@@ -89,8 +89,10 @@ struct vt_engine {
 	struct arm64_counters aev, apg;
 	/* the page-table walkers' context: &mm, &pages, w.st, err */
 	struct vt_walk w;
-	/* VA space: the free ranges (core/mm/va_free.h); lazily freed areas */
-	struct vt_va_free free;
+	/* VA space: the free ranges (core/mm/va_free.h) of the vmalloc area
+	 * and, in a tree of their own, of the module area below it
+	 * (vmap_area.c va_tree()); lazily freed areas */
+	struct vt_va_free free, free_modules;
 	struct vt_vrange *lazy;
 	uint64_t nr_lazy, cap_lazy;
 	uint64_t vmap_lazy_nr, lazy_max_pages;
@@ -116,8 +118,10 @@ struct vt_engine {
 	uint64_t vmap_bbmap_bits;
 	/* the page array of the current map */
 	struct vt_pages pages;
-	/* the page allocator behind vmalloc and vfree (core/mm/page_alloc.c) */
+	/* the page allocator behind vmalloc and vfree (core/mm/page_alloc.c);
+	 * whether vfree() releases with free_pages_bulk() (vt_vfree_pages()) */
 	struct vt_page_alloc pa;
+	bool vfree_bulk;
 	/* linear_map: memstart_addr, set by the first event (map_mem() maps
 	 * memblock in ascending order) */
 	uint64_t memstart;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/mm/page_alloc.h"
+#include "core/trace/trace.h"	/* struct vt_page_run */
 
 /* ---- the lists ------------------------------------------------------------ */
 
@@ -32,13 +33,18 @@ static int pcp_grow(struct vt_pcp_list *l)
 }
 
 /* list_add(): at the head */
+static inline void pcp_add_head(struct vt_pcp_list *l, uint64_t pfn)
+{
+	l->head = (l->head - 1) & (l->cap - 1);
+	l->pfn[l->head] = pfn;
+	l->nr++;
+}
+
 static int pcp_push_head(struct vt_pcp_list *l, uint64_t pfn)
 {
 	if (l->nr == l->cap && pcp_grow(l))
 		return -ENOMEM;
-	l->head = (l->head - 1) & (l->cap - 1);
-	l->pfn[l->head] = pfn;
-	l->nr++;
+	pcp_add_head(l, pfn);
 	return 0;
 }
 
@@ -114,11 +120,16 @@ void vt_page_alloc_release(struct vt_page_alloc *pa)
 	memset(pa->list, 0, sizeof(pa->list));
 }
 
-bool vt_pcp_allowed_order(const struct vt_page_alloc *pa, unsigned int order)
+static inline bool pcp_allowed_order(const struct vt_page_alloc *pa, unsigned int order)
 {
 	if (order <= VT_PAGE_ALLOC_COSTLY_ORDER)
 		return true;
 	return pa->thp && order == pa->pageblock_order;
+}
+
+bool vt_pcp_allowed_order(const struct vt_page_alloc *pa, unsigned int order)
+{
+	return pcp_allowed_order(pa, order);
 }
 
 /* order_to_pindex(): one list per order (migratetypes not modelled) */
@@ -167,32 +178,60 @@ static unsigned int nr_pcp_alloc(const struct vt_page_alloc *pa, unsigned int or
 }
 
 /*
- * __rmqueue_pcplist(): refill an empty list with rmqueue_bulk(), which
- * takes zone->lock once (spin_lock_irqsave()) and calls __rmqueue() for
- * each of the nr_pcp_alloc() blocks under it, order 0 included
- * (linux-mm/linux-mm @ 6e2201b19890 mm/page_alloc.c rmqueue_bulk()).
+ * rmqueue_bulk() into the empty list @l of @order: zone->lock once
+ * (spin_lock_irqsave()) and __rmqueue() for each of the nr_pcp_alloc()
+ * blocks under it, order 0 included (linux-mm/linux-mm @ 6e2201b19890
+ * mm/page_alloc.c rmqueue_bulk()).
  */
+static int pcp_refill(struct vt_page_alloc *pa, struct vt_pcp_list *l,
+		      unsigned int order)
+{
+	unsigned int n = nr_pcp_alloc(pa, order);
+
+	pa->st.rmqueue_locks++;
+	for (unsigned int i = 0; i < n; i++)
+		if (pcp_push_tail(l, buddy_take(pa, order)))
+			return -ENOMEM;
+	pa->count += (uint64_t)n << order;
+	return 0;
+}
+
+/* pcp_refill() of the order-0 list, out of line (alloc_pages_bulk()'s
+ * list seldom runs empty) */
+static __attribute__((noinline)) int pcp_refill_cold(struct vt_page_alloc *pa,
+						     struct vt_pcp_list *l)
+{
+	return pcp_refill(pa, l, 0);
+}
+
+/* __rmqueue_pcplist(): the list's head block, the list refilled first
+ * when empty */
 static int rmqueue_pcplist(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn)
 {
 	struct vt_pcp_list *l = pcp_list(pa, order);
 
-	if (!l->nr) {
-		unsigned int n = nr_pcp_alloc(pa, order);
-
-		pa->st.rmqueue_locks++;
-		for (unsigned int i = 0; i < n; i++)
-			if (pcp_push_tail(l, buddy_take(pa, order)))
-				return -ENOMEM;
-		pa->count += (uint64_t)n << order;
-	}
+	if (!l->nr && pcp_refill(pa, l, order))
+		return -ENOMEM;
 	*pfn = pcp_pop_head(l);
 	pa->count -= 1ull << order;
 	return 0;
 }
 
+/* vt_alloc_pages() from an empty list or the buddy (out of line: the
+ * usual block comes from a list that holds one) */
+static __attribute__((noinline)) int rmqueue_slow(struct vt_page_alloc *pa,
+						  unsigned int order, uint64_t *pfn)
+{
+	if (pcp_allowed_order(pa, order))
+		return rmqueue_pcplist(pa, order, pfn);
+	pa->st.rmqueue_locks++;
+	*pfn = buddy_take(pa, order);
+	return 0;
+}
+
 int vt_alloc_pages(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn)
 {
-	int err = 0;
+	struct vt_pcp_list *l = pcp_list(pa, order);
 
 	/*
 	 * rmqueue(): pcp orders from the pcp list, others from the buddy by
@@ -200,24 +239,41 @@ int vt_alloc_pages(struct vt_page_alloc *pa, unsigned int order, uint64_t *pfn)
 	 * (linux-mm/linux-mm @ 6e2201b19890 mm/page_alloc.c rmqueue(),
 	 * rmqueue_buddy())
 	 */
-	if (vt_pcp_allowed_order(pa, order)) {
-		err = rmqueue_pcplist(pa, order, pfn);
-	} else {
-		pa->st.rmqueue_locks++;
-		*pfn = buddy_take(pa, order);
+	if (pcp_allowed_order(pa, order) && l->nr) {
+		*pfn = pcp_pop_head(l);
+		pa->count -= 1ull << order;
+	} else if (rmqueue_slow(pa, order, pfn)) {
+		return -ENOMEM;
 	}
-	if (!err)
-		pa->st.pages_allocated += 1ull << order;
-	return err;
+	pa->st.pages_allocated += 1ull << order;
+	return 0;
 }
 
+/*
+ * alloc_pages_bulk(): __rmqueue_pcplist() for each page, the order-0 list
+ * refilled whenever it runs empty; the pages the list holds are taken
+ * from its head in one step each time (the same pages, in the same order,
+ * as one __rmqueue_pcplist() each).
+ */
 int vt_alloc_pages_bulk(struct vt_page_alloc *pa, uint64_t nr, uint64_t *pfns)
 {
-	for (uint64_t i = 0; i < nr; i++) {
-		int err = rmqueue_pcplist(pa, 0, &pfns[i]);
+	struct vt_pcp_list *l = &pa->list[0];
+	uint64_t i = 0;
 
-		if (err)
-			return err;
+	while (i < nr) {
+		uint64_t n;
+
+		if (!l->nr && pcp_refill_cold(pa, l))
+			return -ENOMEM;
+		n = nr - i < l->nr ? nr - i : l->nr;
+		l->nr -= n;
+		pa->count -= n;
+		/* (the list's head apart: pfns[] may alias it) */
+		for (uint64_t head = l->head, mask = l->cap - 1; n; n--) {
+			pfns[i++] = l->pfn[head];
+			head = (head + 1) & mask;
+			l->head = head;
+		}
 	}
 	pa->st.pages_allocated += nr;
 	return 0;
@@ -251,25 +307,49 @@ static void free_pcppages_bulk(struct vt_page_alloc *pa, int64_t count, int pind
 	}
 }
 
-int vt___free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn, unsigned int order)
+/* free_frozen_page_commit() of a block whose list must grow or that
+ * brings pcp->count to pcp->high (out of line: seldom) */
+static __attribute__((noinline)) int free_frozen_page_commit(struct vt_page_alloc *pa,
+							     struct vt_pcp_list *l,
+							     uint64_t pfn,
+							     unsigned int order)
 {
+	if (pcp_push_head(l, pfn))
+		return -ENOMEM;
+	pa->count += 1ull << order;
+	if (pa->count >= pa->high)
+		free_pcppages_bulk(pa, pa->batch, (int)(l - pa->list));
+	return 0;
+}
+
+/* __free_frozen_pages() of one block; the callers' shared body */
+static inline int free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn,
+				    unsigned int order)
+{
+	struct vt_pcp_list *l;
+
 	pa->st.free_calls++;
 	pa->st.pages_freed += 1ull << order;
-	if (!vt_pcp_allowed_order(pa, order)) {
+	if (!pcp_allowed_order(pa, order)) {
 		/* __free_pages_ok() -> free_one_page() */
 		pa->st.free_buddy++;
 		return 0;
 	}
 	/* free_frozen_page_commit(): list_add(), then drain at pcp->high
-	 * (nr_pcp_free() taken as batch) */
+	 * (nr_pcp_free() taken as batch); a list with room and no drain
+	 * here, the others in free_frozen_page_commit() */
 	pa->st.free_pcp++;
-	if (pcp_push_head(pcp_list(pa, order), pfn))
-		return -ENOMEM;
+	l = pcp_list(pa, order);
+	if (l->nr == l->cap || pa->count + (1ull << order) >= pa->high)
+		return free_frozen_page_commit(pa, l, pfn, order);
+	pcp_add_head(l, pfn);
 	pa->count += 1ull << order;
-	if (pa->count >= pa->high)
-		free_pcppages_bulk(pa, pa->batch,
-				   (int)(pcp_list(pa, order) - pa->list));
 	return 0;
+}
+
+int vt___free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn, unsigned int order)
+{
+	return free_frozen_pages(pa, pfn, order);
 }
 
 int vt___free_page(struct vt_page_alloc *pa, uint64_t pfn)
@@ -277,7 +357,7 @@ int vt___free_page(struct vt_page_alloc *pa, uint64_t pfn)
 	/* __free_page() -> ___free_pages(): put_page_testzero() drops the
 	 * last reference; __free_frozen_pages() -> __free_pages_prepare() */
 	pa->st.pages_prepared++;
-	return vt___free_frozen_pages(pa, pfn, 0);
+	return free_frozen_pages(pa, pfn, 0);
 }
 
 /*
@@ -285,7 +365,8 @@ int vt___free_page(struct vt_page_alloc *pa, uint64_t pfn)
  * for pfn 0), ilog2(nr), MAX_PAGE_ORDER), one __free_frozen_pages(page,
  * order, FPI_PREPARED) per block.
  */
-static int free_prepared_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
+static inline __attribute__((always_inline)) int
+free_prepared_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
 				      uint64_t nr)
 {
 	while (nr) {
@@ -297,7 +378,7 @@ static int free_prepared_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
 			order = lg;
 		if (order > pa->max_order)
 			order = pa->max_order;
-		err = vt___free_frozen_pages(pa, pfn, order);
+		err = free_frozen_pages(pa, pfn, order);
 		if (err)
 			return err;
 		pfn += 1ull << order;
@@ -306,7 +387,11 @@ static int free_prepared_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
 	return 0;
 }
 
-int vt___free_contig_range(struct vt_page_alloc *pa, uint64_t pfn, uint64_t nr)
+/* __free_contig_range(pfn, nr): prepare every page as order 0, then
+ * free_prepared_contig_range(): the largest naturally aligned blocks,
+ * left to right. */
+static inline int vt___free_contig_range(struct vt_page_alloc *pa, uint64_t pfn,
+					 uint64_t nr)
 {
 	/* __free_contig_range_common(): every page's reference dropped and
 	 * free_pages_prepare(page, 0) passes (vmalloc holds the only
@@ -336,4 +421,39 @@ int vt_free_pages_bulk(struct vt_page_alloc *pa, const uint64_t *pfns,
 		(*runs)++;	/* cond_resched() */
 	}
 	return 0;
+}
+
+int vt_free_pages_bulk_runs(struct vt_page_alloc *pa, const struct vt_page_run *r,
+			    uint32_t nr_runs, uint64_t nr, uint64_t *runs)
+{
+	uint64_t start = 0, n = 0;	/* n: the open stretch */
+	int err;
+
+	*runs = 0;
+	for (uint32_t i = 0; i < nr_runs && nr; i++) {
+		uint64_t c = r[i].count << r[i].order;
+
+		if (c > nr)
+			c = nr;
+		if (!c)
+			continue;
+		nr -= c;
+		/* num_pages_contiguous(): ++cur_page == pages[i] */
+		if (n && r[i].pfn == start + n) {
+			n += c;
+			continue;
+		}
+		if (n) {
+			err = vt___free_contig_range(pa, start, n);
+			if (err)
+				return err;
+			(*runs)++;	/* cond_resched() */
+		}
+		start = r[i].pfn;
+		n = c;
+	}
+	if (!n)
+		return 0;
+	(*runs)++;
+	return vt___free_contig_range(pa, start, n);
 }

@@ -88,10 +88,6 @@ int vt___free_frozen_pages(struct vt_page_alloc *pa, uint64_t pfn, unsigned int 
 /* __free_page(page) of a refcounted order-0 page: put_page_testzero(),
  * __free_frozen_pages(page, 0) which prepares it (free_pages_prepare()). */
 int vt___free_page(struct vt_page_alloc *pa, uint64_t pfn);
-/* __free_contig_range(pfn, nr): prepare every page as order 0, then
- * free_prepared_contig_range(): the largest naturally aligned blocks,
- * left to right. */
-int vt___free_contig_range(struct vt_page_alloc *pa, uint64_t pfn, uint64_t nr);
 /*
  * free_pages_bulk(pages, nr) (the vfree patch): one __free_contig_range() per run
  * of array entries with consecutive pfns (num_pages_contiguous()); returns
@@ -99,5 +95,11 @@ int vt___free_contig_range(struct vt_page_alloc *pa, uint64_t pfn, uint64_t nr);
  */
 int vt_free_pages_bulk(struct vt_page_alloc *pa, const uint64_t *pfns,
 		       uint64_t nr, uint64_t *runs);
+/* vt_free_pages_bulk() of the first @nr pages of a page array kept as
+ * @nr_runs page runs (core/trace/trace.h): the same calls as over the
+ * spelled-out array, whose touching runs are one stretch. */
+struct vt_page_run;
+int vt_free_pages_bulk_runs(struct vt_page_alloc *pa, const struct vt_page_run *r,
+			    uint32_t nr_runs, uint64_t nr, uint64_t *runs);
 
 #endif

@@ -33,6 +33,7 @@ void vt_va_free_init(struct vt_va_free *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->seed = 2463534242u;
+	f->floor = UINT64_MAX;
 }
 
 void vt_va_free_release(struct vt_va_free *f)
@@ -45,40 +46,57 @@ void vt_va_free_release(struct vt_va_free *f)
 	vt_va_free_init(f);
 }
 
-/* end - ALIGN(start, 2^shift) of range @t in 4 KiB units rounded up
- * (never below the truth, so a prune by it is safe), saturated. */
-static uint32_t aligned_len(const struct vt_va_free *f, uint32_t t, unsigned int shift)
-{
-	uint64_t s = N(f, t).start, e = N(f, t).end;
-	uint64_t a = (s + (1ull << shift) - 1) & ~((1ull << shift) - 1);
-	uint64_t u;
-
-	if (a < s || a >= e)
-		return 0;
-	u = ((e - a) >> 12) + !!((e - a) & 4095);
-	return u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
-}
-
-/* The kept alignment classes of @t from its range and children; whether
- * one changed. */
+/*
+ * The kept alignment classes of @t from its range and children; whether
+ * one changed.  A class's own value is end - ALIGN(start) in 4 KiB units
+ * rounded up (never below the truth, so a prune by it is safe),
+ * saturated, 0 if ALIGN(start) is at or past the end: with pad =
+ * ALIGN(start) - start = -start mod the alignment, that is the length
+ * less pad when pad is below the length (an ALIGN() that wraps past 2^64
+ * has a pad no range is as long as).
+ */
 static bool update_classes(struct vt_va_free *f, uint32_t t)
 {
-	uint32_t lt = N(f, t).l, rt = N(f, t).r;
-	bool changed = false;
+	const struct vt_va_node *x = &N(f, t);
+	/* node 0's classes stay 0 (calloc), as its max does */
+	const uint32_t *ml = f->amax[x->l], *mr = f->amax[x->r];
+	uint32_t *m = f->amax[t], diff = 0;
+	uint64_t neg = -x->start, len = x->end - x->start;
 
-	for (uint32_t c = f->aclasses; c; c &= c - 1) {
-		unsigned int k = (unsigned int)__builtin_ctz(c);
-		uint32_t v = aligned_len(f, t, VT_VA_ALIGN_SHIFT0 + k);
+	for (uint32_t j = 0; j < f->nslots; j++) {
+		uint64_t pad = neg & f->amask[j];
+		/* ceil((len - pad) / 4096) of len - pad >= 1 */
+		uint64_t u = pad < len ? ((len - pad - 1) >> 12) + 1 : 0;
+		uint32_t v = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 
-		/* node 0's classes stay 0 (calloc), as its max does */
-		if (f->amax[lt][k] > v)
-			v = f->amax[lt][k];
-		if (f->amax[rt][k] > v)
-			v = f->amax[rt][k];
-		changed |= f->amax[t][k] != v;
-		f->amax[t][k] = v;
+		v = ml[j] > v ? ml[j] : v;
+		v = mr[j] > v ? mr[j] : v;
+		diff |= m[j] ^ v;
+		m[j] = v;
 	}
-	return changed;
+	return diff;
+}
+
+/* The smallest kept alignment less one (some class is kept). */
+static inline uint64_t smallest_mask(const struct vt_va_free *f)
+{
+	return (1ull << (VT_VA_ALIGN_SHIFT0 + __builtin_ctz(f->aclasses))) - 1;
+}
+
+/*
+ * Whether a range's start moving between @lo and @hi (either way; lo <
+ * hi) leaves its aligned lengths as they were: ALIGN(start) is the same
+ * for every kept class when no multiple of the smallest kept alignment
+ * lies in [lo, hi) (the larger ones are multiples of it).
+ */
+static bool classes_kept_from(const struct vt_va_free *f, uint64_t lo, uint64_t hi)
+{
+	uint64_t m;
+
+	if (!f->aclasses)
+		return true;
+	m = smallest_mask(f);
+	return ((lo + m) & ~m) >= hi;	/* (a wrap past 2^64: false) */
 }
 
 /* @t's largest length from its range and its children (node 0, "none",
@@ -115,9 +133,10 @@ static bool update(struct vt_va_free *f, uint32_t t)
  * shrinks at an edge changes its length every time, its aligned lengths
  * seldom: they saturate for the large ranges).
  */
-static void propagate(struct vt_va_free *f, const uint32_t *path, int d)
+static inline void propagate_from(struct vt_va_free *f, const uint32_t *path,
+				  int d, bool c)
 {
-	bool m = true, c = f->aclasses != 0;
+	bool m = true;
 
 	for (; d >= 0 && (m || c); d--) {
 		f->steps++;
@@ -126,6 +145,13 @@ static void propagate(struct vt_va_free *f, const uint32_t *path, int d)
 		if (c)
 			c = update_classes(f, path[d]);
 	}
+}
+
+/* propagate_from() of a change to path[d]'s range that may have changed
+ * its aligned lengths; @c false: one that did not (only its length) */
+static void propagate(struct vt_va_free *f, const uint32_t *path, int d)
+{
+	propagate_from(f, path, d, f->aclasses != 0);
 }
 
 /* The alignment class of @align, or -1 for none kept (at most a page,
@@ -163,7 +189,7 @@ static bool may_fit(const struct vt_va_free *f, uint32_t t, uint64_t size, int k
 		return false;
 	if (k < 0)
 		return true;
-	a = f->amax[t][k];
+	a = f->amax[t][f->slot[k]];
 	return a == UINT32_MAX || ((uint64_t)a << 12) >= size;
 }
 
@@ -245,8 +271,6 @@ static uint32_t node_alloc(struct vt_va_free *f, uint64_t start, uint64_t end)
 		t = ++f->used;
 	}
 	N(f, t) = (struct vt_va_node){ .start = start, .end = end, .prio = next_prio(f) };
-	if (f->amax)
-		memset(f->amax[t], 0, sizeof(f->amax[t]));
 	return t;
 }
 
@@ -266,12 +290,9 @@ static void raise(struct vt_va_free *f, uint32_t t, uint32_t y)
 {
 	if (N(f, t).max < N(f, y).max)
 		N(f, t).max = N(f, y).max;
-	for (uint32_t k = f->aclasses; k; k &= k - 1) {
-		unsigned int i = (unsigned int)__builtin_ctz(k);
-
-		if (f->amax[t][i] < f->amax[y][i])
-			f->amax[t][i] = f->amax[y][i];
-	}
+	for (uint32_t j = 0; j < f->nslots; j++)
+		if (f->amax[t][j] < f->amax[y][j])
+			f->amax[t][j] = f->amax[y][j];
 }
 
 /*
@@ -304,6 +325,11 @@ static int insert(struct vt_va_free *f, uint64_t start, uint64_t end)
 static void erase_at(struct vt_va_free *f, const uint32_t *path, int d)
 {
 	uint32_t t = path[d], c = join(f, N(f, t).l, N(f, t).r);
+	/* a range no kept alignment fits in (its start's distance to the
+	 * smallest one's next multiple is its length or more) takes no
+	 * aligned length with it: the nodes above keep theirs */
+	bool classes = f->aclasses &&
+		       (-N(f, t).start & smallest_mask(f)) < N(f, t).end - N(f, t).start;
 
 	if (!d) {
 		f->root = c;
@@ -315,7 +341,7 @@ static void erase_at(struct vt_va_free *f, const uint32_t *path, int d)
 	N(f, t).l = f->spare;
 	f->spare = t;
 	f->nr--;
-	propagate(f, path, d - 1);
+	propagate_from(f, path, d - 1, classes);
 }
 
 /* Remove the range starting at @start (it is in the tree), by splits:
@@ -408,6 +434,7 @@ int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end)
 	uint32_t path[VA_PATH], p, x;
 	int dp, dx;
 
+	f->floor = start < f->floor ? start : f->floor;
 	if (!descend(f, start, path, &dp, &dx)) {
 		neighbours(f, start, &p, &x);
 		return add_by_keys(f, p, x, start, end);
@@ -424,17 +451,20 @@ int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end)
 		return 0;
 	}
 	if (x) {
+		uint64_t was = N(f, x).start;
+
 		N(f, x).start = start;
-		propagate(f, path, dx);
+		propagate_from(f, path, dx, !classes_kept_from(f, start, was));
 		return 0;
 	}
 	return insert(f, start, end);
 }
 
-int vt_va_free_stage(struct vt_va_free *f, uint64_t start, uint64_t end)
+int vt_va_free_stage_grow(struct vt_va_free *f, uint64_t start, uint64_t end)
 {
 	if (VT_ALLOC_GROW(f->stage, f->nstage + 1, f->cap_stage))
 		return vt_va_free_add(f, start, end);	/* the same ranges */
+	f->floor = start < f->floor ? start : f->floor;
 	f->stage[f->nstage++] = (struct vt_va_span){ start, end };
 	return 0;
 }
@@ -492,8 +522,10 @@ static struct vt_va_span *sort_ranges(struct vt_va_span *a, size_t n,
 		return a;	/* one range (starts are distinct) */
 	for (shift = (unsigned int)__builtin_ctzll(bits); shift < 64 && (hi - lo) >> shift;
 	     shift += w) {
-		uint32_t count[1u << VA_RADIX] = { 0 }, sum = 0, mask = (1u << w) - 1;
+		uint32_t count[1u << VA_RADIX], sum = 0, mask = (1u << w) - 1;
 		struct vt_va_span *x;
+
+		memset(count, 0, (mask + 1) * sizeof(*count));	/* the digits' */
 
 		for (size_t i = 0; i < n; i++)
 			count[((a[i].start - lo) >> shift) & mask]++;
@@ -609,9 +641,10 @@ int vt_va_free_add_staged(struct vt_va_free *f)
  * (as the kernel inserts it starting from the node it comes from): a leaf
  * at the place of the range's successor (the leftmost node of its right
  * subtree), rotated up while its priority outranks its parent's (a
- * treap's insertion from below, about two rotations), then the largest
- * lengths again from there: unconditionally up to the range (whose own
- * length changed), then up to the first unchanged node.  A path that
+ * treap's insertion from below, about two rotations: the nodes it passes
+ * below the range keep their subtrees), then the largest lengths again
+ * from there: unconditionally up to the range (whose own length changed),
+ * then up to the first unchanged node.  A path that
  * would pass VA_PATH: the range's change propagated and the part inserted
  * from the root.  -ENOMEM.
  */
@@ -655,7 +688,12 @@ static int insert_after(struct vt_va_free *f, uint32_t *path, int d,
 			N(f, path[dy - 2]).l = y;
 		else
 			N(f, path[dy - 2]).r = y;
-		update(f, p);	/* its children are final */
+		/* a node below the range has again the subtree it had
+		 * before y came (y only passed through it, down its left
+		 * spine): its augmentation stands; the others' children are
+		 * final */
+		if (dy - 1 <= d)
+			update(f, p);
 		f->steps++;
 	}
 	path[dy] = y;
@@ -676,8 +714,8 @@ static int insert_after(struct vt_va_free *f, uint32_t *path, int d,
  * or its middle (the node keeps the left part, one new range the right
  * one).
  */
-static int take(struct vt_va_free *f, uint32_t *path, int d,
-		uint64_t a, uint64_t size)
+static __attribute__((noinline)) int take_rest(struct vt_va_free *f, uint32_t *path,
+						int d, uint64_t a, uint64_t size)
 {
 	struct vt_va_node *x = &N(f, path[d]);
 	uint64_t s = x->start, e = x->end;
@@ -688,7 +726,7 @@ static int take(struct vt_va_free *f, uint32_t *path, int d,
 	}
 	if (a == s) {
 		x->start = a + size;
-		propagate(f, path, d);
+		propagate_from(f, path, d, !classes_kept_from(f, s, a + size));
 		return 0;
 	}
 	x->end = a;
@@ -697,6 +735,20 @@ static int take(struct vt_va_free *f, uint32_t *path, int d,
 		return 0;
 	}
 	return insert_after(f, path, d, a + size, e);
+}
+
+/* take_rest() with its usual case, the left edge of a longer range, here */
+static inline int take(struct vt_va_free *f, uint32_t *path, int d,
+		       uint64_t a, uint64_t size)
+{
+	struct vt_va_node *x = &N(f, path[d]);
+	uint64_t s = x->start;
+
+	if (a != s || a + size == x->end)
+		return take_rest(f, path, d, a, size);
+	x->start = a + size;
+	propagate_from(f, path, d, !classes_kept_from(f, s, a + size));
+	return 0;
 }
 
 /* take() for a node whose path is not known: by erase_key() and insert() */
@@ -802,60 +854,122 @@ static uint32_t lowest_rec(struct vt_va_free *f, uint32_t t, uint64_t size,
 }
 
 /*
- * The lowest range of @size bytes or more that ends past @vstart.  The
- * ranges ending past @vstart follow all the others (the ranges are
- * disjoint): down from the root towards the first of them, the nodes
- * where the descent turned left are they, deepest first, each followed by
- * its right subtree.  So the first of them long enough, or the first
- * right subtree holding a range long enough (by its largest length), and
- * in that subtree the left subtree whenever it holds one, else its root,
- * else its right subtree.  About three paths, each node read once, never
- * a subtree entered in vain.  Its depth in path[] (the path to it), or
+ * lowest_long() when no range starts below @vstart (f->floor; a window's
+ * tree, vmap_area.c): the leftmost range of @size bytes or more, by the
+ * largest lengths from the root, one path that never turns back.
+ */
+static int lowest_long_floor(struct vt_va_free *f, uint64_t size, uint32_t *path)
+{
+	uint32_t t = f->root;
+	int d = 0;
+
+	if (N(f, t).max < size)
+		return -1;
+	for (;; d++) {
+		const struct vt_va_node *x = &N(f, t);
+
+		if (d == VA_PATH)
+			return -1;
+		path[d] = t;
+		if (N(f, x->l).max >= size)
+			t = x->l;
+		else if (x->end - x->start >= size)
+			break;
+		else
+			t = x->r;
+	}
+	f->steps += (uint64_t)d + 1;
+	return d;
+}
+
+/*
+ * The lowest fit of @size bytes at alignment class @k, kept, when no range
+ * starts below vstart: by the class's aligned lengths from the root, one
+ * path (a subtree whose largest aligned length, rounded up to 4 KiB, is
+ * below @size holds no fit; one whose largest is at least @size holds a
+ * range whose ALIGN(start) fits, for a page-aligned range).  Its depth in
+ * path[], every range before it fitting none; -1 if the path would pass
+ * VA_PATH or the lengths lead nowhere (the full search decides).
+ */
+static int lowest_fit_floor(struct vt_va_free *f, uint64_t size, int k,
+			    uint32_t *path)
+{
+	uint32_t j = f->slot[k], t = f->root;
+	uint64_t units = ((size - 1) >> 12) + 1, mask = f->amask[j];
+	int d = 0;
+
+	if (f->amax[t][j] < units)
+		return -1;
+	for (;; d++) {
+		const struct vt_va_node *x = &N(f, t);
+		uint64_t pad = -x->start & mask, len = x->end - x->start;
+
+		if (d == VA_PATH)
+			return -1;
+		path[d] = t;
+		if (f->amax[x->l][j] >= units)
+			t = x->l;
+		else if (pad < len && len - pad >= size)
+			break;
+		else if (f->amax[x->r][j] >= units)
+			t = x->r;
+		else
+			return -1;
+	}
+	f->steps += (uint64_t)d + 1;
+	return d;
+}
+
+/*
+ * The lowest range of @size bytes or more that ends past @vstart, by its
+ * largest lengths from the root: into a left subtree that holds a range
+ * long enough and may reach past @vstart (the node starts past it), else
+ * the node itself if long enough, else its right subtree.  A left subtree
+ * whose long ranges all end at or below @vstart is left again for the
+ * node it hangs from (its depth on back[]).  When @vstart is at or below
+ * every range (a window's tree, vmap_area.c), that never happens: one
+ * path, each node read once.  Its depth in path[] (the path to it), or
  * -1 if there is none or the path would pass VA_PATH.  @size > 0 (node
  * 0's max, 0, must not pass).
  */
 static int lowest_long(struct vt_va_free *f, uint64_t size, uint64_t vstart,
 		       uint32_t *path)
 {
-	uint8_t left[VA_PATH];
+	uint8_t back[VA_PATH];
 	uint32_t t = f->root;
-	int d = 0, nl = 0;
+	int d = 0, nb = 0;
+	const struct vt_va_node *x;
 
-	for (; t; d++) {
-		if (d == VA_PATH)
-			return -1;
-		f->steps++;
-		path[d] = t;
-		if (N(f, t).end > vstart) {
-			left[nl++] = (uint8_t)d;
-			t = N(f, t).l;
-		} else {
-			t = N(f, t).r;
-		}
-	}
-	while (nl) {
-		const struct vt_va_node *x = &N(f, path[left[--nl]]);
-
-		d = left[nl];
-		if (x->end - x->start >= size)
-			return d;
-		if (N(f, x->r).max < size)
-			continue;
-		for (t = x->r, d++;; d++) {
-			if (d == VA_PATH || !t)
+	for (;;) {
+		if (N(f, t).max >= size) {
+			if (d == VA_PATH)
 				return -1;
 			f->steps++;
 			path[d] = t;
 			x = &N(f, t);
-			if (N(f, x->l).max >= size)
-				t = x->l;
-			else if (x->end - x->start >= size)
-				return d;
-			else
+			if (x->end <= vstart) {
+				/* it and its left subtree end at or below vstart */
+				d++;
 				t = x->r;
+				continue;
+			}
+			if (x->start > vstart && N(f, x->l).max >= size) {
+				back[nb++] = (uint8_t)d++;
+				t = x->l;
+				continue;
+			}
+		} else {
+			/* back to the last node whose left subtree held none */
+			if (!nb)
+				return -1;
+			d = back[--nb];
+			x = &N(f, path[d]);
 		}
+		if (x->end - x->start >= size)
+			return d;
+		d++;
+		t = x->r;
 	}
-	return -1;
 }
 
 /*
@@ -904,34 +1018,27 @@ static int lowest_after(struct vt_va_free *f, uint32_t *path, int d,
 	}
 }
 
-int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
-			   uint64_t vstart, uint64_t vend, uint64_t *out)
+/*
+ * vt_va_free_take_lowest() past the lowest long range (d, its depth in
+ * path[], -1 for none): the search goes on from there (lowest_after()),
+ * and only a path past VA_PATH or no long range at all runs the full
+ * search (lowest(), or lowest_rec() without a path); each finds the same
+ * range, the lowest that fits.  @steps: f->steps before the search.
+ */
+static __attribute__((noinline)) int
+take_lowest_on(struct vt_va_free *f, uint64_t size, uint64_t align,
+	       uint64_t vstart, uint64_t vend, uint32_t *path, int d,
+	       uint64_t steps, uint64_t *out)
 {
-	int k = align_class(align), kk, d = -1;
-	uint64_t a = 0, steps = f->steps;
-	uint32_t path[VA_PATH], t = 0;
+	int k = align_class(align), kk;
+	uint64_t a = 0;
+	uint32_t t = 0;
 	bool whole = false;
 
 	kk = k >= 0 && (f->aclasses & (1u << k)) ? k : -1;	/* kept? */
-	/*
-	 * Every range that fits is @size long or more and ends past @vstart,
-	 * so if the lowest such range fits, it is the lowest fit, found in
-	 * about three paths: the usual case (a page-aligned request, the
-	 * window's lowest long range).  Else the search goes on from there
-	 * (lowest_after()), and only a path past VA_PATH or no long range
-	 * at all runs the full search (lowest(), or lowest_rec() without a
-	 * path).  Each finds the same range: the lowest that fits.
-	 */
-	if (size) {
-		d = lowest_long(f, size, vstart, path);
-		if (d >= 0 && fits(&N(f, path[d]), size, align, vstart, vend, &a)) {
-			*out = a;
-			return take(f, path, d, a, size);
-		}
-		if (d >= 0) {
-			d = lowest_after(f, path, d, size, align, vstart, vend, kk, &a);
-			whole = d >= -1;
-		}
+	if (d >= 0) {
+		d = lowest_after(f, path, d, size, align, vstart, vend, kk, &a);
+		whole = d >= -1;
 	}
 	if (!whole) {
 		whole = lowest(f, size, align, vstart, vend, kk, path, &d, &a);
@@ -940,7 +1047,7 @@ int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 	}
 	/*
 	 * An aligned search that visited far more nodes than the tree is
-	 * deep (over 64 + 8 log2(ranges): misaligned ranges long enough
+	 * deep (over 32 + 4 log2(ranges): misaligned ranges long enough
 	 * but never fitting, which the largest length cannot prune; issue
 	 * 22, unit/test-complexity-holes) keeps its class from then on: one
 	 * pass over the nodes, at most once per class, and every later
@@ -953,14 +1060,21 @@ int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 	 * until the lowest fit went on from the lowest long range instead
 	 * of searching again from the root: test_vmalloc's 8 KiB..512 KiB
 	 * alignments then searched 40-300 nodes each, below it, and keeping
-	 * their classes costs a fifth less in all.)  Only the
-	 * augmentation changes, not the tree: the path stays valid.
+	 * their classes costs a fifth less in all; then 64 + 8 log2, until
+	 * a kept class's search took one path by its aligned lengths
+	 * (lowest_fit_floor()): test_vmalloc keeps the same classes, 512
+	 * KiB..4 MiB, sooner.  Lower bounds keep smaller classes too, from
+	 * 128 KiB at 24 + 3 log2, from 16 KiB at 16 + 2 log2, whose aligned
+	 * lengths change with more clips: those cost more than they save.)
+	 * Only the augmentation changes, not the tree: the path stays valid.
 	 */
 	if (k >= 0 && !(f->aclasses & (1u << k)) &&
-	    f->steps - steps > 64 + 8 * (uint64_t)(64 - __builtin_clzll(f->nr | 1)) &&
+	    f->steps - steps > 32 + 4 * (uint64_t)(64 - __builtin_clzll(f->nr | 1)) &&
 	    (f->amax || (f->amax = calloc(f->cap ? f->cap : 1, sizeof(*f->amax))))) {
 		/* (no memory for it: the searches stay as they were) */
 		f->aclasses |= 1u << k;
+		f->slot[k] = (uint8_t)f->nslots;
+		f->amask[f->nslots++] = (1ull << (VT_VA_ALIGN_SHIFT0 + k)) - 1;
 		update_all(f, f->root);
 	}
 
@@ -970,6 +1084,37 @@ int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
 		return -ENOSPC;
 	*out = a;
 	return whole ? take(f, path, d, a, size) : take_by_keys(f, t, a, size);
+}
+
+int vt_va_free_take_lowest(struct vt_va_free *f, uint64_t size, uint64_t align,
+			   uint64_t vstart, uint64_t vend, uint64_t *out)
+{
+	uint64_t steps = f->steps;
+	uint32_t path[VA_PATH];
+	int d = -1;
+
+	/*
+	 * Every range that fits is @size long or more and ends past @vstart,
+	 * so if the lowest such range fits, it is the lowest fit, found in
+	 * one path from the root when @vstart is below every range (a
+	 * window's tree): the usual case (a page-aligned request, the
+	 * window's lowest long range).  An aligned request of a kept class
+	 * takes the lowest range its aligned lengths lead to, the lowest fit
+	 * when it fits.  Else take_lowest_on().
+	 */
+	if (size) {
+		int k = align_class(align);
+
+		if (vstart > f->floor)
+			d = lowest_long(f, size, vstart, path);
+		else if (k >= 0 && (f->aclasses & (1u << k)))
+			d = lowest_fit_floor(f, size, k, path);
+		else
+			d = lowest_long_floor(f, size, path);
+		if (d >= 0 && fits(&N(f, path[d]), size, align, vstart, vend, out))
+			return take(f, path, d, *out, size);
+	}
+	return take_lowest_on(f, size, align, vstart, vend, path, d, steps, out);
 }
 
 int vt_va_free_take_at(struct vt_va_free *f, uint64_t a, uint64_t size)

@@ -40,13 +40,18 @@ struct vt_va_free {
 	uint32_t used, cap;
 	uint32_t seed;
 	uint64_t nr;		/* ranges in the tree */
+	uint64_t floor;		/* no range ever started below it */
 	uint64_t steps;		/* nodes visited: the complexity tests count them */
-	/* per node and alignment class k (2^(VT_VA_ALIGN_SHIFT0 + k)) in
-	 * aclasses: the largest end - ALIGN(start) in its subtree, in 4 KiB
-	 * units rounded up, UINT32_MAX for that or more; allocated when a
-	 * class is first kept (a search of it ran long), NULL before */
+	/* per node and kept alignment class k (2^(VT_VA_ALIGN_SHIFT0 + k),
+	 * bit k of aclasses), at index slot[k]: the largest end -
+	 * ALIGN(start) in its subtree, in 4 KiB units rounded up, UINT32_MAX
+	 * for that or more; allocated when a class is first kept (a search
+	 * of it ran long), NULL before.  The slots are the kept classes in
+	 * the order they were kept, amask[] their alignments less one. */
 	uint32_t (*amax)[VT_VA_ALIGN_CLASSES];
-	uint32_t aclasses;
+	uint32_t aclasses, nslots;
+	uint8_t slot[VT_VA_ALIGN_CLASSES];
+	uint64_t amask[VT_VA_ALIGN_CLASSES];
 	/* vt_va_free_stage()'s ranges, and the rebuild's scratch */
 	struct vt_va_span *stage, *tmp;
 	uint32_t *stack;
@@ -58,6 +63,9 @@ void vt_va_free_release(struct vt_va_free *f);
 /* merge_or_add_vmap_area(): [start, end) back, merged with its neighbours;
  * -ENOMEM */
 int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end);
+/* vt_va_free_stage() when the stage is full: grown, or (no memory for
+ * it) the range added at once */
+int vt_va_free_stage_grow(struct vt_va_free *f, uint64_t start, uint64_t end);
 /*
  * Many ranges back at once, as a purge gives them (purge_vmap_node()):
  * each staged, then all added by vt_va_free_add_staged(), the same free
@@ -65,7 +73,14 @@ int vt_va_free_add(struct vt_va_free *f, uint64_t start, uint64_t end);
  * one merge of the sorted ranges with the tree's, and the tree rebuilt
  * from the result in one pass; few: one vt_va_free_add() each.  -ENOMEM.
  */
-int vt_va_free_stage(struct vt_va_free *f, uint64_t start, uint64_t end);
+static inline int vt_va_free_stage(struct vt_va_free *f, uint64_t start, uint64_t end)
+{
+	if (f->nstage >= f->cap_stage)
+		return vt_va_free_stage_grow(f, start, end);
+	f->stage[f->nstage++] = (struct vt_va_span){ start, end };
+	f->floor = start < f->floor ? start : f->floor;
+	return 0;
+}
 int vt_va_free_add_staged(struct vt_va_free *f);
 /*
  * The lowest @align-aligned @size bytes inside [vstart, vend) and a free

@@ -40,8 +40,8 @@ static bool id_eq(const struct vt_id *a, const struct vt_id *b)
 
 /* The slot of @id (hash @h = id_hash()): the live area's link, or the
  * NULL link at the end of its chain. */
-static struct vt_area **area_slot_h(struct vt_engine *e, const struct vt_id *id,
-				    uint64_t h)
+static inline struct vt_area **area_slot_h(struct vt_engine *e,
+					   const struct vt_id *id, uint64_t h)
 {
 	struct vt_area **pp = &e->hash[h & (e->hash_size - 1)];
 
@@ -58,8 +58,11 @@ static struct vt_area **area_slot(struct vt_engine *e, const struct vt_id *id)
 	return area_slot_h(e, id, id_hash(e, id));
 }
 
-/* @a (its id hashing to @h) into the table, which doubles when full */
-static int area_insert(struct vt_engine *e, struct vt_area *a, uint64_t h)
+/* @a (its id hashing to @h) into the table at @slot, the NULL link that
+ * area_slot_h() found for it, or where it goes once the table doubled
+ * (when full) */
+static int area_insert(struct vt_engine *e, struct vt_area *a, uint64_t h,
+		       struct vt_area **slot)
 {
 	if (e->nr_areas + 1 > e->hash_size) {
 		uint64_t n = e->hash_size * 2;
@@ -82,11 +85,12 @@ static int area_insert(struct vt_engine *e, struct vt_area *a, uint64_t h)
 		free(e->hash);
 		e->hash = t;
 		e->hash_size = n;
+		slot = area_slot_h(e, &a->id, h);
 	}
 	if (e->o.verify && vt_verify_area_add(e, a))
 		return -ENOMEM;
 	a->hnext = NULL;
-	*area_slot_h(e, &a->id, h) = a;
+	*slot = a;
 	e->nr_areas++;
 	return 0;
 }
@@ -100,11 +104,14 @@ static int area_insert(struct vt_engine *e, struct vt_area *a, uint64_t h)
  * kernel's vmap_area_cachep slab keeps freed vmap_areas: the next
  * area_new() takes it without an allocation.
  */
-static void area_free(struct vt_engine *e, struct vt_area *a)
+static void area_free_nested(struct vt_engine *e, struct vt_area *a);
+
+static inline void area_free(struct vt_engine *e, struct vt_area *a)
 {
 	if (!a)
 		return;
-	area_free(e, a->nested);
+	if (a->nested)
+		area_free_nested(e, a->nested);
 	if (a->id.is_str)
 		free(a->id.str);
 	if (a->op != VT_OP_VMALLOC || a->runs_cap > AREA_RUNS_KEEP) {
@@ -114,6 +121,13 @@ static void area_free(struct vt_engine *e, struct vt_area *a)
 	}
 	a->hnext = e->area_pool;
 	e->area_pool = a;
+}
+
+/* area_free() of a nested page-array area (out of line: it recurses) */
+static __attribute__((noinline)) void area_free_nested(struct vt_engine *e,
+						       struct vt_area *a)
+{
+	area_free(e, a);
 }
 
 /* The pool and what it holds back to libc (vt_engine_free()). */
@@ -128,6 +142,12 @@ static void area_pool_release(struct vt_engine *e)
 	}
 }
 
+/* The runs vt_vm_area_alloc_pages() appends a vmalloc's pages to. */
+struct runs_buf {
+	struct vt_page_run *r;
+	uint64_t n, cap;
+};
+
 /*
  * Append @count pages from @pfn to the area's runs, merging a contiguous
  * order-0 continuation into the previous run.  The count and capacity
@@ -137,20 +157,24 @@ static void area_pool_release(struct vt_engine *e)
  * runs with 32 bits (struct vt_pages): beyond that the allocation fails
  * as runs_reserve() does.
  */
-static int runs_append(struct vt_page_run **runs, uint64_t *n, uint64_t *cap,
-		       uint64_t pfn, uint64_t count)
+static __attribute__((noinline)) int runs_grow(struct runs_buf *b)
 {
-	struct vt_page_run *r = *n ? &(*runs)[*n - 1] : NULL;
+	if (b->n >= VT_RUNS_MAX)
+		return -ENOMEM;
+	return VT_ALLOC_GROW(b->r, b->n + 1, b->cap);
+}
+
+static inline int runs_append(struct runs_buf *b, uint64_t pfn, uint64_t count)
+{
+	struct vt_page_run *r = b->n ? &b->r[b->n - 1] : NULL;
 
 	if (r && !r->order && r->pfn + r->count == pfn) {
 		r->count += count;
 		return 0;
 	}
-	if (*n >= VT_RUNS_MAX)
+	if ((b->n >= b->cap || b->n >= VT_RUNS_MAX) && runs_grow(b))
 		return -ENOMEM;
-	if (VT_ALLOC_GROW(*runs, *n + 1, *cap))
-		return -ENOMEM;
-	(*runs)[(*n)++] = (struct vt_page_run){ pfn, count, 0 };
+	b->r[b->n++] = (struct vt_page_run){ pfn, count, 0 };
 	return 0;
 }
 
@@ -163,30 +187,26 @@ static int runs_append(struct vt_page_run **runs, uint64_t *n, uint64_t *cap,
  * a06157804399 order-0 pages come from the bulk allocator alone.  Plenty
  * of memory is assumed: no attempt fails.
  */
-static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
-				  unsigned int order, uint64_t nr)
+static inline __attribute__((always_inline)) int vt_vm_area_alloc_pages(
+	struct vt_engine *e, struct vt_area *a, unsigned int order, uint64_t nr)
 {
-	const struct arm64_geom *g = &e->mm.g;
-	struct vt_page_run *runs = a->runs;	/* a pooled area's buffer */
-	uint64_t n = 0, cap = a->runs_cap, done = 0, pfn, bulk[100];
+	unsigned int max_order = e->mm.g.max_page_order;
+	/* a pooled area's buffer */
+	struct runs_buf b = { .r = a->runs, .cap = a->runs_cap };
+	uint64_t done = 0, pfn, bulk[100];
 	int err = 0;
 
-	if (e->o.vmalloc_high_order) {
-		unsigned int large = 63 - __builtin_clzll(nr);
+	while (e->o.vmalloc_high_order && !err && done < nr) {
+		unsigned int large = 63 - __builtin_clzll(nr - done);
 
-		if (large > g->max_page_order)
-			large = g->max_page_order;
-		while (!err && large > order && done < nr) {
-			err = vt_alloc_pages(&e->pa, large, &pfn);
-			if (!err)
-				err = runs_append(&runs, &n, &cap, pfn, 1ull << large);
-			done += 1ull << large;
-			if (done < nr) {
-				large = 63 - __builtin_clzll(nr - done);
-				if (large > g->max_page_order)
-					large = g->max_page_order;
-			}
-		}
+		if (large > max_order)
+			large = max_order;
+		if (large <= order)
+			break;
+		err = vt_alloc_pages(&e->pa, large, &pfn);
+		if (!err)
+			err = runs_append(&b, pfn, 1ull << large);
+		done += 1ull << large;
 	}
 	while (!err && order == 0 && done < nr) {
 		/* alloc_pages_bulk_node_noprof(gfp, nid, nr_pages_request, ...) */
@@ -194,46 +214,38 @@ static int vt_vm_area_alloc_pages(struct vt_engine *e, struct vt_area *a,
 
 		err = vt_alloc_pages_bulk(&e->pa, req, bulk);
 		for (uint64_t i = 0; !err && i < req; i++)
-			err = runs_append(&runs, &n, &cap, bulk[i], 1);
+			err = runs_append(&b, bulk[i], 1);
 		done += req;
 	}
 	while (!err && done < nr) {
 		err = vt_alloc_pages(&e->pa, order, &pfn);
 		if (!err)
-			err = runs_append(&runs, &n, &cap, pfn, 1ull << order);
+			err = runs_append(&b, pfn, 1ull << order);
 		done += 1ull << order;
 	}
-	a->runs = runs;		/* freed with the area, as on success */
-	a->runs_cap = cap;
+	a->runs = b.r;		/* freed with the area, as on success */
+	a->runs_cap = b.cap;
 	if (err)
 		return err;
-	a->nr_runs = (uint32_t)n;	/* <= VT_RUNS_MAX */
-	return vt_pages_from_runs(e, runs, a->nr_runs, nr);
-}
-
-/*
- * Whether vfree() releases pages with free_pages_bulk(): the strategy's
- * +vfree-bulk or +vfree-perpage, else what the --kernel generation does
- * (vt_axes_resolve(): vm_area_free_pages() of v7.2 and mainline).
- */
-static bool vt_vfree_bulk(const struct vt_engine *e)
-{
-	return vt_axes_resolve(e->spec.axes, e->o.kernel) & VT_AXIS_VFREE_BULK;
+	a->nr_runs = (uint32_t)b.n;	/* <= VT_RUNS_MAX */
+	return vt_pages_from_runs(e, b.r, a->nr_runs, nr);
 }
 
 /*
  * vfree()'s page release after remove_vm_area(): per page __free_page()
  * and cond_resched() (vfree-perpage, v6.16 and older), or
  * vm_area_free_pages()'s free_pages_bulk() (vfree-bulk, the free_pages_bulk() patch; v7.2,
- * mainline).  vm->pages holds order-0 pointers: a run's compound order is
- * irrelevant here.
+ * mainline): which one the engine decided (vt_engine_new(): the
+ * strategy's +vfree-bulk or +vfree-perpage, else what the --kernel
+ * generation does, vt_axes_resolve()).  vm->pages holds order-0
+ * pointers: a run's compound order is irrelevant here.
  */
-static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
+static inline int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 {
-	uint64_t k = 0, runs = 0, start = 0, n = 0;	/* n: the open stretch */
+	uint64_t runs;
 	int err;
 
-	if (!vt_vfree_bulk(e)) {
+	if (!e->vfree_bulk) {
 		for (uint32_t r = 0; r < a->nr_runs; r++) {
 			uint64_t c = a->runs[r].count << a->runs[r].order;
 
@@ -249,35 +261,13 @@ static int vt_vfree_pages(struct vt_engine *e, struct vt_area *a)
 	/*
 	 * free_pages_bulk(vm->pages, vm->nr_pages) (the vfree patch): one
 	 * __free_contig_range() and one cond_resched() per stretch of entries
-	 * whose pfns follow each other (num_pages_contiguous()).  vm->pages
-	 * is kept as runs here: touching runs are one stretch, so the calls
-	 * are those over the spelled-out array, without building it.
+	 * whose pfns follow each other (num_pages_contiguous()), over the
+	 * runs vm->pages is kept as.
 	 */
-	for (uint64_t r = 0; r <= a->nr_runs; r++) {
-		uint64_t c = 0;
-
-		if (r < a->nr_runs) {
-			c = a->runs[r].count << a->runs[r].order;
-			if (c > a->nr_pages - k)
-				c = a->nr_pages - k;
-			if (!c)
-				continue;
-			if (n && a->runs[r].pfn == start + n) {
-				n += c;
-				k += c;
-				continue;
-			}
-		}
-		if (n) {
-			err = vt___free_contig_range(&e->pa, start, n);
-			if (err)
-				return err;
-			runs++;
-		}
-		start = r < a->nr_runs ? a->runs[r].pfn : 0;
-		n = c;
-		k += c;
-	}
+	err = vt_free_pages_bulk_runs(&e->pa, a->runs, a->nr_runs, a->nr_pages,
+				      &runs);
+	if (err)
+		return err;
 	EST(e, cond_resched) += runs;
 	return 0;
 }
@@ -300,12 +290,40 @@ static void vt_page_alloc_account(struct vt_engine *e)
 /* ---- the API flows -------------------------------------------------------- */
 
 /*
+ * *@a cleared in sixteen-byte stores: GCC makes memset() of the area a
+ * "rep stos" of 18 counted steps.  The loop is unrolled before it could
+ * be seen as a memset().
+ */
+typedef uint64_t area_v2 __attribute__((vector_size(16), may_alias, aligned(8)));
+static inline void area_clear(struct vt_area *a)
+{
+	_Static_assert(sizeof(*a) % sizeof(area_v2) == 0, "the area is whole stores");
+#pragma GCC unroll 16
+	for (size_t i = 0; i < sizeof(*a) / sizeof(area_v2); i++)
+		((area_v2 *)a)[i] = (area_v2){ 0, 0 };
+}
+
+/*
  * A zeroed area from the pool (area_free()) or libc.  A vmalloc keeps the
  * pooled run buffer (vt_vm_area_alloc_pages() appends to it); the other
  * ops set their runs with vt_area_keep_runs(), which allocates its own.
  */
-static struct vt_area *area_new(struct vt_engine *e, const struct vt_event *ev,
-				enum vt_op op)
+/* area_new()'s string id, copied (out of line: no bundled or generated
+ * trace has one); the area freed if there is no memory for it */
+static __attribute__((noinline)) struct vt_area *area_str_id(struct vt_engine *e,
+							     struct vt_area *a)
+{
+	a->id.str = strdup(a->id.str);
+	if (!a->id.str) {
+		a->id.is_str = false;	/* nothing to free */
+		area_free(e, a);
+		return NULL;
+	}
+	return a;
+}
+
+static inline struct vt_area *area_new(struct vt_engine *e, const struct vt_event *ev,
+				       enum vt_op op)
 {
 	struct vt_area *a = e->area_pool;
 
@@ -319,7 +337,7 @@ static struct vt_area *area_new(struct vt_engine *e, const struct vt_event *ev,
 			runs = NULL;
 			cap = 0;
 		}
-		memset(a, 0, sizeof(*a));
+		area_clear(a);
 		a->runs = runs;
 		a->runs_cap = cap;
 	} else {
@@ -333,14 +351,8 @@ static struct vt_area *area_new(struct vt_engine *e, const struct vt_event *ev,
 	a->modules = ev && ev->range == VT_RANGE_MODULES;
 	if (ev && ev->id.present) {
 		a->id = ev->id;
-		if (ev->id.is_str) {
-			a->id.str = strdup(ev->id.str);
-			if (!a->id.str) {
-				a->id.is_str = false;	/* nothing to free */
-				area_free(e, a);
-				return NULL;
-			}
-		}
+		if (ev->id.is_str)
+			return area_str_id(e, a);
 	}
 	return a;
 }
@@ -375,18 +387,26 @@ static bool runs_fit_order(const struct vt_page_run *r, uint32_t n,
 	return !(pos & (c - 1));
 }
 
+/* the page-pointer array of vmalloc_page_array() that a nested vmalloc holds */
+static __attribute__((noinline)) int vmalloc_page_array_nested(struct vt_engine *e,
+							       struct vt_area *a,
+							       uint64_t array_size)
+{
+	a->nested = area_new(e, NULL, VT_OP_VMALLOC);
+	if (!a->nested)
+		return -ENOMEM;
+	return vt___vmalloc_node_range_noprof(e, NULL, a->nested, array_size, 1);
+}
+
 /* __vmalloc_area_node(): the page-pointer array, kmalloc'd up to a page,
  * else a nested __vmalloc_node(array_size, 1, ...), never huge */
-static int vmalloc_page_array(struct vt_engine *e, struct vt_area *a)
+static inline int vmalloc_page_array(struct vt_engine *e, struct vt_area *a)
 {
 	uint64_t array_size = (a->size >> e->mm.g.page_shift) * sizeof(void *);
 
 	if (array_size <= e->mm.g.page_size)
 		return 0;
-	a->nested = area_new(e, NULL, VT_OP_VMALLOC);
-	if (!a->nested)
-		return -ENOMEM;
-	return vt___vmalloc_node_range_noprof(e, NULL, a->nested, array_size, 1);
+	return vmalloc_page_array_nested(e, a, array_size);
 }
 
 static int vt_vfree_unmap(struct vt_engine *e, struct vt_area *a);
@@ -772,6 +792,8 @@ int vt_engine_new(const struct vt_strategy_spec *spec,
 	vt_siphash_key_random(&e->hash_key);
 	e->blocks_tail = &e->blocks;
 	vt_va_free_init(&e->free);
+	vt_va_free_init(&e->free_modules);
+	e->vfree_bulk = vt_axes_resolve(spec->axes, o->kernel) & VT_AXIS_VFREE_BULK;
 	vt_page_alloc_init(&e->pa, o->page_shift, e->mm.g.max_page_order,
 			   e->mm.g.pmd_shift - o->page_shift, o->cpus, 0x100000,
 			   1ull << (e->mm.g.pa_bits - o->page_shift));
@@ -808,6 +830,7 @@ void vt_engine_free(struct vt_engine *e)
 	free(e->vsort);
 	vt_verify_release(e);
 	vt_va_free_release(&e->free);
+	vt_va_free_release(&e->free_modules);
 	free(e->lazy);
 	free(e->pages.runs);
 	free(e->pages.start);
@@ -1031,7 +1054,8 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 			return vt_error_set(err, VT_ERR_TRACE_SCHEMA,
 					    "%s without an id", vt_op_names[ev->op]);
 		h = id_hash(e, &ev->id);	/* once: the check and the insert */
-		if (*area_slot_h(e, &ev->id, h)) {
+		slot = area_slot_h(e, &ev->id, h);
+		if (*slot) {
 			/* the id is formatted only for the message */
 			id_text(&ev->id, idb, sizeof(idb));
 			return vt_error_set(err, VT_ERR_ID_LIVE,
@@ -1061,8 +1085,10 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		else
 			ret = vt_generic_ioremap_prot(e, ev, a);
 		e->place_ev = NULL;
+		/* (no area went in or out of the table since: *slot is
+		 * still the end of the id's chain) */
 		if (!ret)
-			ret = area_insert(e, a, h);
+			ret = area_insert(e, a, h, slot);
 		if (ret) {
 			area_free(e, a);
 			return ret;
@@ -1086,7 +1112,7 @@ static int engine_apply(struct vt_engine *e, long index, const struct vt_event *
 		}
 		/* vfree() takes a vmap made with VM_MAP_PUT_PAGES: the area
 		 * owns the page array and the page references (vmap()) */
-		if ((int)a->op != vt_op_map_of(ev->op) &&
+		if ((int)a->op != vt_ops[ev->op].undoes &&
 		    !(ev->op == VT_OP_VFREE && a->op == VT_OP_VMAP &&
 		      (a->flags & VT_FLAG(VM_MAP_PUT_PAGES)))) {
 			id_text(&ev->id, idb, sizeof(idb));

@@ -14,32 +14,62 @@
 
 /* ---- the vmap-area allocator (alloc_vmap_area(), free_vmap_area()) ------- */
 
-/* [start, end) appended to the lazy list */
-static int lazy_push(struct vt_engine *e, uint64_t start, uint64_t end)
+/* Room for one more area in the lazy list. */
+static __attribute__((noinline)) int lazy_grow(struct vt_engine *e)
 {
-	if (VT_ALLOC_GROW(e->lazy, e->nr_lazy + 1, e->cap_lazy))
+	return VT_ALLOC_GROW(e->lazy, e->nr_lazy + 1, e->cap_lazy);
+}
+
+/* [start, end) appended to the lazy list */
+static inline int lazy_push(struct vt_engine *e, uint64_t start, uint64_t end)
+{
+	if (e->nr_lazy >= e->cap_lazy && lazy_grow(e))
 		return -ENOMEM;
 	e->lazy[e->nr_lazy++] = (struct vt_vrange){ start, end };
 	return 0;
 }
 
+/*
+ * The free tree of the area holding @addr: the module area's
+ * (MODULES_VADDR..MODULES_END) below VMALLOC_START, the vmalloc area's
+ * from it.  The kernel keeps one tree over both (vmap_init_free_space());
+ * here each area's free space is a tree of its own, which gives the same
+ * fits (a search's window is one area, and a fit never crosses the
+ * boundary between them), and a vmalloc's search never meets the module
+ * area's long free range, which ends below its window (va_free.c
+ * lowest_long(): one path from the root instead of three).
+ */
+static struct vt_va_free *va_tree(struct vt_engine *e, uint64_t addr)
+{
+	return addr < e->mm.g.vmalloc_start ? &e->free_modules : &e->free;
+}
+
 /* Return [start, end) to the free tree, merging neighbours. */
 int vt_merge_or_add_vmap_area(struct vt_engine *e, uint64_t start, uint64_t end)
 {
-	return vt_va_free_add(&e->free, start, end);
+	uint64_t b = e->mm.g.vmalloc_start;
+
+	if (start < b && end > b) {
+		int err = vt_va_free_add(&e->free_modules, start, b);
+
+		return err ? err : vt_va_free_add(&e->free, b, end);
+	}
+	return vt_va_free_add(va_tree(e, start), start, end);
 }
 
 /*
  * Lowest-address fit in [vstart, vend) honouring @align, as
  * find_vmap_lowest_match() does for one vmap node (the free tree spans
- * every range, vmap_init_free_space()).  Deviation: the kernel prunes
+ * every range, vmap_init_free_space(); here that of the window, which is
+ * the module area or the vmalloc area).  Deviation: the kernel prunes
  * subtrees by size + align - 1 on its augmented rbtree; this search
  * prunes by size and takes the exact lowest fit.
  */
 static int vt_find_vmap_lowest_match(struct vt_engine *e, uint64_t size, uint64_t align,
 				     uint64_t vstart, uint64_t vend, uint64_t *out)
 {
-	return vt_va_free_take_lowest(&e->free, size, align, vstart, vend, out);
+	return vt_va_free_take_lowest(va_tree(e, vstart), size, align, vstart,
+				      vend, out);
 }
 
 static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size,
@@ -47,7 +77,7 @@ static int va_take_at(struct vt_engine *e, uint64_t a, uint64_t size,
 {
 	if (a < vstart || a + size > vend || a + size < a)
 		return -ENOSPC;
-	return vt_va_free_take_at(&e->free, a, size);
+	return vt_va_free_take_at(va_tree(e, a), a, size);
 }
 
 /* The [vstart, vend) an area's VA comes from: the module area for a
@@ -116,51 +146,76 @@ int vt_purge_fragmented_blocks(struct vt_engine *e)
 	return 0;
 }
 
-/*
- * alloc_vmap_area(): lowest fit; on failure reclaim_and_purge_vmap_areas()
- * and retry once, then fail.  With --use-trace-va the area of @ev goes
- * where the recorded kernel put it.
- */
-int vt_alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
-		       uint64_t vstart, uint64_t vend,
-		       const struct vt_event *ev, uint64_t *out)
+/* alloc_vmap_area() with --use-trace-va: @ev's area where the recorded
+ * kernel put it */
+static __attribute__((noinline)) int
+alloc_vmap_area_at(struct vt_engine *e, uint64_t size, uint64_t vstart,
+		   uint64_t vend, const struct vt_event *ev, uint64_t *out)
 {
 	int err;
 
-	if (e->o.use_trace_va && ev && ev->has_va) {
-		if (ev->va & (e->mm.g.page_size - 1))
-			return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
-					    "trace va 0x%llx is not page aligned",
-					    (unsigned long long)ev->va);
-		err = va_take_at(e, ev->va, size, vstart, vend);
-		if (err == -ENOSPC) {
-			err = vt_reclaim_and_purge_vmap_areas(e);
-			if (!err)
-				err = va_take_at(e, ev->va, size, vstart, vend);
-		}
-		if (err == -ENOSPC)
-			return vt_error_set(e->err, VT_ERR_VA_OVERLAP,
-					    "trace va 0x%llx + %llu bytes overlaps a live area or lies outside the %s area",
-					    (unsigned long long)ev->va,
-					    (unsigned long long)size,
-					    vstart == e->mm.g.modules_vaddr ?
-					    "module" : "vmalloc");
-		*out = ev->va;
-		return err;
-	}
-	err = vt_find_vmap_lowest_match(e, size, align, vstart, vend, out);
+	if (ev->va & (e->mm.g.page_size - 1))
+		return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
+				    "trace va 0x%llx is not page aligned",
+				    (unsigned long long)ev->va);
+	err = va_take_at(e, ev->va, size, vstart, vend);
 	if (err == -ENOSPC) {
 		err = vt_reclaim_and_purge_vmap_areas(e);
 		if (!err)
-			err = vt_find_vmap_lowest_match(e, size, align, vstart,
-							vend, out);
+			err = va_take_at(e, ev->va, size, vstart, vend);
 	}
+	if (err == -ENOSPC)
+		return vt_error_set(e->err, VT_ERR_VA_OVERLAP,
+				    "trace va 0x%llx + %llu bytes overlaps a live area or lies outside the %s area",
+				    (unsigned long long)ev->va,
+				    (unsigned long long)size,
+				    vstart == e->mm.g.modules_vaddr ?
+				    "module" : "vmalloc");
+	*out = ev->va;
+	return err;
+}
+
+/* alloc_vmap_area() after a search found no fit: "overflow:"
+ * reclaim_and_purge_vmap_areas() and the search again, then fail */
+static __attribute__((noinline)) int
+alloc_vmap_area_retry(struct vt_engine *e, uint64_t size, uint64_t align,
+		      uint64_t vstart, uint64_t vend, uint64_t *out)
+{
+	int err = vt_reclaim_and_purge_vmap_areas(e);
+
+	if (!err)
+		err = vt_find_vmap_lowest_match(e, size, align, vstart, vend, out);
 	if (err == -ENOSPC)
 		return vt_error_set(e->err, VT_ERR_VA_EXHAUSTED,
 				    "vmalloc area exhausted: no %llu-byte area with alignment %llu",
 				    (unsigned long long)size,
 				    (unsigned long long)align);
 	return err;
+}
+
+/*
+ * alloc_vmap_area(): lowest fit; on failure reclaim_and_purge_vmap_areas()
+ * and retry once, then fail.  With --use-trace-va the area of @ev goes
+ * where the recorded kernel put it.
+ */
+static inline int alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
+				  uint64_t vstart, uint64_t vend,
+				  const struct vt_event *ev, uint64_t *out)
+{
+	int err;
+
+	if (e->o.use_trace_va && ev && ev->has_va)
+		return alloc_vmap_area_at(e, size, vstart, vend, ev, out);
+	err = vt_find_vmap_lowest_match(e, size, align, vstart, vend, out);
+	return err == -ENOSPC ?
+	       alloc_vmap_area_retry(e, size, align, vstart, vend, out) : err;
+}
+
+int vt_alloc_vmap_area(struct vt_engine *e, uint64_t size, uint64_t align,
+		       uint64_t vstart, uint64_t vend,
+		       const struct vt_event *ev, uint64_t *out)
+{
+	return alloc_vmap_area(e, size, align, vstart, vend, ev, out);
 }
 
 /*
@@ -201,7 +256,7 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
 				    "size %llu is beyond the %s area",
 				    (unsigned long long)a->size,
 				    a->modules ? "module" : "vmalloc");
-	err = vt_alloc_vmap_area(e, size, align, vstart, vend, e->place_ev, &va);
+	err = alloc_vmap_area(e, size, align, vstart, vend, e->place_ev, &va);
 	e->place_ev = NULL;
 	if (err)
 		return err;
@@ -214,11 +269,20 @@ int vt___get_vm_area_node(struct vt_engine *e, struct vt_area *a, uint64_t size,
 /* ---- lazy freeing and purge ---------------------------------------------- */
 
 /* One range of the purge back to the free tree: merged at once
- * (merge_or_add_vmap_area()), or staged with the others when @few is not set. */
+ * (merge_or_add_vmap_area()), or staged with the others when @few is not
+ * set (in each area's tree: a range across VMALLOC_START in two). */
 static int purge_range(struct vt_engine *e, bool few, uint64_t start, uint64_t end)
 {
-	return few ? vt_merge_or_add_vmap_area(e, start, end) :
-		     vt_va_free_stage(&e->free, start, end);
+	uint64_t b = e->mm.g.vmalloc_start;
+	int err;
+
+	if (few)
+		return vt_merge_or_add_vmap_area(e, start, end);
+	if (start < b && end > b) {
+		err = vt_va_free_stage(&e->free_modules, start, b);
+		return err ? err : vt_va_free_stage(&e->free, b, end);
+	}
+	return vt_va_free_stage(va_tree(e, start), start, end);
 }
 
 /*
@@ -243,14 +307,16 @@ static int purge_range(struct vt_engine *e, bool few, uint64_t start, uint64_t e
 static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 {
 	/* (a few areas: merged one by one, as vt_va_free_add_staged() would) */
-	bool few = e->nr_lazy < 8;
-	uint64_t start = 0, end = 0;
+	const struct vt_vrange *lazy = e->lazy;
+	uint64_t nr = e->nr_lazy, start = 0, end = 0, n = 0;
+	unsigned int shift = e->mm.g.page_shift;
+	bool few = nr < 8;
 	int err = 0;
 
-	for (uint64_t i = 0; i < e->nr_lazy && !err; i++) {
-		const struct vt_vrange *r = &e->lazy[i];
+	for (uint64_t i = 0; i < nr && !err; i++) {
+		const struct vt_vrange *r = &lazy[i];
 
-		*pages += (r->end - r->start) >> e->mm.g.page_shift;
+		n += (r->end - r->start) >> shift;
 		if (i && r->start == end) {
 			end = r->end;
 		} else if (i && r->end == start) {
@@ -262,8 +328,11 @@ static int vt_purge_vmap_node(struct vt_engine *e, uint64_t *pages)
 			end = r->end;
 		}
 	}
-	if (e->nr_lazy && !err)
+	if (nr && !err)
 		err = purge_range(e, few, start, end);
+	*pages += n;
+	if (!err && !few)
+		err = vt_va_free_add_staged(&e->free_modules);
 	if (!err && !few)
 		err = vt_va_free_add_staged(&e->free);
 	e->nr_lazy = 0;
@@ -307,7 +376,8 @@ int vt___purge_vmap_area_lazy(struct vt_engine *e, uint64_t start, uint64_t end,
 }
 
 /* free_vmap_area_noflush(): lazy; a purge once lazy_max_pages is exceeded */
-int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
+static inline int free_vmap_area_noflush(struct vt_engine *e, uint64_t start,
+					 uint64_t end)
 {
 	int err = lazy_push(e, start, end);
 
@@ -319,11 +389,16 @@ int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
 	return 0;
 }
 
+int vt_free_vmap_area_noflush(struct vt_engine *e, uint64_t start, uint64_t end)
+{
+	return free_vmap_area_noflush(e, start, end);
+}
+
 /* remove_vm_area() -> free_unmap_vmap_area(): one unmap walk over the whole
  * vmap_area, guard page included; no TLB maintenance until the purge */
 int vt_free_unmap_vmap_area(struct vt_engine *e, uint64_t start, uint64_t end)
 {
 	int err = vt___vunmap_range_noflush(&e->w, start, end);
 
-	return err ? err : vt_free_vmap_area_noflush(e, start, end);
+	return err ? err : free_vmap_area_noflush(e, start, end);
 }

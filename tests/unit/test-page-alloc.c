@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/mm/page_alloc.h"
+#include "core/trace/trace.h"
 #include "test.h"
 
 static void init(struct vt_page_alloc *pa)
@@ -51,6 +52,33 @@ static void s8_case(const char *name, const uint64_t *pfns, uint64_t runs_want,
 	TEST_ASSERT_EQ("to pcp", pa.st.free_pcp, pcp_want);
 	TEST_ASSERT_EQ("to buddy", pa.st.free_buddy, buddy_want);
 	vt_page_alloc_release(&pa);
+
+	/* the same array kept as page runs, as vfree() frees it
+	 * (vt_free_pages_bulk_runs()): one order-0 run a page, one order-3
+	 * run a block (each block's 8 pfns follow each other), and one
+	 * order-0 run a block with the array cut after 252 pages: the
+	 * counts of vt_free_pages_bulk() over the array */
+	for (int shape = 0; shape < 3; shape++) {
+		struct vt_page_alloc want;
+		struct vt_page_run r[256];
+		uint64_t nr = shape == 2 ? 252 : 256, want_runs;
+		uint32_t n = 0;
+
+		for (int i = 0; i < 256; i += shape ? 8 : 1)
+			r[n++] = (struct vt_page_run){ pfns[i], shape ? 8 : 1, 0 };
+		if (shape == 1)
+			for (uint32_t i = 0; i < n; i++)
+				r[i] = (struct vt_page_run){ r[i].pfn, 1, 3 };
+		init(&pa);
+		init(&want);
+		TEST_ASSERT_EQ(name, vt_free_pages_bulk_runs(&pa, r, n, nr, &runs), 0);
+		TEST_ASSERT_EQ(name, vt_free_pages_bulk(&want, pfns, nr, &want_runs), 0);
+		TEST_ASSERT_EQ("runs' cond_resched()", runs, want_runs);
+		TEST_ASSERT_VAL("runs' counts", !memcmp(&pa.st, &want.st, sizeof(pa.st)));
+		TEST_ASSERT_EQ("runs' pcp count", pa.count, want.count);
+		vt_page_alloc_release(&pa);
+		vt_page_alloc_release(&want);
+	}
 
 	/* vfree-perpage: 256 __free_page(), all order 0 to the pcp list */
 	init(&pa);

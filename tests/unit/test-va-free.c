@@ -150,7 +150,8 @@ static void walk(const struct vt_va_free *f, uint32_t t, uint64_t *max,
 		v = al[k] > v ? al[k] : v;
 		amax[k] = ar[k] > v ? ar[k] : v;
 		if (f->aclasses & (1u << k))
-			TEST_ASSERT_EQ("aligned subtree max", f->amax[t][k], amax[k]);
+			TEST_ASSERT_EQ("aligned subtree max",
+				       f->amax[t][f->slot[k]], amax[k]);
 	}
 }
 
