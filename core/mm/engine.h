@@ -205,12 +205,9 @@ enum arm64_linear_variant vt_linear_variant(const struct vt_engine *e);
 bool vt_linear_same(const struct vt_engine *a, const struct vt_engine *b);
 /* The tables that hold @e's linear map: its leader's if it follows one. */
 struct arm64_mm *vt_linear_mm(struct vt_engine *e);
-/* arm64___create_pgd_mapping() (and with --verify arm64_linear_verify():
- * *bad pages, the *first) on @e's own tables, recorded in *e->lin_rec if
- * set; a follower takes all of it from its leader's record instead. */
-int vt_linear_map(struct vt_engine *e, enum arm64_linear_variant v, uint64_t phys,
-		  uint64_t virt, uint64_t size, uint64_t prot, unsigned int flags,
-		  uint64_t *bad, uint64_t *first);
+/* A linear_map event: map_mem()'s __map_memblock() of @ev on @e's own
+ * tables, or its leader's record of it (*va: the range's linear address). */
+int vt_map_mem(struct vt_engine *e, const struct vt_event *ev, uint64_t *va);
 
 /* ---- one engine per strategy (core/mm/vmalloc.c), driven by core/replay.c ---- */
 int vt_engine_new(const struct vt_strategy_spec *spec,

@@ -100,7 +100,10 @@ static int linear_follow(struct vt_engine *e, uint64_t *bad, uint64_t *first)
 	return r->ret;
 }
 
-int vt_linear_map(struct vt_engine *e, enum arm64_linear_variant v, uint64_t phys,
+/* arm64___create_pgd_mapping() (and with --verify arm64_linear_verify():
+ * *bad pages, the *first) on @e's own tables, recorded in *e->lin_rec if
+ * set; a follower takes all of it from its leader's record instead. */
+static int vt_linear_map(struct vt_engine *e, enum arm64_linear_variant v, uint64_t phys,
 		  uint64_t virt, uint64_t size, uint64_t prot, unsigned int flags,
 		  uint64_t *bad, uint64_t *first)
 {
@@ -129,4 +132,60 @@ int vt_linear_map(struct vt_engine *e, enum arm64_linear_variant v, uint64_t phy
 		r->first = *first;
 	}
 	return ret;
+}
+
+/*
+ * A linear_map event: one __map_memblock() of map_mem() (boot, rodata
+ * writable), built by the version of arch/arm64/mm/mmu.c the strategy's
+ * linear axis names (vt_axes_resolve(): default linear-new).  With --verify every page of
+ * the range is checked once, here: nothing later changes it.
+ */
+int vt_map_mem(struct vt_engine *e, const struct vt_event *ev, uint64_t *va)
+{
+	const struct arm64_geom *g = &e->mm.g;
+	unsigned int flags = 0;
+	uint64_t virt, prot = arm64_linear_prot(g), bad, first;
+	int ret;
+
+	if (ev->flags & VT_FLAG(NO_BLOCK_MAPPINGS))
+		flags |= ARM64_NO_BLOCK_MAPPINGS;
+	if (ev->flags & VT_FLAG(NO_CONT_MAPPINGS))
+		flags |= ARM64_NO_CONT_MAPPINGS;
+	if (ev->flags & VT_FLAG(NO_EXEC_MAPPINGS))
+		flags |= ARM64_NO_EXEC_MAPPINGS;
+	if (!ev->size)
+		return vt_error_set(e->err, VT_ERR_BAD_REQUEST, "linear_map of size 0");
+	if (!e->memstart_set) {
+		/* memstart_addr = round_down(memblock_start_of_DRAM(),
+		 * ARM64_MEMSTART_ALIGN) */
+		e->memstart = ev->phys & ~(arm64_memstart_align(g) - 1);
+		e->memstart_set = true;
+	}
+	if (ev->phys < e->memstart || ev->phys - e->memstart > arm64_linear_size(g) ||
+	    ev->size > arm64_linear_size(g) - (ev->phys - e->memstart))
+		return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
+				    "linear_map of [0x%llx, +0x%llx) outside the linear region (PHYS_OFFSET 0x%llx, %llu GiB)",
+				    (unsigned long long)ev->phys,
+				    (unsigned long long)ev->size,
+				    (unsigned long long)e->memstart,
+				    (unsigned long long)(arm64_linear_size(g) >> 30));
+	virt = arm64_linear_virt(g, e->memstart, ev->phys);
+	*va = virt;
+	/* its own tables, or those of the strategies it shares them with */
+	ret = vt_linear_map(e, vt_linear_variant(e), ev->phys, virt, ev->size, prot,
+			    flags, &bad, &first);
+	if (ret == ARM64_LINEAR_EBUG)
+		return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
+				    "linear_map of [0x%llx, +0x%llx) over a different mapping: the kernel would BUG()",
+				    (unsigned long long)ev->phys,
+				    (unsigned long long)ev->size);
+	if (ret)
+		return ret;
+	if (bad) {
+		*vt_stats_at(e->w.st, VT_M_mismapped_pages) += bad;
+		if (e->cb && e->cb->mismap)
+			e->cb->mismap(e->cb->ctx, e->cur_index, e->strat_idx, first,
+				      ev->phys + (first - virt), UINT64_MAX, bad);
+	}
+	return 0;
 }

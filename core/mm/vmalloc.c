@@ -850,63 +850,6 @@ static void id_text(const struct vt_id *id, char *buf, size_t n)
 		snprintf(buf, n, "%llu", (unsigned long long)id->num);
 }
 
-/*
- * A linear_map event: one __map_memblock() of map_mem() (boot, rodata
- * writable), built by the version of arch/arm64/mm/mmu.c the strategy's
- * linear axis names (vt_axes_resolve(): default linear-new).  With --verify every page of
- * the range is checked once, here: nothing later changes it.
- */
-static int vt_map_mem(struct vt_engine *e, const struct vt_event *ev,
-			 uint64_t *va)
-{
-	const struct arm64_geom *g = &e->mm.g;
-	unsigned int flags = 0;
-	uint64_t virt, prot = arm64_linear_prot(g), bad, first;
-	int ret;
-
-	if (ev->flags & VT_FLAG(NO_BLOCK_MAPPINGS))
-		flags |= ARM64_NO_BLOCK_MAPPINGS;
-	if (ev->flags & VT_FLAG(NO_CONT_MAPPINGS))
-		flags |= ARM64_NO_CONT_MAPPINGS;
-	if (ev->flags & VT_FLAG(NO_EXEC_MAPPINGS))
-		flags |= ARM64_NO_EXEC_MAPPINGS;
-	if (!ev->size)
-		return vt_error_set(e->err, VT_ERR_BAD_REQUEST, "linear_map of size 0");
-	if (!e->memstart_set) {
-		/* memstart_addr = round_down(memblock_start_of_DRAM(),
-		 * ARM64_MEMSTART_ALIGN) */
-		e->memstart = ev->phys & ~(arm64_memstart_align(g) - 1);
-		e->memstart_set = true;
-	}
-	if (ev->phys < e->memstart || ev->phys - e->memstart > arm64_linear_size(g) ||
-	    ev->size > arm64_linear_size(g) - (ev->phys - e->memstart))
-		return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
-				    "linear_map of [0x%llx, +0x%llx) outside the linear region (PHYS_OFFSET 0x%llx, %llu GiB)",
-				    (unsigned long long)ev->phys,
-				    (unsigned long long)ev->size,
-				    (unsigned long long)e->memstart,
-				    (unsigned long long)(arm64_linear_size(g) >> 30));
-	virt = arm64_linear_virt(g, e->memstart, ev->phys);
-	*va = virt;
-	/* its own tables, or those of the strategies it shares them with */
-	ret = vt_linear_map(e, vt_linear_variant(e), ev->phys, virt, ev->size, prot,
-			    flags, &bad, &first);
-	if (ret == ARM64_LINEAR_EBUG)
-		return vt_error_set(e->err, VT_ERR_BAD_REQUEST,
-				    "linear_map of [0x%llx, +0x%llx) over a different mapping: the kernel would BUG()",
-				    (unsigned long long)ev->phys,
-				    (unsigned long long)ev->size);
-	if (ret)
-		return ret;
-	if (bad) {
-		EST(e, mismapped_pages) += bad;
-		if (e->cb && e->cb->mismap)
-			e->cb->mismap(e->cb->ctx, e->cur_index, e->strat_idx, first,
-				      ev->phys + (first - virt), UINT64_MAX, bad);
-	}
-	return 0;
-}
-
 /* The engine's metric of each arch counter, by name (a counter without
  * its metric does not compile). */
 #define METRIC_OF(name) [ARCH_C(name)] = VT_M_##name,
