@@ -14,20 +14,24 @@
 #include "core/pool.h"
 #include "core/tally.h"
 
-static uint64_t tlb_peak_entries(const struct vt_engine *e)
+/* TLB entries of @units CONT-sized units (tlb_entries, linear_tlb_entries) */
+static uint64_t tlb_entries(const struct vt_engine *e, int64_t units)
 {
 	uint64_t n = e->mm.g.cont_ptes;
 
-	return ((uint64_t)e->mm.tlb_units_peak + n - 1) / n;
+	return ((uint64_t)units + n - 1) / n;
+}
+
+static uint64_t tlb_peak_entries(const struct vt_engine *e)
+{
+	return tlb_entries(e, e->mm.tlb_units_peak);
 }
 
 /* The linear map's peak in TLB entries (linear_tlb_entries), as
  * tlb_peak_entries() for the vmalloc area. */
 static uint64_t linear_tlb_peak_entries(const struct vt_engine *e)
 {
-	uint64_t n = e->mm.g.cont_ptes;
-
-	return ((uint64_t)e->mm.lin_tlb_units_peak + n - 1) / n;
+	return tlb_entries(e, e->mm.lin_tlb_units_peak);
 }
 
 /*
@@ -36,19 +40,25 @@ static uint64_t linear_tlb_peak_entries(const struct vt_engine *e)
  */
 static void account(struct vt_engine *e, struct vt_strategy_result *r,
 		    const struct vt_replay_cb *cb, unsigned int si, long index,
-		    const struct vt_event *ev, uint64_t va, uint64_t peak_before,
+		    const struct vt_event *ev, uint64_t va, int64_t peak_before,
 		    struct vt_tally *tally)
 {
-	uint64_t peak = tlb_peak_entries(e), lin_peak = linear_tlb_peak_entries(e);
 	bool per_event = cb && cb->event;
 
-	if (peak != peak_before)
-		*vt_stats_at(&e->ev, VT_M_tlb_entries) += peak - peak_before;
+	/* how much the event raised the peak, in entries: computed only when
+	 * the peak in units moved, which most events leave alone */
+	if (e->mm.tlb_units_peak != peak_before)
+		*vt_stats_at(&e->ev, VT_M_tlb_entries) +=
+			tlb_peak_entries(e) - tlb_entries(e, peak_before);
 	/* linear_map events raise the linear peak; an event's value is how
 	 * much it raised it, so per-event lines add up to the total */
-	if (lin_peak != e->lin_peak_seen)
+	if (e->mm.lin_tlb_units_peak != e->lin_units_seen) {
+		uint64_t lin_peak = linear_tlb_peak_entries(e);
+
 		*vt_stats_at(&e->ev, VT_M_linear_tlb_entries) += lin_peak - e->lin_peak_seen;
-	e->lin_peak_seen = lin_peak;
+		e->lin_peak_seen = lin_peak;
+		e->lin_units_seen = e->mm.lin_tlb_units_peak;
+	}
 	if (ev) {
 		r->op_events[ev->op]++;
 		r->op_seen[ev->op] = true;
@@ -192,7 +202,8 @@ static void par_replay_batch(struct par *p, unsigned int i, struct par_batch *b)
 	struct par_strat *ps = &p->st[i];
 
 	for (int k = 0; k < b->n && !ps->ret; k++) {
-		uint64_t va, peak = tlb_peak_entries(ps->e);
+		uint64_t va;
+		int64_t peak = ps->e->mm.tlb_units_peak;
 
 		/* a shared linear map: the leader's record of this event */
 		if (ps->group != UINT32_MAX && b->ev[k].op == VT_OP_LINEAR_MAP)
@@ -590,7 +601,8 @@ static int replay_serial(const struct vt_replay_req *req, struct vt_trace_reader
 	while ((ret = vt_trace_next(rd, &ev, err)) > 0) {
 		for (unsigned int i = 0; i < req->nr_specs; i++) {
 			struct vt_engine *e = eng[i];
-			uint64_t va, peak = tlb_peak_entries(e);
+			uint64_t va;
+			int64_t peak = e->mm.tlb_units_peak;
 
 			ret = vt_engine_apply(e, *index, &ev, &va, err);
 			if (ret) {
@@ -723,7 +735,7 @@ int vt_replay_run(const struct vt_replay_req *req, const struct vt_replay_cb *cb
 	res->events = stopped ? index + 1 : index;
 	for (unsigned int i = 0; i < req->nr_specs; i++) {
 		struct vt_engine *e = eng[i];
-		uint64_t peak = tlb_peak_entries(e);
+		int64_t peak = e->mm.tlb_units_peak;
 
 		if (req->stop_after < 0) {
 			ret = vt_engine_finish(e, err);

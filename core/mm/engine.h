@@ -126,6 +126,7 @@ struct vt_engine {
 	 * memblock in ascending order) */
 	uint64_t memstart;
 	uint64_t lin_peak_seen;	/* linear_tlb_entries accounted so far */
+	int64_t lin_units_seen;	/* the mm.lin_tlb_units_peak they are of */
 	bool memstart_set;
 	/* a linear map shared with other strategies (core/replay.c sets these,
 	 * core/mm/linear.c uses them): the leader records each linear_map
