@@ -15,8 +15,9 @@ wait4(), and of wall time):
               pages, vfree): events/s of CPU time
   instructions callgrind's instruction count of the same replay of 50k events, per event,
               and per event the inclusive counts of its parts (callgrind_annotate):
-              reader, engine, va_lowest_fit and va_merge (the free VA tree), accounting,
-              cost_memo (inside accounting)
+              reader, engine, va_lowest_fit and va_merge (the free VA tree), the
+              walks (walk_map, walk_unmap), accounting and the tally in it (pricing
+              and summing)
   jobs        compare (the default strategies) of a CPU-bound system-heap trace
               (8192 buffers of 128 MiB, order 8, 4 live) with --jobs=1 and --jobs=2:
               wall and CPU, and the ratio wall(jobs=1) / wall(jobs=2); then, where a
@@ -222,7 +223,9 @@ PARTS = {"reader": "core/trace/trace-read.c:vt_trace_next",
          "va_lowest_fit": "core/mm/va_free.c:vt_va_free_take_lowest",
          "va_merge": "core/mm/va_free.c:vt_va_free_add",
          "accounting": "core/replay.c:account",
-         "cost_memo": "core/cost/estimate.c:vt_cost_fill_memo"}
+         "tally": "core/tally.c:vt_tally_add",
+         "walk_map": "core/mm/walk.c:vt_vmap_small_pages_range_noflush",
+         "walk_unmap": "core/mm/walk.c:vt___vunmap_range_noflush"}
 
 
 def parts(out):
