@@ -287,11 +287,22 @@ static void on_progress(void *ctx, long events, bool done)
 	vt_progress(c->trace, events, done);
 }
 
+/*
+ * The trace reader's warnings (vt_trace_warnings()): lines that each name
+ * their place (FILE:LINE: ..., the last perhaps the cap's "more than N
+ * distinct unknown names"), so each is a warning of its own.
+ */
 static void on_warn(void *ctx, const char *msg)
 {
-	struct run_ctx *c = ctx;
+	(void)ctx;
+	while (*msg) {
+		const char *nl = strchr(msg, '\n');
+		int len = nl ? (int)(nl - msg) : (int)strlen(msg);
 
-	vt_warn("%s: %s", c->trace, msg);
+		if (len)
+			vt_warn("%.*s", len, msg);
+		msg += len + (nl != NULL);
+	}
 }
 
 /* The first bytes of @f, xz-decoded when it is xz (its magic FD '7zXZ' 00);
