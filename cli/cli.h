@@ -72,12 +72,13 @@ enum {
 	VT_APPLIES_STRATEGY = 1 << 1,	/* --strategy */
 	VT_APPLIES_PROFILE = 1 << 2,	/* --profile */
 	VT_APPLIES_GEOMETRY = 1 << 3,	/* --granule, --va-bits */
-	VT_APPLIES_REPORT = 1 << 4,	/* --per-op, --per-event, --jobs */
+	VT_APPLIES_REPORT = 1 << 4,	/* --per-op, --jobs */
 	VT_APPLIES_MODEL = 1 << 5,	/* --kernel and the option table */
 	VT_APPLIES_CPUS = 1 << 6,	/* --cpus alone (gen) */
 	VT_APPLIES_VMLINUX = 1 << 7,	/* --vmlinux, --kconfig */
 	VT_APPLIES_RENDER = 1 << 8,	/* --wide, --color, --svg, --format=mail */
 	VT_APPLIES_COST_OF = 1 << 9,	/* --cost-of (not gate: it gates whole estimates) */
+	VT_APPLIES_PER_EVENT = 1 << 10,	/* --per-event (not gate: it gates totals) */
 	VT_APPLIES_REPLAY = VT_APPLIES_FORMAT | VT_APPLIES_STRATEGY |
 			    VT_APPLIES_PROFILE | VT_APPLIES_GEOMETRY |
 			    VT_APPLIES_REPORT | VT_APPLIES_MODEL | VT_APPLIES_VMLINUX,

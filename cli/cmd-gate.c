@@ -1051,10 +1051,6 @@ int cmd_gate(struct vt_cli *cli, int argc, char **argv)
 		VT_IO_WRITE }, { "--markdown", a.markdown, VT_IO_WRITE } }, 3,
 				a.t.v, a.t.n, "input")))
 		return rc;
-	if (cli->per_event) {
-		vt_err("gate: --per-event is not supported");
-		return VT_EC_USAGE;
-	}
 	/* "-" is standard input, for the baseline as for every input; it
 	 * can be read once */
 	for (int i = 0; i < a.t.n; i++)

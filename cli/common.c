@@ -185,9 +185,10 @@ static unsigned int applies_bit(int key)
 	case OPT_KCONFIG:
 		return VT_APPLIES_VMLINUX;
 	case OPT_PER_OP:
-	case OPT_PER_EVENT:
 	case OPT_JOBS:
 		return VT_APPLIES_REPORT;
+	case OPT_PER_EVENT:
+		return VT_APPLIES_PER_EVENT;
 	case OPT_KERNEL:
 		return VT_APPLIES_MODEL;
 	case OPT_WIDE:

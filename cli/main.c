@@ -26,10 +26,10 @@ static vt_cmd_fn cmd_help;
 
 static const struct vt_cmd cmds[] = {
 	{ "replay", cmd_replay, "replay traces under one or more strategies",
-	  VT_APPLIES_REPLAY | VT_APPLIES_RENDER |
+	  VT_APPLIES_REPLAY | VT_APPLIES_PER_EVENT | VT_APPLIES_RENDER |
 	  VT_APPLIES_COST_OF },
 	{ "compare", cmd_compare, "strategies side by side, ratios against the first",
-	  VT_APPLIES_REPLAY | VT_APPLIES_RENDER |
+	  VT_APPLIES_REPLAY | VT_APPLIES_PER_EVENT | VT_APPLIES_RENDER |
 	  VT_APPLIES_COST_OF },
 	{ "gate", cmd_gate, "exit 1 if a report regressed against a baseline",
 	  VT_APPLIES_REPLAY },

@@ -66,6 +66,13 @@ run 2 gen systemheap --verify; grep -q -- "--verify does not apply to 'gen'" "$T
 run 2 --verify gen systemheap; grep -q -- "--verify does not apply to 'gen'" "$TMP/err" || die "--verify gen"
 run 2 import --strategy=foo x.txt; grep -q -- "--strategy does not apply to 'import'" "$TMP/err" || die "import --strategy"
 run 2 strategies --per-op
+# gate takes --per-op and --jobs but not --per-event: not offered, refused as
+# not applying (a session 10 trial finding: listed, then "not supported")
+run 0 help gate; grep -q -- '--per-op' "$TMP/out" || die "help gate lacks --per-op"
+grep -q -- '--per-event' "$TMP/out" && die "help gate offers --per-event"
+run 2 gate --per-event --baseline="$T" "$T"
+grep -q -- "--per-event does not apply to 'gate'" "$TMP/err" || die "gate --per-event: $(cat "$TMP/err")"
+run 2 --per-event gate --baseline="$T" "$T"
 run 0 gen systemheap --cpus=2 --buffers=1 --size=64K
 run 0 replay --verify --per-op "$T"
 # every option --help lists is accepted by its command (nothing listed that does not work)
