@@ -269,6 +269,13 @@ void vt_common_show_for(const struct vt_cmd *c)
 		}
 		if (!vt_common_applies(c, o->key) || !bit || bit == VT_APPLIES_FORMAT)
 			o->flags |= OPTION_HIDDEN;
+		/* gen and import write the config the others read */
+		if (o->key == OPT_GRANULE && !strcmp(c->name, "gen"))
+			o->doc = "translation granule, written to the trace's "
+				 "config (default 4k)";
+		if (o->key == OPT_GRANULE && !strcmp(c->name, "import"))
+			o->doc = "translation granule, written to the trace's "
+				 "config (default 4k, or --vmlinux's)";
 	}
 }
 

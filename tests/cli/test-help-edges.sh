@@ -62,6 +62,13 @@ grep -q "vmaptool help" "$TMP/out" || die "strategies --help has no pointer to t
 run 0 gen --help
 grep -q -- '--cpus' "$TMP/out" && grep -q -- '--granule' "$TMP/out" || die "gen --help lacks --cpus/--granule"
 grep -qE -- '--verify|--strategy|--barriers' "$TMP/out" && die "gen --help lists options it does not take"
+# gen writes the config (its --granule overrides nothing) and releases a
+# random live buffer, not the oldest (session 10 trial findings)
+tr -s ' \n' ' ' <"$TMP/out" | grep -q -- "--granule=4k|16k|64k translation granule, written to the trace's config (default 4k)" ||
+	die "gen --help: --granule's text"
+tr -s ' \n' ' ' <"$TMP/out" | grep -q -- "--live=N at most N buffers (or ioremaps) mapped at once; a live one picked at random is released" ||
+	die "gen --help: --live's text"
+grep -q "oldest\|overrides" "$TMP/out" && die "gen --help: $(grep "oldest\|overrides" "$TMP/out")"
 run 2 gen systemheap --verify; grep -q -- "--verify does not apply to 'gen'" "$TMP/err" || die "gen --verify"
 run 2 --verify gen systemheap; grep -q -- "--verify does not apply to 'gen'" "$TMP/err" || die "--verify gen"
 run 2 import --strategy=foo x.txt; grep -q -- "--strategy does not apply to 'import'" "$TMP/err" || die "import --strategy"
