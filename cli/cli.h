@@ -79,6 +79,7 @@ enum {
 	VT_APPLIES_RENDER = 1 << 8,	/* --wide, --color, --svg, --format=mail */
 	VT_APPLIES_COST_OF = 1 << 9,	/* --cost-of (not gate: it gates whole estimates) */
 	VT_APPLIES_PER_EVENT = 1 << 10,	/* --per-event (not gate: it gates totals) */
+	VT_APPLIES_CSV = 1 << 11,	/* --format=csv (with VT_APPLIES_FORMAT) */
 	VT_APPLIES_REPLAY = VT_APPLIES_FORMAT | VT_APPLIES_STRATEGY |
 			    VT_APPLIES_PROFILE | VT_APPLIES_GEOMETRY |
 			    VT_APPLIES_REPORT | VT_APPLIES_MODEL | VT_APPLIES_VMLINUX,

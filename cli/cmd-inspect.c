@@ -172,10 +172,6 @@ int cmd_inspect(struct vt_cli *cli, int argc, char **argv)
 	rc = vt_out_check(cli, NULL, 0, NULL, 0, NULL);
 	if (rc)
 		return rc;
-	if (cli->format == VT_FMT_CSV) {
-		vt_err("inspect: --format=csv is not offered (table or json)");
-		return VT_EC_USAGE;
-	}
 	rc = vt_cli_kimage(cli, &k);
 	if (rc)
 		return rc;

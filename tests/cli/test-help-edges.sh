@@ -80,6 +80,21 @@ grep -q -- '--per-event' "$TMP/out" && die "help gate offers --per-event"
 run 2 gate --per-event --baseline="$T" "$T"
 grep -q -- "--per-event does not apply to 'gate'" "$TMP/err" || die "gate --per-event: $(cat "$TMP/err")"
 run 2 --per-event gate --baseline="$T" "$T"
+# a format a command does not write: one usage error for every command
+# (session 10 trial finding: calibrate and profiles printed their table for
+# --format=csv, inspect alone refused it)
+for c in "profiles" "calibrate" "inspect --vmlinux=/nonexistent" "gate --baseline=$T $T"; do
+	for f in csv mail; do
+		run 2 $c --format=$f
+		grep -q -- "--format=$f does not apply to '${c%% *}' (table or json)" "$TMP/err" ||
+			die "$c --format=$f: $(head -3 "$TMP/err")"
+		run 2 --format=$f $c
+	done
+done
+run 2 strategies --format=mail; grep -q -- "(table, json or csv)" "$TMP/err" || die "strategies --format=mail: $(cat "$TMP/err")"
+run 0 strategies --format=csv
+run 0 ptdump --format=csv --strategy=zigzag "$T"
+run 0 profiles -j
 run 0 gen systemheap --cpus=2 --buffers=1 --size=64K
 run 0 replay --verify --per-op "$T"
 # every option --help lists is accepted by its command (nothing listed that does not work)
