@@ -79,9 +79,39 @@ command -v man >/dev/null || { echo "skip: no man"; exit 0; }
 python3 "$VT_SRC/scripts/gen-man.py" "$V" "$TMP/man"
 [ -f "$TMP/man/vmaptool-help.1" ] || die "no vmaptool-help.1 (docs/vmaptool-help.md documents 'vmaptool help')"
 for f in "$TMP"/man/*.1; do
-	python3 - "$f" <<'PY' || exit 1
+	c=$(basename "$f" .1)
+	case $c in
+	vmaptool) help=$("$V" --help) ;;
+	vmaptool-help) help=$("$V" help) ;;
+	*) help=$("$V" "${c#vmaptool-}" --help) ;;
+	esac
+	python3 - "$f" "$help" <<'PY' || exit 1
 import re, sys
 src = open(sys.argv[1]).read().split("\n")
+# every group header of --help (column 1 after a blank line, wrapped over
+# column-1 lines up to its ':') is one .SS, whole, and the DESCRIPTION holds
+# none of it (a session 10 trial finding: a header of two lines ended
+# vmaptool-replay(1)'s DESCRIPTION with its first line, its second a .SS)
+want, cur, prev = [], None, ""
+for l in sys.argv[2].split("\n"):
+    if cur is None and not prev and re.match(r"^ \S", l):
+        cur = []
+    if cur is not None:
+        if not re.match(r"^ \S", l):
+            sys.exit(f"FAIL: {sys.argv[1]}: --help header without its ':': {cur!r}")
+        cur.append(l.strip())
+        if l.endswith(":"):
+            want.append(" ".join(cur))
+            cur = None
+    prev = l
+got = [l[4:].replace("\\-", "-").replace("\\e", "\\") for l in src
+       if l.startswith(".SS ") and l != ".SS Commands"]
+if got != want:
+    sys.exit(f"FAIL: {sys.argv[1]}: section headers {got!r}, --help has {want!r}")
+desc = " ".join(" ".join(src[src.index(".SH DESCRIPTION"):src.index(".SH OPTIONS")]).split())
+for h in want:
+    if " ".join(h.split()[:3]) in desc.replace("\\-", "-"):
+        sys.exit(f"FAIL: {sys.argv[1]}: DESCRIPTION holds header {h!r}")
 for i, l in enumerate(src):
     if l == ".TP":
         term, text = src[i + 1], src[i + 2] if i + 2 < len(src) else ""
