@@ -258,12 +258,16 @@ static int digits(json_int_t v)
 }
 
 /* Widths of the column layout; returns its total width. */
-static int column_widths(const struct table *t, bool wide, int *name_w,
-			 int *col_w, int *words_w)
+static int column_widths(const struct table *t, const char *title, bool wide,
+			 int *name_w, int *col_w, int *words_w)
 {
 	int total;
 
+	/* the title heads the name column: a table of short names only (a
+	 * trace of no events: tlbi alone) is as wide as it */
 	*name_w = wide ? WIDE_NAME_W : 0;
+	if ((int)strlen(title) + 2 > *name_w)
+		*name_w = (int)strlen(title) + 2;
 	*words_w = (int)strlen("change") + 2;	/* the header */
 	for (int r = 0; r < t->nr_rows; r++) {
 		char label[64];
@@ -412,7 +416,7 @@ static void table_print(const struct text_out *o, json_t *strats,
 		return;
 	}
 	table_rows(&t, o->verbose);
-	if (column_widths(&t, o->wide, &name_w, col_w, &words_w) <= TEXT_COLS ||
+	if (column_widths(&t, title, o->wide, &name_w, col_w, &words_w) <= TEXT_COLS ||
 	    o->wide || t.nr < 2)
 		table_columns(o, &t, title, name_w, col_w, words_w);
 	else

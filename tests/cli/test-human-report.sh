@@ -38,6 +38,17 @@ for args in "replay" "compare" "compare --ablation" "compare --per-op" \
 done
 vt compare t.json >cmp.txt
 grep -q '^pagewise \[count\]$' cmp.txt || fail "compare of 4 strategies: no block of the first strategy"
+# the title heads the name column however short the names: a trace of no
+# events shows tlbi alone, and each header ends where its column's values
+# do (a session 10 trial finding: the header 8 columns to the right)
+echo '{"format":"vmaptool-trace","version":1,"events":[]}' >noevents.json
+for args in "replay" "compare --strategy=zigzag,batched" "replay --wide" "compare --wide"; do
+	vt $args noevents.json >ne.txt 2>&1 || fail "$args noevents.json: exit $?"
+	head_len=$(awk '/^metric \[count\]/ { print length($0) }' ne.txt)
+	row_len=$(awk '/^tlbi / { print length($0) }' ne.txt)
+	[ -n "$head_len" ] && [ "$head_len" = "$row_len" ] ||
+		{ fail "$args noevents.json: header of $head_len columns over a row of $row_len"; cat ne.txt; }
+done
 grep -q '^batched against pagewise$' cmp.txt || fail "compare: no block 'batched against pagewise'"
 grep -Eq '^  set_pte_at_calls +2698 -> +10  270x fewer$' cmp.txt ||
 	fail "compare: set_pte_at_calls not as '2698 -> 10  270x fewer'"
