@@ -230,6 +230,10 @@ void vt_progress_step(const char *what, unsigned int i, unsigned int n, const ch
 FILE *vt_out_open(const char *path);
 /* Check and close the file; on failure (or !@ok) remove the temporary,
  * else keep it for vt_out_finish(); checks stdout with fflush/ferror.
+ * A failed write is said ("write error on stdout: Broken pipe", "cannot
+ * write 'F': ...") unless !@ok: the run failed and has said why already.
+ * A writer that failed passes true all the same: its stream's error is
+ * said here, and it says only what the stream does not show.
  * Returns 0 or an exit code (4). */
 int vt_out_close(FILE *f, const char *path, bool ok);
 /* main(), with the exit code: rename every closed temporary over its

@@ -620,7 +620,7 @@ static int write_file(const char *path, const struct vt_gate *g,
 	if (!f)
 		return VT_EC_SYSTEM;
 	wr = fn ? fn(g, f) : vt_gate_write(g, f, fmt);
-	rc = vt_out_close(f, path, wr == 0);
+	rc = vt_out_close(f, path, true);
 	if (wr && !rc) {
 		vt_err("cannot write '%s': %s", path, strerror(-wr));
 		rc = VT_EC_SYSTEM;
@@ -680,7 +680,7 @@ static int write_baseline(const char *path, const struct vt_report *r)
 	if (!f)
 		return VT_EC_SYSTEM;
 	wr = vt_report_write(r, f, VT_FMT_JSON, 0);
-	rc = vt_out_close(f, path, wr == 0);
+	rc = vt_out_close(f, path, true);
 	if (wr && !rc) {
 		vt_err("cannot write '%s': %s", path, strerror(-wr));
 		rc = VT_EC_SYSTEM;

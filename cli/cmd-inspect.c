@@ -196,5 +196,5 @@ int cmd_inspect(struct vt_cli *cli, int argc, char **argv)
 		print_text(cli, out, in);
 	}
 	vt_cli_kimage_close();
-	return vt_out_close(out, cli->output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
+	return vt_out_close(out, cli->output, true) ?: (wr ? VT_EC_SYSTEM : 0);
 }

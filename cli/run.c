@@ -738,7 +738,7 @@ int vt_run_command(const struct vt_cli *cli, char **traces, int n,
 		} else {
 			int wr = vt_report_render(report, out, cli->format, &ro);
 
-			rc = vt_out_close(out, cli->output, wr == 0);
+			rc = vt_out_close(out, cli->output, true);
 			if (wr && !rc) {
 				vt_err("cannot write the report: %s", strerror(-wr));
 				rc = VT_EC_SYSTEM;
@@ -753,7 +753,7 @@ int vt_run_command(const struct vt_cli *cli, char **traces, int n,
 		} else {
 			int wr = vt_report_svg(report, out);
 
-			rc = vt_out_close(out, cli->svg, wr == 0);
+			rc = vt_out_close(out, cli->svg, true);
 			if (wr && !rc) {
 				vt_err("cannot write the SVG: %s", strerror(-wr));
 				rc = VT_EC_SYSTEM;
