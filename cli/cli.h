@@ -122,6 +122,9 @@ struct vt_trace_args {
 	char **v;
 	int n;
 	char **owned;	/* vt_trace_args_bundled()'s paths, or NULL */
+	/* vt_trace_args_bundled(): the name as typed of each bundled trace
+	 * (the human report shows it), NULL for a path given as a path */
+	const char **shown;
 };
 /* Handle ARGP_KEY_ARGS/ARGP_KEY_NO_ARGS for @a ("no @what given");
  * ARGP_ERR_UNKNOWN for every other key. */
@@ -136,7 +139,8 @@ error_t vt_parse_trace_args(int key, struct argp_state *state,
  */
 char *vt_bundled_trace(const char *arg);
 /* Each of @a's arguments through vt_bundled_trace(): @a->v becomes an
- * array of its own (vt_trace_args_release() frees it).  0 or -ENOMEM. */
+ * array of its own, @a->shown the names typed for bundled traces
+ * (vt_trace_args_release() frees both).  0 or -ENOMEM. */
 int vt_trace_args_bundled(struct vt_trace_args *a);
 void vt_trace_args_release(struct vt_trace_args *a);
 

@@ -843,11 +843,18 @@ int vt_trace_args_bundled(struct vt_trace_args *a)
 {
 	char **v = calloc((size_t)a->n + 1, sizeof(*v));
 
-	if (!v)
+	a->shown = calloc((size_t)a->n + 1, sizeof(*a->shown));
+	if (!v || !a->shown) {
+		free(v);
+		free(a->shown);
+		a->shown = NULL;
 		return -ENOMEM;
+	}
 	for (int i = 0; i < a->n; i++) {
 		v[i] = vt_bundled_trace(a->v[i]);
-		if (!v[i]) {
+		if (v[i]) {
+			a->shown[i] = a->v[i];	/* argv's: lives as long */
+		} else {
 			bundled_hint(a->v[i]);
 			v[i] = strdup(a->v[i]);
 		}
@@ -863,6 +870,8 @@ int vt_trace_args_bundled(struct vt_trace_args *a)
 
 void vt_trace_args_release(struct vt_trace_args *a)
 {
+	free(a->shown);
+	a->shown = NULL;
 	if (!a->owned)
 		return;
 	for (int i = 0; a->owned[i]; i++)

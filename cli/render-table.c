@@ -574,7 +574,8 @@ static const char *events_word(json_int_t n)
 }
 
 /* @said: the mail header has already named this trace and its events */
-static void trace_body(const struct text_out *o, json_t *t, const char *profile, bool said)
+static void trace_body(const struct text_out *o, json_t *t, const char *name,
+		       const char *profile, bool said)
 {
 	json_t *strats = json_object_get(t, "strategies");
 	json_t *g = json_object_get(t, "config");
@@ -590,7 +591,7 @@ static void trace_body(const struct text_out *o, json_t *t, const char *profile,
 		return;
 	}
 	fprintf(m, "trace: %s (%" JSON_INTEGER_FORMAT " %s",
-		safe(o, json_string_value(json_object_get(t, "trace")), buf, sizeof(buf)),
+		safe(o, name, buf, sizeof(buf)),
 		json_integer_value(json_object_get(t, "events")),
 		events_word(json_integer_value(json_object_get(t, "events"))));
 	if (g)
@@ -671,7 +672,7 @@ int vt_report_write_table(const struct vt_report *r, FILE *f,
 	if (ro->verbose)
 		options_line(&o, config);
 	json_array_foreach(r->traces, i, t)
-		trace_body(&o, t, profile, false);
+		trace_body(&o, t, vt_report_trace_shown(r, i), profile, false);
 	return render_oom ? -ENOMEM : 0;
 }
 
@@ -744,8 +745,7 @@ int vt_report_write_mail(const struct vt_report *r, FILE *f,
 	fprintf(m, "Trace%s ", json_array_size(r->traces) == 1 ? ":" : "s:");
 	json_array_foreach(r->traces, i, t)
 		fprintf(m, "%s%s (%" JSON_INTEGER_FORMAT " %s)", i ? ", " : "",
-			safe(&o, json_string_value(json_object_get(t, "trace")), buf,
-			     sizeof(buf)),
+			safe(&o, vt_report_trace_shown(r, i), buf, sizeof(buf)),
 			json_integer_value(json_object_get(t, "events")),
 			events_word(json_integer_value(json_object_get(t, "events"))));
 	fputc('\n', m);
@@ -782,6 +782,7 @@ int vt_report_write_mail(const struct vt_report *r, FILE *f,
 		options_line(&o, config);
 	/* one trace: the header has named it; several: each table says whose */
 	json_array_foreach(r->traces, i, t)
-		trace_body(&o, t, profile, json_array_size(r->traces) == 1);
+		trace_body(&o, t, vt_report_trace_shown(r, i), profile,
+			   json_array_size(r->traces) == 1);
 	return render_oom ? -ENOMEM : 0;
 }

@@ -488,7 +488,8 @@ bool vt_run_is_report(const char *path)
 	return yes;
 }
 
-int vt_run_skip_reports(const char *cmd, char **traces, int *n)
+int vt_run_skip_reports(const char *cmd, char **traces, const char **shown,
+			int *n)
 {
 	struct vt_error err;
 	int reports = 0, kept = 0;
@@ -519,7 +520,14 @@ int vt_run_skip_reports(const char *cmd, char **traces, int *n)
 			char *keep = traces[i];
 
 			traces[i] = traces[kept];
-			traces[kept++] = keep;
+			traces[kept] = keep;
+			if (shown) {
+				const char *s = shown[i];
+
+				shown[i] = shown[kept];
+				shown[kept] = s;
+			}
+			kept++;
 		}
 	}
 	*n = kept;
@@ -680,8 +688,8 @@ int vt_run_traces(const struct vt_run_opts *o, char **traces, int n,
 	return rc;
 }
 
-int vt_run_command(const struct vt_cli *cli, char **traces, int n,
-		   const struct vt_spec_list *specs, bool ratios)
+int vt_run_command(const struct vt_cli *cli, char **traces, const char **shown,
+		   int n, const struct vt_spec_list *specs, bool ratios)
 {
 	struct vt_profile profile;
 	struct vt_run_opts o;
@@ -696,7 +704,7 @@ int vt_run_command(const struct vt_cli *cli, char **traces, int n,
 	rc = vt_out_check(cli, NULL, 0, traces, n, "trace");
 	if (!rc)
 		rc = vt_run_skip_reports(cli->cmd ? cli->cmd->name : "replay",
-					 traces, &n);
+					 traces, shown, &n);
 	if (rc)
 		return rc;
 	/* Before the report copies the options: the profile may set one. */
@@ -725,6 +733,11 @@ int vt_run_command(const struct vt_cli *cli, char **traces, int n,
 		}
 	}
 	rc = vt_run_traces(&o, traces, n, specs, report, ratios, pe);
+	/* every trace is in the report, in the order given */
+	if (!rc && report && shown && vt_report_set_shown(report, shown, n)) {
+		vt_err("out of memory");
+		rc = VT_EC_SYSTEM;
+	}
 	rc2 = vt_out_close(pe, pe_path, rc == 0);
 	if (!rc)
 		rc = rc2;
