@@ -72,12 +72,14 @@ enum {
 	VT_APPLIES_STRATEGY = 1 << 1,	/* --strategy */
 	VT_APPLIES_PROFILE = 1 << 2,	/* --profile */
 	VT_APPLIES_GEOMETRY = 1 << 3,	/* --granule, --va-bits */
-	VT_APPLIES_REPORT = 1 << 4,	/* --per-op, --per-event, --jobs */
+	VT_APPLIES_REPORT = 1 << 4,	/* --per-op, --jobs */
 	VT_APPLIES_MODEL = 1 << 5,	/* --kernel and the option table */
 	VT_APPLIES_CPUS = 1 << 6,	/* --cpus alone (gen) */
 	VT_APPLIES_VMLINUX = 1 << 7,	/* --vmlinux, --kconfig */
 	VT_APPLIES_RENDER = 1 << 8,	/* --wide, --color, --svg, --format=mail */
 	VT_APPLIES_COST_OF = 1 << 9,	/* --cost-of (not gate: it gates whole estimates) */
+	VT_APPLIES_PER_EVENT = 1 << 10,	/* --per-event (not gate: it gates totals) */
+	VT_APPLIES_CSV = 1 << 11,	/* --format=csv (with VT_APPLIES_FORMAT) */
 	VT_APPLIES_REPLAY = VT_APPLIES_FORMAT | VT_APPLIES_STRATEGY |
 			    VT_APPLIES_PROFILE | VT_APPLIES_GEOMETRY |
 			    VT_APPLIES_REPORT | VT_APPLIES_MODEL | VT_APPLIES_VMLINUX,
@@ -120,6 +122,9 @@ struct vt_trace_args {
 	char **v;
 	int n;
 	char **owned;	/* vt_trace_args_bundled()'s paths, or NULL */
+	/* vt_trace_args_bundled(): the name as typed of each bundled trace
+	 * (the human report shows it), NULL for a path given as a path */
+	const char **shown;
 };
 /* Handle ARGP_KEY_ARGS/ARGP_KEY_NO_ARGS for @a ("no @what given");
  * ARGP_ERR_UNKNOWN for every other key. */
@@ -134,7 +139,8 @@ error_t vt_parse_trace_args(int key, struct argp_state *state,
  */
 char *vt_bundled_trace(const char *arg);
 /* Each of @a's arguments through vt_bundled_trace(): @a->v becomes an
- * array of its own (vt_trace_args_release() frees it).  0 or -ENOMEM. */
+ * array of its own, @a->shown the names typed for bundled traces
+ * (vt_trace_args_release() frees both).  0 or -ENOMEM. */
 int vt_trace_args_bundled(struct vt_trace_args *a);
 void vt_trace_args_release(struct vt_trace_args *a);
 
@@ -228,6 +234,10 @@ void vt_progress_step(const char *what, unsigned int i, unsigned int n, const ch
 FILE *vt_out_open(const char *path);
 /* Check and close the file; on failure (or !@ok) remove the temporary,
  * else keep it for vt_out_finish(); checks stdout with fflush/ferror.
+ * A failed write is said ("write error on stdout: Broken pipe", "cannot
+ * write 'F': ...") unless !@ok: the run failed and has said why already.
+ * A writer that failed passes true all the same: its stream's error is
+ * said here, and it says only what the stream does not show.
  * Returns 0 or an exit code (4). */
 int vt_out_close(FILE *f, const char *path, bool ok);
 /* main(), with the exit code: rename every closed temporary over its

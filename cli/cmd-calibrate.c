@@ -690,7 +690,7 @@ int cmd_calibrate(struct vt_cli *cli, int argc, char **argv)
 	} else {
 		render_table(out, &set, &fit, profs, nr_profs, !a.check, cli->verbose);
 	}
-	ret = vt_out_close(out, cli->output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
+	ret = vt_out_close(out, cli->output, true) ?: (wr ? VT_EC_SYSTEM : 0);
 out:
 	vt_fit_release(&fit);
 	vt_figure_set_release(&set);

@@ -77,7 +77,7 @@ static struct argp compare_argp = {
 int cmd_compare(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool compare";
-	struct compare_args a = { cli, { NULL, 0, NULL }, false, false, NULL };
+	struct compare_args a = { cli, { NULL, 0, NULL, NULL }, false, false, NULL };
 	struct vt_summary_opts summary;
 	const char *list;
 	char *expanded = NULL;
@@ -157,7 +157,7 @@ int cmd_compare(struct vt_cli *cli, int argc, char **argv)
 		vt_spec_list_release(&specs);
 		return vt_err_oom_exit();
 	}
-	rc = vt_run_command(cli, a.t.v, a.t.n, &specs, true);
+	rc = vt_run_command(cli, a.t.v, a.t.shown, a.t.n, &specs, true);
 	vt_trace_args_release(&a.t);
 	vt_spec_list_release(&specs);
 	cli->summary = NULL;

@@ -620,7 +620,7 @@ static int write_file(const char *path, const struct vt_gate *g,
 	if (!f)
 		return VT_EC_SYSTEM;
 	wr = fn ? fn(g, f) : vt_gate_write(g, f, fmt);
-	rc = vt_out_close(f, path, wr == 0);
+	rc = vt_out_close(f, path, true);
 	if (wr && !rc) {
 		vt_err("cannot write '%s': %s", path, strerror(-wr));
 		rc = VT_EC_SYSTEM;
@@ -680,7 +680,7 @@ static int write_baseline(const char *path, const struct vt_report *r)
 	if (!f)
 		return VT_EC_SYSTEM;
 	wr = vt_report_write(r, f, VT_FMT_JSON, 0);
-	rc = vt_out_close(f, path, wr == 0);
+	rc = vt_out_close(f, path, true);
 	if (wr && !rc) {
 		vt_err("cannot write '%s': %s", path, strerror(-wr));
 		rc = VT_EC_SYSTEM;
@@ -1051,10 +1051,6 @@ int cmd_gate(struct vt_cli *cli, int argc, char **argv)
 		VT_IO_WRITE }, { "--markdown", a.markdown, VT_IO_WRITE } }, 3,
 				a.t.v, a.t.n, "input")))
 		return rc;
-	if (cli->per_event) {
-		vt_err("gate: --per-event is not supported");
-		return VT_EC_USAGE;
-	}
 	/* "-" is standard input, for the baseline as for every input; it
 	 * can be read once */
 	for (int i = 0; i < a.t.n; i++)

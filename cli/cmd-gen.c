@@ -85,8 +85,8 @@ static const struct argp_option gen_options[] = {
 	  "like 64M+68K (default 8M; ioremap 1M)", 2 },
 	{ "buffers", OPT_BUFFERS, "N", 0, "buffers to allocate (default 8)", 2 },
 	{ "live", OPT_LIVE, "N", 0,
-	  "at most N buffers (or ioremaps) mapped at once; the oldest is "
-	  "picked at random to go (default 2; ioremap 1)", 2 },
+	  "at most N buffers (or ioremaps) mapped at once; a live one picked "
+	  "at random is released to make room (default 2; ioremap 1)", 2 },
 	{ "frag", OPT_FRAG, "P", 0,
 	  "each order-8 or order-4 attempt fails with probability P (0..1)", 2 },
 	{ "buddyinfo", OPT_BUDDYINFO, "FILE", 0,

@@ -251,6 +251,18 @@ int cmd_import(struct vt_cli *cli, int argc, char **argv)
 		else
 			rc = vt_trace_writer_commit(w, &err);
 	}
+	/* the trace's write failed: said as every output's failed write is,
+	 * naming the output (the writer knows only its stream) */
+	if (rc && ferror(out) && err.code < 0 && err.code > VT_ERR__START) {
+		if (out == stdout)
+			vt_err("write error on stdout: %s", strerror(-err.code));
+		else
+			vt_err("cannot write '%s': %s", cli->output, strerror(-err.code));
+		vt_out_close(out, cli->output, false);
+		vt_import_close(im);
+		vt_cli_kimage_close();
+		return VT_EC_SYSTEM;
+	}
 	out_rc = vt_out_close(out, cli->output, !rc);
 	if (rc)
 		goto fail;

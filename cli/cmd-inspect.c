@@ -172,10 +172,6 @@ int cmd_inspect(struct vt_cli *cli, int argc, char **argv)
 	rc = vt_out_check(cli, NULL, 0, NULL, 0, NULL);
 	if (rc)
 		return rc;
-	if (cli->format == VT_FMT_CSV) {
-		vt_err("inspect: --format=csv is not offered (table or json)");
-		return VT_EC_USAGE;
-	}
 	rc = vt_cli_kimage(cli, &k);
 	if (rc)
 		return rc;
@@ -200,5 +196,5 @@ int cmd_inspect(struct vt_cli *cli, int argc, char **argv)
 		print_text(cli, out, in);
 	}
 	vt_cli_kimage_close();
-	return vt_out_close(out, cli->output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
+	return vt_out_close(out, cli->output, true) ?: (wr ? VT_EC_SYSTEM : 0);
 }

@@ -177,5 +177,5 @@ int cmd_profiles(struct vt_cli *cli, int argc, char **argv)
 		vt_out_close(out, cli->output, false);
 		return vt_report_error(&err);
 	}
-	return vt_out_close(out, cli->output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
+	return vt_out_close(out, cli->output, true) ?: (wr ? VT_EC_SYSTEM : 0);
 }

@@ -185,7 +185,7 @@ static int ptdump(struct vt_cli *cli, const char *name, struct ptdump_args a)
 		goto out;
 	}
 	wr = vt_report_ptdump(out, cli->format, &doc, cli->verbose);
-	rc = vt_out_close(out, cli->output, wr == 0);
+	rc = vt_out_close(out, cli->output, true);
 	if (wr && !rc) {
 		vt_err("cannot write the dump: %s", strerror(-wr));
 		rc = VT_EC_SYSTEM;

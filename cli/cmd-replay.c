@@ -40,7 +40,7 @@ static const struct argp replay_argp = {
 int cmd_replay(struct vt_cli *cli, int argc, char **argv)
 {
 	static char name[] = "vmaptool replay";
-	struct replay_args a = { cli, { NULL, 0, NULL } };
+	struct replay_args a = { cli, { NULL, 0, NULL, NULL } };
 	struct vt_spec_list specs;
 	int rc;
 
@@ -58,7 +58,7 @@ int cmd_replay(struct vt_cli *cli, int argc, char **argv)
 		vt_spec_list_release(&specs);
 		return vt_err_oom_exit();
 	}
-	rc = vt_run_command(cli, a.t.v, a.t.n, &specs, false);
+	rc = vt_run_command(cli, a.t.v, a.t.shown, a.t.n, &specs, false);
 	vt_trace_args_release(&a.t);
 	vt_spec_list_release(&specs);
 	return rc;

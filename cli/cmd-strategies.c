@@ -49,5 +49,5 @@ int cmd_strategies(struct vt_cli *cli, int argc, char **argv)
 		return VT_EC_SYSTEM;
 	wr = vt_report_strategies(out, cli->format, vt_strategy_infos(),
 				  cli->verbose > 0);
-	return vt_out_close(out, cli->output, wr == 0) ?: (wr ? VT_EC_SYSTEM : 0);
+	return vt_out_close(out, cli->output, true) ?: (wr ? VT_EC_SYSTEM : 0);
 }

@@ -116,7 +116,8 @@ static const struct common_opt common_head[] = {
 	  "/boot/config-RELEASE)", 0 },
 	  IO_FILE(VT_IO_READ, kconfig, NULL) },
 	{ { "format", OPT_FORMAT, "table|json|csv|mail", 0,
-	  "output format (default table; mail: replay and compare only)", 0 }, NO_FILE },
+	  "output format (default table; csv: replay, compare, ptdump and "
+	  "strategies; mail: replay and compare)", 0 }, NO_FILE },
 	{ { "json", 'j', NULL, 0, "same as --format=json", 0 }, NO_FILE },
 	{ { "wide", OPT_WIDE, NULL, 0,
 	  "the table keeps one column per strategy however wide (default: "
@@ -185,9 +186,10 @@ static unsigned int applies_bit(int key)
 	case OPT_KCONFIG:
 		return VT_APPLIES_VMLINUX;
 	case OPT_PER_OP:
-	case OPT_PER_EVENT:
 	case OPT_JOBS:
 		return VT_APPLIES_REPORT;
+	case OPT_PER_EVENT:
+		return VT_APPLIES_PER_EVENT;
 	case OPT_KERNEL:
 		return VT_APPLIES_MODEL;
 	case OPT_WIDE:
@@ -268,6 +270,13 @@ void vt_common_show_for(const struct vt_cmd *c)
 		}
 		if (!vt_common_applies(c, o->key) || !bit || bit == VT_APPLIES_FORMAT)
 			o->flags |= OPTION_HIDDEN;
+		/* gen and import write the config the others read */
+		if (o->key == OPT_GRANULE && !strcmp(c->name, "gen"))
+			o->doc = "translation granule, written to the trace's "
+				 "config (default 4k)";
+		if (o->key == OPT_GRANULE && !strcmp(c->name, "import"))
+			o->doc = "translation granule, written to the trace's "
+				 "config (default 4k, or --vmlinux's)";
 	}
 }
 
@@ -555,6 +564,26 @@ static enum vt_kernel_gen parse_kernel(struct argp_state *state, const char *arg
 	return (enum vt_kernel_gen)0;
 }
 
+/*
+ * Whether command @c writes format @f: table and json every command with
+ * --format does, csv and mail only those whose bits say so (the one check
+ * of a format a command does not write, a usage error like an option it
+ * does not take).
+ */
+static bool format_applies(const struct vt_cmd *c, enum vt_format f)
+{
+	switch (f) {
+	case VT_FMT_TABLE:
+	case VT_FMT_JSON:
+		return true;
+	case VT_FMT_CSV:
+		return c->applies & VT_APPLIES_CSV;
+	case VT_FMT_MAIL:
+		return c->applies & VT_APPLIES_RENDER;
+	}
+	return false;
+}
+
 /* The end of a parse: diag.c's options, then the checks that need every
  * option seen (a subcommand's parse only). */
 static void common_end(struct vt_cli *cli, struct argp_state *state)
@@ -580,10 +609,20 @@ static void common_end(struct vt_cli *cli, struct argp_state *state)
 			   "--per-event=FILE writes the lines to FILE and the "
 			   "report in that format",
 			   cli->format == VT_FMT_CSV ? "csv" : "mail");
-	if (cli->cmd && cli->format == VT_FMT_MAIL &&
-	    !(cli->cmd->applies & VT_APPLIES_RENDER))
-		argp_error(state, "--format=mail applies to replay and "
-			   "compare only");
+	if (cli->cmd && !format_applies(cli->cmd, cli->format)) {
+		char took[64] = "";	/* "table, json or csv" */
+		int n = 0, i = 0;
+
+		for (int f = 0; vt_format_names[f]; f++)
+			n += format_applies(cli->cmd, (enum vt_format)f);
+		for (int f = 0; vt_format_names[f]; f++)
+			if (format_applies(cli->cmd, (enum vt_format)f))
+				cat(took, sizeof(took), "%s%s",
+				    !i++ ? "" : i == n ? " or " : ", ",
+				    vt_format_names[f]);
+		argp_error(state, "--format=%s does not apply to '%s' (%s)",
+			   vt_format_names[cli->format], cli->cmd->name, took);
+	}
 }
 
 /* in the order of enum vt_format */
@@ -804,11 +843,18 @@ int vt_trace_args_bundled(struct vt_trace_args *a)
 {
 	char **v = calloc((size_t)a->n + 1, sizeof(*v));
 
-	if (!v)
+	a->shown = calloc((size_t)a->n + 1, sizeof(*a->shown));
+	if (!v || !a->shown) {
+		free(v);
+		free(a->shown);
+		a->shown = NULL;
 		return -ENOMEM;
+	}
 	for (int i = 0; i < a->n; i++) {
 		v[i] = vt_bundled_trace(a->v[i]);
-		if (!v[i]) {
+		if (v[i]) {
+			a->shown[i] = a->v[i];	/* argv's: lives as long */
+		} else {
 			bundled_hint(a->v[i]);
 			v[i] = strdup(a->v[i]);
 		}
@@ -824,6 +870,8 @@ int vt_trace_args_bundled(struct vt_trace_args *a)
 
 void vt_trace_args_release(struct vt_trace_args *a)
 {
+	free(a->shown);
+	a->shown = NULL;
 	if (!a->owned)
 		return;
 	for (int i = 0; a->owned[i]; i++)

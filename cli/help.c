@@ -60,6 +60,7 @@ static size_t help_indent(size_t n, const char *t, size_t len, bool after_blank)
 struct help_line {
 	const char *p;
 	size_t n, len;	/* leading blanks, length without trailing blanks */
+	bool blanks;	/* blanks alone: argp's, after a text ending at the margin */
 };
 
 static bool has_word(const struct help_line *l, const char *w)
@@ -90,6 +91,7 @@ static void help_flush(void)
 
 		l->p = p;
 		l->len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		l->blanks = l->len != 0;
 		while (l->len && (p[l->len - 1] == ' ' || p[l->len - 1] == '\t'))
 			l->len--;
 		while (l->n < l->len && p[l->n] == ' ')
@@ -110,10 +112,11 @@ static void help_flush(void)
 		struct help_line *l = &v[i];
 		size_t n = l->n;
 
-		if (n && n == l->len)
+		if (l->blanks && !l->len)
 			continue;	/* a line of blanks alone */
 		if (first != SIZE_MAX && i >= start && i <= stop && l->len)
-			n = help_indent(n, l->p + n, l->len - n, i && !v[i - 1].len);
+			n = help_indent(n, l->p + n, l->len - n,
+						i && !v[i - 1].len && !v[i - 1].blanks);
 		printf("%*s%.*s\n", (int)n, "", (int)(l->len - l->n), l->p + l->n);
 	}
 	free(v);

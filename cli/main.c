@@ -26,11 +26,11 @@ static vt_cmd_fn cmd_help;
 
 static const struct vt_cmd cmds[] = {
 	{ "replay", cmd_replay, "replay traces under one or more strategies",
-	  VT_APPLIES_REPLAY | VT_APPLIES_RENDER |
-	  VT_APPLIES_COST_OF },
+	  VT_APPLIES_REPLAY | VT_APPLIES_PER_EVENT | VT_APPLIES_CSV |
+	  VT_APPLIES_RENDER | VT_APPLIES_COST_OF },
 	{ "compare", cmd_compare, "strategies side by side, ratios against the first",
-	  VT_APPLIES_REPLAY | VT_APPLIES_RENDER |
-	  VT_APPLIES_COST_OF },
+	  VT_APPLIES_REPLAY | VT_APPLIES_PER_EVENT | VT_APPLIES_CSV |
+	  VT_APPLIES_RENDER | VT_APPLIES_COST_OF },
 	{ "gate", cmd_gate, "exit 1 if a report regressed against a baseline",
 	  VT_APPLIES_REPLAY },
 	{ "gen", cmd_gen, "synthesise a trace (systemheap, test_vmalloc, ioremap, ...)",
@@ -38,12 +38,12 @@ static const struct vt_cmd cmds[] = {
 	{ "import", cmd_import, "trace-cmd trace.dat or ftrace text -> trace",
 	  VT_APPLIES_GEOMETRY | VT_APPLIES_VMLINUX },
 	{ "ptdump", cmd_ptdump, "page tables after a replay, arm64 ptdump style",
-	  VT_APPLIES_FORMAT | VT_APPLIES_STRATEGY | VT_APPLIES_GEOMETRY |
-	  VT_APPLIES_MODEL | VT_APPLIES_VMLINUX },
+	  VT_APPLIES_FORMAT | VT_APPLIES_CSV | VT_APPLIES_STRATEGY |
+	  VT_APPLIES_GEOMETRY | VT_APPLIES_MODEL | VT_APPLIES_VMLINUX },
 	{ "inspect", cmd_inspect, "geometry, config and symbols of a kernel image",
 	  VT_APPLIES_FORMAT | VT_APPLIES_VMLINUX },
 	{ "strategies", cmd_strategies, "list the built-in strategies",
-	  VT_APPLIES_FORMAT },
+	  VT_APPLIES_FORMAT | VT_APPLIES_CSV },
 	{ "profiles", cmd_profiles, "list the built-in cost profiles",
 	  VT_APPLIES_FORMAT },
 	{ "calibrate", cmd_calibrate, "fit the cost profiles to published figures",

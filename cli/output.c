@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,22 @@ FILE *vt_out_open(const char *path)
 	return o->f;
 }
 
+/*
+ * The errno of a failed write that left none: a large write bypasses the
+ * stream's buffer, so when it fails fflush() has nothing to retry and
+ * errno is not set again.  A pipe whose reader is gone still says so to
+ * poll() (POLLERR on its write end): EPIPE, "Broken pipe", as a buffered
+ * write would have said; anything else EIO.
+ */
+static int lost_errno(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	if (poll(&p, 1, 0) == 1 && (p.revents & POLLERR))
+		return EPIPE;
+	return EIO;
+}
+
 int vt_out_close(FILE *f, const char *path, bool ok)
 {
 	struct out_file *o;
@@ -317,8 +334,8 @@ int vt_out_close(FILE *f, const char *path, bool ok)
 		if (fflush(stdout) || ferror(stdout)) {
 			/* !ok: the run failed and has said why (the same write) */
 			if (ok)
-				vt_err("write error on stdout: %s", errno ? strerror(errno) :
-				       "an earlier write failed");
+				vt_err("write error on stdout: %s",
+				       strerror(errno ? errno : lost_errno(STDOUT_FILENO)));
 			return VT_EC_SYSTEM;
 		}
 		return 0;

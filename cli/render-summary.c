@@ -336,7 +336,7 @@ static void rows_print(FILE *f, json_t *strats, json_t *rows)
 	free(fold);
 }
 
-static void trace_block(FILE *f, json_t *root, json_t *t)
+static void trace_block(FILE *f, json_t *root, json_t *t, const char *name)
 {
 	json_t *top = json_object_get(root, "summary");
 	json_t *config = json_object_get(root, "config");
@@ -350,7 +350,7 @@ static void trace_block(FILE *f, json_t *root, json_t *t)
 
 	snprintf(line, sizeof(line), "%s: %" JSON_INTEGER_FORMAT " event%s, %s granule, %"
 		 JSON_INTEGER_FORMAT "-bit VA",
-		 json_string_value(json_object_get(t, "trace")), ev, ev == 1 ? "" : "s",
+		 name, ev, ev == 1 ? "" : "s",
 		 json_string_value(json_object_get(g, "granule")),
 		 json_integer_value(json_object_get(g, "va_bits")));
 	emit(f, line, 2);
@@ -386,7 +386,7 @@ int vt_summary_write(const struct vt_report *r, FILE *f)
 	json_array_foreach(r->traces, i, t) {
 		if (i)
 			fputc('\n', f);
-		trace_block(f, r->root, t);
+		trace_block(f, r->root, t, vt_report_trace_shown(r, i));
 	}
 	return sum_oom ? -ENOMEM : 0;
 }

@@ -258,12 +258,16 @@ static int digits(json_int_t v)
 }
 
 /* Widths of the column layout; returns its total width. */
-static int column_widths(const struct table *t, bool wide, int *name_w,
-			 int *col_w, int *words_w)
+static int column_widths(const struct table *t, const char *title, bool wide,
+			 int *name_w, int *col_w, int *words_w)
 {
 	int total;
 
+	/* the title heads the name column: a table of short names only (a
+	 * trace of no events: tlbi alone) is as wide as it */
 	*name_w = wide ? WIDE_NAME_W : 0;
+	if ((int)strlen(title) + 2 > *name_w)
+		*name_w = (int)strlen(title) + 2;
 	*words_w = (int)strlen("change") + 2;	/* the header */
 	for (int r = 0; r < t->nr_rows; r++) {
 		char label[64];
@@ -412,7 +416,7 @@ static void table_print(const struct text_out *o, json_t *strats,
 		return;
 	}
 	table_rows(&t, o->verbose);
-	if (column_widths(&t, o->wide, &name_w, col_w, &words_w) <= TEXT_COLS ||
+	if (column_widths(&t, title, o->wide, &name_w, col_w, &words_w) <= TEXT_COLS ||
 	    o->wide || t.nr < 2)
 		table_columns(o, &t, title, name_w, col_w, words_w);
 	else
@@ -570,7 +574,8 @@ static const char *events_word(json_int_t n)
 }
 
 /* @said: the mail header has already named this trace and its events */
-static void trace_body(const struct text_out *o, json_t *t, const char *profile, bool said)
+static void trace_body(const struct text_out *o, json_t *t, const char *name,
+		       const char *profile, bool said)
 {
 	json_t *strats = json_object_get(t, "strategies");
 	json_t *g = json_object_get(t, "config");
@@ -586,7 +591,7 @@ static void trace_body(const struct text_out *o, json_t *t, const char *profile,
 		return;
 	}
 	fprintf(m, "trace: %s (%" JSON_INTEGER_FORMAT " %s",
-		safe(o, json_string_value(json_object_get(t, "trace")), buf, sizeof(buf)),
+		safe(o, name, buf, sizeof(buf)),
 		json_integer_value(json_object_get(t, "events")),
 		events_word(json_integer_value(json_object_get(t, "events"))));
 	if (g)
@@ -667,7 +672,7 @@ int vt_report_write_table(const struct vt_report *r, FILE *f,
 	if (ro->verbose)
 		options_line(&o, config);
 	json_array_foreach(r->traces, i, t)
-		trace_body(&o, t, profile, false);
+		trace_body(&o, t, vt_report_trace_shown(r, i), profile, false);
 	return render_oom ? -ENOMEM : 0;
 }
 
@@ -740,8 +745,7 @@ int vt_report_write_mail(const struct vt_report *r, FILE *f,
 	fprintf(m, "Trace%s ", json_array_size(r->traces) == 1 ? ":" : "s:");
 	json_array_foreach(r->traces, i, t)
 		fprintf(m, "%s%s (%" JSON_INTEGER_FORMAT " %s)", i ? ", " : "",
-			safe(&o, json_string_value(json_object_get(t, "trace")), buf,
-			     sizeof(buf)),
+			safe(&o, vt_report_trace_shown(r, i), buf, sizeof(buf)),
 			json_integer_value(json_object_get(t, "events")),
 			events_word(json_integer_value(json_object_get(t, "events"))));
 	fputc('\n', m);
@@ -778,6 +782,7 @@ int vt_report_write_mail(const struct vt_report *r, FILE *f,
 		options_line(&o, config);
 	/* one trace: the header has named it; several: each table says whose */
 	json_array_foreach(r->traces, i, t)
-		trace_body(&o, t, profile, json_array_size(r->traces) == 1);
+		trace_body(&o, t, vt_report_trace_shown(r, i), profile,
+			   json_array_size(r->traces) == 1);
 	return render_oom ? -ENOMEM : 0;
 }

@@ -21,6 +21,7 @@
 struct vt_report {
 	json_t *root;
 	json_t *traces;		/* borrowed from root */
+	json_t *shown;		/* built: vt_report_set_shown()'s, or NULL */
 	bool have_config;
 	unsigned int page_shift, va_bits;	/* of the top-level config */
 	struct vt_model_opts model;	/* built: the options it was made with */

@@ -171,6 +171,7 @@ void vt_report_free(struct vt_report *r)
 	if (!r)
 		return;
 	json_decref(r->root);
+	json_decref(r->shown);
 	if (r->summary)
 		r->summary_free(r->summary);
 	free(r);
@@ -315,6 +316,30 @@ static int put_mismaps(json_t *o, const struct vt_stats *s, const char *name,
 	       put(j, "pages", json_integer((json_int_t)n)) ||
 	       put(j, "counted_by", json_string(verify ? "verify" : "batch_overrun")) ||
 	       put(j, "warning", json_string(msg));
+}
+
+int vt_report_set_shown(struct vt_report *r, const char *const *shown, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		if (append(a, shown[i] ? json_string_nocheck(shown[i]) : json_null())) {
+			json_decref(a);
+			a = NULL;
+		}
+	if (!a)
+		return -ENOMEM;
+	json_decref(r->shown);
+	r->shown = a;
+	return 0;
+}
+
+const char *vt_report_trace_shown(const struct vt_report *r, size_t i)
+{
+	const char *s = json_string_value(json_array_get(r->shown, i));
+
+	return s ? s : json_string_value(json_object_get(json_array_get(r->traces, i),
+							 "trace"));
 }
 
 int vt_report_add_trace(struct vt_report *r, const char *trace,

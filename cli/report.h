@@ -40,6 +40,14 @@ int vt_report_add_trace(struct vt_report *r, const char *trace,
 			const struct vt_replay_result *res,
 			const struct vt_strategy_spec *specs, bool ratios);
 
+/* The names the human forms (table, mail, summary) show for the traces
+ * added, in order: @shown[i] for trace i, its path when NULL (a bundled
+ * trace by the name typed, docs/vmaptool-replay.md); the document keeps
+ * the paths.  0 or -ENOMEM. */
+int vt_report_set_shown(struct vt_report *r, const char *const *shown, size_t n);
+/* The name the human forms show for trace @i of @r. */
+const char *vt_report_trace_shown(const struct vt_report *r, size_t i);
+
 struct vt_profile;
 /* The cost profile the estimates were made with: named in the config,
  * and compare's speed-up and its explanation are made with it. */

@@ -287,11 +287,22 @@ static void on_progress(void *ctx, long events, bool done)
 	vt_progress(c->trace, events, done);
 }
 
+/*
+ * The trace reader's warnings (vt_trace_warnings()): lines that each name
+ * their place (FILE:LINE: ..., the last perhaps the cap's "more than N
+ * distinct unknown names"), so each is a warning of its own.
+ */
 static void on_warn(void *ctx, const char *msg)
 {
-	struct run_ctx *c = ctx;
+	(void)ctx;
+	while (*msg) {
+		const char *nl = strchr(msg, '\n');
+		int len = nl ? (int)(nl - msg) : (int)strlen(msg);
 
-	vt_warn("%s: %s", c->trace, msg);
+		if (len)
+			vt_warn("%.*s", len, msg);
+		msg += len + (nl != NULL);
+	}
 }
 
 /* The first bytes of @f, xz-decoded when it is xz (its magic FD '7zXZ' 00);
@@ -477,7 +488,8 @@ bool vt_run_is_report(const char *path)
 	return yes;
 }
 
-int vt_run_skip_reports(const char *cmd, char **traces, int *n)
+int vt_run_skip_reports(const char *cmd, char **traces, const char **shown,
+			int *n)
 {
 	struct vt_error err;
 	int reports = 0, kept = 0;
@@ -508,7 +520,14 @@ int vt_run_skip_reports(const char *cmd, char **traces, int *n)
 			char *keep = traces[i];
 
 			traces[i] = traces[kept];
-			traces[kept++] = keep;
+			traces[kept] = keep;
+			if (shown) {
+				const char *s = shown[i];
+
+				shown[i] = shown[kept];
+				shown[kept] = s;
+			}
+			kept++;
 		}
 	}
 	*n = kept;
@@ -669,8 +688,8 @@ int vt_run_traces(const struct vt_run_opts *o, char **traces, int n,
 	return rc;
 }
 
-int vt_run_command(const struct vt_cli *cli, char **traces, int n,
-		   const struct vt_spec_list *specs, bool ratios)
+int vt_run_command(const struct vt_cli *cli, char **traces, const char **shown,
+		   int n, const struct vt_spec_list *specs, bool ratios)
 {
 	struct vt_profile profile;
 	struct vt_run_opts o;
@@ -685,7 +704,7 @@ int vt_run_command(const struct vt_cli *cli, char **traces, int n,
 	rc = vt_out_check(cli, NULL, 0, traces, n, "trace");
 	if (!rc)
 		rc = vt_run_skip_reports(cli->cmd ? cli->cmd->name : "replay",
-					 traces, &n);
+					 traces, shown, &n);
 	if (rc)
 		return rc;
 	/* Before the report copies the options: the profile may set one. */
@@ -714,6 +733,11 @@ int vt_run_command(const struct vt_cli *cli, char **traces, int n,
 		}
 	}
 	rc = vt_run_traces(&o, traces, n, specs, report, ratios, pe);
+	/* every trace is in the report, in the order given */
+	if (!rc && report && shown && vt_report_set_shown(report, shown, n)) {
+		vt_err("out of memory");
+		rc = VT_EC_SYSTEM;
+	}
 	rc2 = vt_out_close(pe, pe_path, rc == 0);
 	if (!rc)
 		rc = rc2;
@@ -727,7 +751,7 @@ int vt_run_command(const struct vt_cli *cli, char **traces, int n,
 		} else {
 			int wr = vt_report_render(report, out, cli->format, &ro);
 
-			rc = vt_out_close(out, cli->output, wr == 0);
+			rc = vt_out_close(out, cli->output, true);
 			if (wr && !rc) {
 				vt_err("cannot write the report: %s", strerror(-wr));
 				rc = VT_EC_SYSTEM;
@@ -742,7 +766,7 @@ int vt_run_command(const struct vt_cli *cli, char **traces, int n,
 		} else {
 			int wr = vt_report_svg(report, out);
 
-			rc = vt_out_close(out, cli->svg, wr == 0);
+			rc = vt_out_close(out, cli->svg, true);
 			if (wr && !rc) {
 				vt_err("cannot write the SVG: %s", strerror(-wr));
 				rc = VT_EC_SYSTEM;

@@ -36,11 +36,13 @@ bool vt_run_is_report(const char *path);
 /*
  * Drop the reports among @traces (a baseline kept beside the traces and
  * taken by their glob, docs/ci-gate.md), each with a note naming it under
- * @cmd; *@n becomes the number left.  When every one is a report, nothing
+ * @cmd; *@n becomes the number left, @shown (NULL, or the names as
+ * typed, vt_trace_args_bundled()) kept in step.  When every one is a report, nothing
  * is left to replay: an error naming the first, with what to do instead,
  * and its exit status (3).
  */
-int vt_run_skip_reports(const char *cmd, char **traces, int *n);
+int vt_run_skip_reports(const char *cmd, char **traces, const char **shown,
+			int *n);
 
 /*
  * A replay as replay, compare, gate and ptdump ask run.c for it: the
@@ -87,8 +89,10 @@ int vt_run_traces(const struct vt_run_opts *o, char **traces, int n,
 /*
  * The whole replay/compare command after argument parsing: replay, then
  * write the report to -o/stdout, or the per-event lines in its place.
+ * @shown: NULL, or per trace the name the human report shows for it (a
+ * bundled trace's as typed; NULL: its path).
  */
-int vt_run_command(const struct vt_cli *cli, char **traces, int n,
-		   const struct vt_spec_list *specs, bool ratios);
+int vt_run_command(const struct vt_cli *cli, char **traces, const char **shown,
+		   int n, const struct vt_spec_list *specs, bool ratios);
 
 #endif

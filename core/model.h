@@ -162,7 +162,8 @@ struct vt_replay_cb {
 	void (*mismap)(void *ctx, long index, unsigned int strat,
 		       uint64_t first_va, uint64_t expected_pa,
 		       uint64_t found_pa, uint64_t pages);
-	/* A warning about the input (unknown flag, ...). */
+	/* Warnings about the input (unknown flag, ...): vt_trace_warnings(),
+	 * one "FILE:LINE: ..." line each, every line ending in a newline. */
 	void (*warn)(void *ctx, const char *msg);
 	/* Every VT_PROGRESS_EVENTS events, and once with @done at the end. */
 	void (*progress)(void *ctx, long events, bool done);

@@ -168,8 +168,10 @@ def page(name, summary, help_text, see_also, version, cmd=None):
            ".SH NAME", f"{esc(name)} \\- {esc(summary)}",
            ".SH SYNOPSIS", f".B {esc(usage)}", ".SH DESCRIPTION"]
     i, para = 0, []
-    # the doc paragraph up to the first option header or option line
-    while i < len(rest) and not re.match(r"^ \S.*:$|^ \S.*:\s*$|^\s+-", rest[i]):
+    # the doc paragraph (argp's column 0) up to the first option line or
+    # group header (column 1), the header's first line, not the one with
+    # its ':': a header argp wraps over two lines is one .SS
+    while i < len(rest) and not re.match(r"^ \S|^\s+-", rest[i]):
         if rest[i].strip():
             para.append(rest[i].strip())
         elif para:

@@ -579,7 +579,8 @@ struct sh_state {
 };
 
 /*
- * One buffer of @npages: release the oldest live one if the heap is full,
+ * One buffer of @npages: when @o->live are mapped, release one of them
+ * picked at random (live_take()),
  * allocate its pages, then system_heap_do_vmap(): vmalloc(sizeof(struct
  * page *) * npages) for the page array, vmap(), vfree(array).
  */

@@ -36,8 +36,36 @@ for args in "replay" "compare" "compare --ablation" "compare --per-op" \
 		check_width "w$n.txt"
 	done
 done
+# a bundled trace given by name: the human headers show the name typed
+# (a session 10 trial finding: the install path, which wraps), the JSON and
+# CSV the path read, from which gate makes its keys (docs/report-format.md)
+vt replay default >b.txt && grep -q '^trace: default (24 events)$' b.txt ||
+	{ fail "replay default: the header does not name 'default'"; head -4 b.txt; }
+vt compare --format=mail --strategy=zigzag,batched default vmap-order8 >b.txt &&
+	grep -q '^Traces: default (24 events), vmap-order8 (2 events)$' b.txt ||
+	{ fail "compare --format=mail default: the header"; head -5 b.txt; }
+vt compare --summary --strategy=zigzag,batched default >b.txt && grep -q '^default: 24 events, ' b.txt ||
+	{ fail "compare --summary default: the header"; head -2 b.txt; }
+vt replay -j default t.json >b.json && python3 - b.json <<'EOF' || fail "replay -j default: the trace's path"
+import json, sys
+t = [x["trace"] for x in json.load(open(sys.argv[1]))["traces"]]
+assert t[0].startswith("/") and t[0].endswith("/traces/default.json") and t[1] == "t.json", t
+EOF
+vt replay --format=csv default | sed -n 2p | grep -q '^/.*/traces/default\.json,pagewise,' ||
+	fail "replay --format=csv default: the trace's path"
 vt compare t.json >cmp.txt
 grep -q '^pagewise \[count\]$' cmp.txt || fail "compare of 4 strategies: no block of the first strategy"
+# the title heads the name column however short the names: a trace of no
+# events shows tlbi alone, and each header ends where its column's values
+# do (a session 10 trial finding: the header 8 columns to the right)
+echo '{"format":"vmaptool-trace","version":1,"events":[]}' >noevents.json
+for args in "replay" "compare --strategy=zigzag,batched" "replay --wide" "compare --wide"; do
+	vt $args noevents.json >ne.txt 2>&1 || fail "$args noevents.json: exit $?"
+	head_len=$(awk '/^metric \[count\]/ { print length($0) }' ne.txt)
+	row_len=$(awk '/^tlbi / { print length($0) }' ne.txt)
+	[ -n "$head_len" ] && [ "$head_len" = "$row_len" ] ||
+		{ fail "$args noevents.json: header of $head_len columns over a row of $row_len"; cat ne.txt; }
+done
 grep -q '^batched against pagewise$' cmp.txt || fail "compare: no block 'batched against pagewise'"
 grep -Eq '^  set_pte_at_calls +2698 -> +10  270x fewer$' cmp.txt ||
 	fail "compare: set_pte_at_calls not as '2698 -> 10  270x fewer'"

@@ -13,6 +13,7 @@
 #define VT_FUZZ_PROFILE_H
 
 #define _GNU_SOURCE	/* memfd_create */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,16 +27,32 @@
 
 #include "fuzz-check.h"
 
-/* One scratch folder per process for the written-back profile. */
+static char vt_fuzz_profile_tmp[PATH_MAX];
+
+static void vt_fuzz_profile_dir_remove(void)
+{
+	rmdir(vt_fuzz_profile_tmp);
+}
+
+/*
+ * One scratch folder per process for the written-back profile, in $TMPDIR
+ * (else /tmp), removed at exit (each call removes its file).
+ */
 static const char *vt_fuzz_profile_dir(void)
 {
-	static char dir[64];
+	if (!vt_fuzz_profile_tmp[0]) {
+		const char *tmp = getenv("TMPDIR");
+		int n;
 
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/vt-fuzz-profile.XXXXXX");
-		VT_FUZZ_CHECK(mkdtemp(dir));
+		if (!tmp || !*tmp)
+			tmp = "/tmp";
+		n = snprintf(vt_fuzz_profile_tmp, sizeof(vt_fuzz_profile_tmp),
+			     "%s/vt-fuzz-profile.XXXXXX", tmp);
+		VT_FUZZ_CHECK(n > 0 && (size_t)n < sizeof(vt_fuzz_profile_tmp));
+		VT_FUZZ_CHECK(mkdtemp(vt_fuzz_profile_tmp));
+		VT_FUZZ_CHECK(!atexit(vt_fuzz_profile_dir_remove));
 	}
-	return dir;
+	return vt_fuzz_profile_tmp;
 }
 
 /* A price as vt_profile_save() writes it: six significant digits. */
@@ -71,7 +88,7 @@ static int vt_fuzz_profile(const uint8_t *data, size_t size)
 {
 	struct vt_profile *p = malloc(sizeof(*p)), *q = malloc(sizeof(*q));
 	struct vt_error err;
-	char path[64], out[128];
+	char path[64], out[PATH_MAX];
 	int fd;
 
 	VT_FUZZ_CHECK(p && q);
@@ -87,7 +104,8 @@ static int vt_fuzz_profile(const uint8_t *data, size_t size)
 	vt_fuzz_profile_estimate(p, 1ull << 40);
 	vt_fuzz_profile_estimate(p, 1ull << 63);
 	/* written back, it reads as the same prices */
-	snprintf(out, sizeof(out), "%s/p.json", vt_fuzz_profile_dir());
+	VT_FUZZ_CHECK(snprintf(out, sizeof(out), "%s/p.json",
+			       vt_fuzz_profile_dir()) < (int)sizeof(out));
 	vt_error_init(&err);
 	VT_FUZZ_CHECK(!vt_profile_save(p, out, &err));
 	vt_error_init(&err);

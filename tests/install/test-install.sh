@@ -42,15 +42,16 @@ rc=0; out=$(cd / && env -i "$R/bin/vmaptool" replay -j --profile=install-only \
 	fail "moved prefix: replay --profile=install-only exited $rc: $(head -3 <<<"$out")"
 [ -f "$R/share/vmaptool/calibration/figures.json" ] || fail "calibration/figures.json not installed"
 # a bundled trace by name: NAME, NAME.json, NAME.jsonl in share/vmaptool/traces
+# (the table names it as typed, the JSON report by the path read)
 rc=0; out=$(cd / && env -i "$R/bin/vmaptool" replay default 2>&1) || rc=$?
-# (the trace line wraps a long path at 72 columns: the path is searched alone)
-[ "$rc" = 0 ] && grep -q "^\(trace:\)\? *$R/share/vmaptool/traces/default.json" <<<"$out" ||
+[ "$rc" = 0 ] && grep -q "^trace: default (24 events)$" <<<"$out" ||
 	fail "moved prefix: replay default exited $rc: $(head -3 <<<"$out")"
-rc=0; out=$(cd / && env -i "$R/bin/vmaptool" compare --strategy=zigzag,batched \
+rc=0; out=$(cd / && env -i "$R/bin/vmaptool" replay -j default 2>&1) || rc=$?
+[ "$rc" = 0 ] && grep -q "\"trace\": \"$R/share/vmaptool/traces/default.json\"" <<<"$out" ||
+	fail "moved prefix: replay -j default exited $rc: $(grep '"trace"' <<<"$out")"
+rc=0; out=$(cd / && env -i "$R/bin/vmaptool" compare -j --strategy=zigzag,batched \
 	systemheap-128m.json 2>&1) || rc=$?
-# (a path longer than the line is broken after a '/': joined back here)
-[ "$rc" = 0 ] && sed -z 's|/\n *|/|g' <<<"$out" |
-	grep -q "^\(trace:\)\? *$R/share/vmaptool/traces/systemheap-128m.json" ||
+[ "$rc" = 0 ] && grep -q "\"trace\": \"$R/share/vmaptool/traces/systemheap-128m.json\"" <<<"$out" ||
 	fail "moved prefix: compare systemheap-128m.json exited $rc: $(head -3 <<<"$out")"
 rc=0; out=$(cd / && env -i "$R/bin/vmaptool" ptdump --at=0 default 2>&1) || rc=$?
 [ "$rc" = 0 ] || fail "moved prefix: ptdump default exited $rc: $(head -3 <<<"$out")"

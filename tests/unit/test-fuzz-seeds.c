@@ -183,10 +183,57 @@ static int run_corpus(const struct target *t, const char *dir)
 	return run;
 }
 
+/*
+ * The harnesses' scratch files go to $TMPDIR and are gone at exit (a
+ * session 10 trial finding: every run left an empty
+ * /tmp/vt-fuzz-profile.XXXXXX): a TMPDIR of our own, registered before any
+ * harness registers its cleanup, so that this runs after them and finds
+ * it empty.
+ */
+static char scratch[4096];
+
+static void scratch_check(void)
+{
+	if (rmdir(scratch)) {
+		fprintf(stderr, "FAIL: the harnesses left files in TMPDIR %s: %s\n",
+			scratch, strerror(errno));
+		_exit(TEST_FAIL);
+	}
+}
+
+static void scratch_init(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(scratch, sizeof(scratch), "%s/vt-fuzz-seeds.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(scratch) || setenv("TMPDIR", scratch, 1) ||
+	    atexit(scratch_check)) {
+		fprintf(stderr, "cannot make a TMPDIR: %s\n", strerror(errno));
+		exit(TEST_FAIL);
+	}
+}
+
+/* Whether a harness has made its scratch folder in TMPDIR. */
+static bool scratch_used(void)
+{
+	DIR *d = opendir(scratch);
+	struct dirent *de;
+	bool used = false;
+
+	while (d && (de = readdir(d)))
+		used |= de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return used;
+}
+
 int main(int argc, char **argv)
 {
 	const char *src = getenv("VT_SRC");
 	char dir[4096];
+
+	scratch_init();
 
 	if (argc > 1) {
 		for (int i = 1; i < argc; i++) {
@@ -215,6 +262,9 @@ int main(int argc, char **argv)
 		n = run_corpus(&targets[t], dir);
 		printf("%s: %d seeds\n", targets[t].name, n);
 		TEST_ASSERT_VAL("a corpus has seeds", n > 0);
+		if (targets[t].one == vt_fuzz_profile)
+			TEST_ASSERT_VAL("the profile harness writes in $TMPDIR",
+					scratch_used());
 	}
 	return test_result("test-fuzz-seeds");
 }
