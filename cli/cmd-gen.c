@@ -745,7 +745,8 @@ static int gen_write(const struct gen_args *a, const char *buddy)
 				       &cfg, meta, &ctx.w, &err);
 	if (!ret) {
 		out = (struct vt_gen_out){ .emit = emit_to_writer, .ctx = &ctx,
-					   .seed = a->seed, .page_shift = cfg.page_shift };
+					   .seed = a->seed, .page_shift = cfg.page_shift,
+					   .va_bits = cfg.va_bits };
 		if (a->pattern >= 0 && a->pattern < P__NR)
 			ret = pattern_gens[a->pattern](&(struct gen_run){
 				a, buddy, &out, &err });

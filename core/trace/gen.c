@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "core/alloc.h"
 #include "core/trace/gen.h"
 
@@ -1082,13 +1083,45 @@ int vt_gen_ioremap(const struct vt_gen_ioremap *o, const struct vt_gen_out *out,
 	return ret;
 }
 
+/*
+ * What map_mem() of the trace's geometry can map (arch/arm64/mm/mmu.c,
+ * asm/memory.h): physical addresses below 2^PA_BITS, and a linear map of
+ * [PAGE_OFFSET, PAGE_END) from PHYS_OFFSET, memstart_addr rounded down to
+ * ARM64_MEMSTART_ALIGN; the replay refuses a linear_map event beyond
+ * either (core/mm/linear.c vt_map_mem()).
+ */
+struct map_mem_limits {
+	unsigned int va_bits, pa_bits;
+	uint64_t pa_end, memstart, lin;
+};
+
+static int map_mem_limits(const struct vt_gen_out *out, uint64_t phys,
+			  struct map_mem_limits *l, struct vt_error *err)
+{
+	struct arm64_geom g;
+
+	l->va_bits = out->va_bits ? out->va_bits : 48;
+	if (arm64_geom_init(&g, out->page_shift, l->va_bits))
+		return vt_error_set(err, VT_ERR_BAD_OPTION,
+				    "%uK pages with %u-bit VA is not a Kconfig-valid pair",
+				    1u << (out->page_shift - 10), l->va_bits);
+	l->pa_bits = g.pa_bits;
+	l->pa_end = 1ull << g.pa_bits;
+	l->memstart = phys & ~(arm64_memstart_align(&g) - 1);
+	l->lin = arm64_linear_size(&g);
+	return 0;
+}
+
 int vt_gen_map_mem(const struct vt_gen_map_mem *o, const struct vt_gen_out *out,
 		   struct vt_error *err)
 {
 	uint64_t page_size = 1ull << out->page_shift;
 	uint64_t phys = o->phys_base ? o->phys_base : 0x80000000ull;
+	struct map_mem_limits l = { 0 };
 	int ret = check_out(out, err);
 
+	if (!ret)
+		ret = map_mem_limits(out, phys, &l, err);
 	if (ret)
 		return ret;
 	if (!o->nr_sizes)
@@ -1104,11 +1137,19 @@ int vt_gen_map_mem(const struct vt_gen_map_mem *o, const struct vt_gen_out *out,
 					    "memory range %u (%llu bytes at 0x%llx) is not a positive multiple of the page size",
 					    i, (unsigned long long)o->sizes[i],
 					    (unsigned long long)phys);
-		if (o->sizes[i] > (1ull << 47) || phys + o->sizes[i] > (1ull << 48))
+		if (phys >= l.pa_end || o->sizes[i] > l.pa_end - phys)
 			return vt_error_set(err, VT_ERR_BAD_OPTION,
-					    "memory range %u (%llu bytes at 0x%llx) ends beyond the 48-bit physical address size (256T)",
+					    "memory range %u (%llu bytes at 0x%llx) ends beyond the %u-bit physical address size (%lluT)",
 					    i, (unsigned long long)o->sizes[i],
-					    (unsigned long long)phys);
+					    (unsigned long long)phys, l.pa_bits,
+					    (unsigned long long)(l.pa_end >> 40));
+		if (phys - l.memstart + o->sizes[i] > l.lin)
+			return vt_error_set(err, VT_ERR_BAD_OPTION,
+					    "memory range %u (%llu bytes at 0x%llx) ends beyond the linear map: [PAGE_OFFSET, PAGE_END) of a %u-bit VA kernel holds %lluT from PHYS_OFFSET 0x%llx (give --va-bits=52 for more)",
+					    i, (unsigned long long)o->sizes[i],
+					    (unsigned long long)phys,
+					    l.va_bits, (unsigned long long)(l.lin >> 40),
+					    (unsigned long long)l.memstart);
 		ev_init(&ev, VT_OP_LINEAR_MAP, 0, NULL);
 		ev.id.present = false;
 		ev.phys = phys;

@@ -25,6 +25,7 @@ struct vt_gen_out {
 	void *ctx;
 	uint64_t seed;
 	unsigned int page_shift;	/* 12, 14 or 16 */
+	unsigned int va_bits;		/* of the trace's config; 0: 48 */
 };
 
 /* ---- the pseudo-random generator (splitmix64) ---------------------- */

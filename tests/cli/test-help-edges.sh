@@ -95,6 +95,14 @@ run 2 strategies --format=mail; grep -q -- "(table, json or csv)" "$TMP/err" || 
 run 0 strategies --format=csv
 run 0 ptdump --format=csv --strategy=zigzag "$T"
 run 0 profiles -j
+# map_mem's limits are the geometry's: the linear map of a 48-bit VA kernel
+# holds 128 TiB, a 52-bit one more; the PA size is 48 or 52 bits
+run 2 gen map_mem --size=200T
+grep -q "ends beyond the linear map: .* 48-bit VA kernel holds 128T" "$TMP/err" || die "map_mem 200T: $(cat "$TMP/err")"
+run 0 gen map_mem --size=127T -o "$TMP/mm127.json"
+run 0 gen map_mem --va-bits=52 --size=200T -o "$TMP/mm200.json"
+run 2 gen map_mem --va-bits=52 --size=5000T
+grep -q "beyond the 52-bit physical address size" "$TMP/err" || die "map_mem 5000T: $(cat "$TMP/err")"
 run 0 gen systemheap --cpus=2 --buffers=1 --size=64K
 run 0 replay --verify --per-op "$T"
 # every option --help lists is accepted by its command (nothing listed that does not work)

@@ -126,7 +126,7 @@ static int run(gen_fn fn, const void *o, uint64_t seed, unsigned int shift,
 	       struct check *c, char **text, struct vt_error *err)
 {
 	struct vt_trace_config cfg = { .page_shift = shift, .va_bits = 48 };
-	struct vt_gen_out out = { check_emit, c, seed, shift };
+	struct vt_gen_out out = { check_emit, c, seed, shift, 48 };
 	size_t len;
 	int ret;
 

@@ -348,7 +348,7 @@ static void check_generated(void)
 		vt_error_init(&err);
 		ret = vt_trace_writer_open_file(f, true, &cfg, NULL, &w, &err);
 		TEST_ASSERT_VAL("writer opens", !ret);
-		o = (struct vt_gen_out){ emit_writer, w, 7 + g, 12 };
+		o = (struct vt_gen_out){ emit_writer, w, 7 + g, 12, 48 };
 		switch (g) {
 		case 0:
 			ret = vt_gen_systemheap(&sh, &o, &err);
