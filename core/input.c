@@ -22,6 +22,7 @@ struct vt_input {
 	uint64_t total;		/* bytes read (or accounted) */
 	uint64_t since_nl;	/* bytes since the last newline */
 	bool per_line;		/* the limit is per line */
+	bool saw_nl;		/* a whole line has been read */
 	bool hit;		/* a read stopped at the limit */
 	int64_t size;		/* of a regular file, else -1 */
 	char path[256];
@@ -61,6 +62,7 @@ static bool over(struct vt_input *in, const char *buf, size_t n)
 	/* per line: the bytes after the last newline of @buf */
 	for (size_t i = n; i-- > 0;)
 		if (buf[i] == '\n') {
+			in->saw_nl = true;
 			in->since_nl = n - 1 - i;
 			in->total += n;
 			return in->since_nl > in->max;
@@ -186,6 +188,13 @@ int vt_input_whole(struct vt_input *in, struct vt_error *err)
 {
 	char a[64], b[64];
 
+	/* what a reader that did not know read line by line counts now */
+	in->per_line = false;
+	if (in->total > in->max) {
+		in->hit = true;
+		vt_input_limit_hit(in, err);
+		return VT_ERR_INPUT_LIMIT;
+	}
 	if (in->size < 0 || (uint64_t)in->size <= in->max)
 		return 0;
 	snprintf(err->file, sizeof(err->file), "%s", in->path);
@@ -229,8 +238,10 @@ bool vt_input_limit_hit(const struct vt_input *in, struct vt_error *err)
 		return false;
 	snprintf(err->file, sizeof(err->file), "%s", in->path);
 	err->line = err->column = 0;
+	/* the first line (which says whether a trace is JSON Lines) is
+	 * all the input there is so far */
 	vt_error_set(err, VT_ERR_INPUT_LIMIT,
-		     in->per_line ?
+		     in->per_line && in->saw_nl ?
 		     "a line of the input is longer than %s of %s" :
 		     "input is larger than %s of %s",
 		     limit_name(in), vt_input_size_text(in->max, b, sizeof(b)));

@@ -28,15 +28,17 @@ struct vt_input;
 
 /*
  * Open @path ("-": standard input), a @what ("trace", "recording"), for reading through a counting stream
- * returned in *@f; @max bytes at most (0: VT_MAX_INPUT_DEFAULT).  A
- * regular file larger than @max is refused here, before anything is read.
- * Errors: -errno (cannot open or read), VT_ERR_TRACE_SYNTAX (a directory).
+ * returned in *@f; @max bytes at most (0: VT_MAX_INPUT_DEFAULT), the whole
+ * input unless vt_input_per_line() says otherwise.  Errors: -errno (cannot
+ * open or read), VT_ERR_TRACE_SYNTAX (a directory).
  */
 int vt_input_open(const char *path, const char *what, uint64_t max, FILE **f,
 		  struct vt_input **in, struct vt_error *err);
 /*
- * The reader will hold the whole input: a regular file larger than the
- * limit is refused now, before the rest is read (VT_ERR_INPUT_LIMIT).
+ * The reader will hold the whole input: from now on the limit is the whole
+ * input's (also after vt_input_per_line()); a regular file larger than the
+ * limit, or a stream that already read more, is refused now, before the
+ * rest is read (VT_ERR_INPUT_LIMIT).
  */
 int vt_input_whole(struct vt_input *in, struct vt_error *err);
 /*
@@ -46,7 +48,9 @@ int vt_input_whole(struct vt_input *in, struct vt_error *err);
  * and fseek() fails with ESPIPE.
  */
 bool vt_input_seekable(const struct vt_input *in);
-/* From now on the limit applies to each line, not to the whole input. */
+/* From now on the limit applies to each line, not to the whole input (a
+ * trace reader sets it before it reads the first line, which says whether
+ * the trace is JSON Lines, and calls vt_input_whole() if it is not). */
 void vt_input_per_line(struct vt_input *in);
 /* Count @n more bytes produced from this input (decompressed bytes):
  * false once they pass the limit. */

@@ -207,6 +207,9 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 	ret = vt_input_open(path, "trace", r->max_input, &r->f, &r->in, err);
 	if (ret)
 		goto fail;
+	/* per line until the first line says: JSON Lines is limited per line
+	 * from its first byte, one document whole (vt_input_whole() below) */
+	vt_input_per_line(r->in);
 	errno = 0;
 	n = getline(&r->line, &r->line_cap, r->f);
 	if (n < 0 || ferror(r->f)) {
@@ -221,7 +224,6 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 	ret = try_jsonl_header(r, r->line, n && r->line[n - 1] == '\n' ? n - 1 : n,
 			       err);
 	if (ret == 1) {
-		vt_input_per_line(r->in);
 		r->lines.cur = r->line;	/* no block read yet */
 		r->lines.end = r->line;
 		*out = r;

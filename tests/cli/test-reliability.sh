@@ -230,6 +230,12 @@ run replay-document-over-limit 3 "is larger than the --max-input limit of $((se_
 	"$VT_BIN" replay -j --max-input="$((se_size - 1))" "$SE"
 run replay-pipe-document-over-limit 3 '^-: error: input is larger than the --max-input limit' \
 	sh -c 'cat "$1" | "$0" replay -j --max-input="$2" -' "$VT_BIN" "$SE" "$((se_size - 1))"
+# JSON Lines is limited per line from its first byte: a file of short
+# lines many times the limit is read (the first read of the stream, before
+# the first line said JSON Lines, counted whole: a session 10 trial finding)
+{ echo "$H"; for i in $(seq 1 3000); do echo "{\"op\":\"vmalloc\",\"id\":$i,\"size\":4096}"; done; } >"$TMP/short-lines.jsonl"
+run replay-short-lines-small-limit 0 '' "$VT_BIN" replay -q --max-input=4K "$TMP/short-lines.jsonl"
+run replay-short-lines-small-limit-pipe 0 '' sh -c '"$0" replay -q --max-input=4K - <"$1"' "$VT_BIN" "$TMP/short-lines.jsonl"
 run replay-directory 3 'is a directory' "$VT_BIN" replay "$TMP"
 run max-input-bad 2 "invalid value '0' for --max-input" "$VT_BIN" replay --max-input=0 "$SH"
 
