@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "core/alloc.h"
+#include "core/input.h"
 #include "core/trace/gen.h"
 #include "core/trace/trace.h"
 
@@ -733,7 +734,7 @@ static int gen_write(const struct gen_args *a, const char *buddy)
 	 * -o FILE does.
 	 */
 	to_stdout = !output || !strcmp(output, "-");
-	f = to_stdout ? tmpfile() : vt_out_open(output);
+	f = to_stdout ? vt_tmpfile() : vt_out_open(output);
 	if (!f) {
 		if (to_stdout)
 			vt_err("cannot create a temporary file: %s", strerror(errno));

@@ -248,6 +248,32 @@ bool vt_input_limit_hit(const struct vt_input *in, struct vt_error *err)
 	return true;
 }
 
+FILE *vt_tmpfile(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	FILE *f;
+	int fd, e;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (snprintf(path, sizeof(path), "%s/vmaptool.XXXXXX", dir) >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	unlink(path);
+	f = fdopen(fd, "w+");
+	if (!f) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
 void vt_input_close(struct vt_input *in, FILE *f)
 {
 	if (f)

@@ -61,6 +61,12 @@ bool vt_input_account(struct vt_input *in, uint64_t n);
  */
 bool vt_input_limit_hit(const struct vt_input *in, struct vt_error *err);
 uint64_t vt_input_limit(const struct vt_input *in);
+/*
+ * tmpfile() in $TMPDIR (else /tmp), where glibc's tmpfile() looks at
+ * P_tmpdir alone: an unlinked file for a spool, gone when closed; NULL
+ * with errno set if none can be made.
+ */
+FILE *vt_tmpfile(void);
 /* Closes the stream too. */
 void vt_input_close(struct vt_input *in, FILE *f);
 

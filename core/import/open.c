@@ -318,13 +318,13 @@ static int text_two_passes(struct vt_import *im, struct vt_error *err)
 
 	im->src->rewindable = im->src->mem || (im->src->in && vt_input_seekable(im->src->in));
 	if (!im->src->rewindable && im->src->f) {
-		im->src->raw_spool = tmpfile();
+		im->src->raw_spool = vt_tmpfile();
 		im->src->rewindable = im->src->raw_spool != NULL;
 	}
 	if (!im->src->rewindable)
 		return vt_im_text_run(im, err);
 	if (!im->src->mem)
-		im->ev_spool = tmpfile();	/* NULL: kept in memory */
+		im->ev_spool = vt_tmpfile();	/* NULL: kept in memory */
 	im->pass = 1;
 	rc = vt_im_text_run(im, err);
 	if (rc < 0)

@@ -236,6 +236,10 @@ run replay-pipe-document-over-limit 3 '^-: error: input is larger than the --max
 { echo "$H"; for i in $(seq 1 3000); do echo "{\"op\":\"vmalloc\",\"id\":$i,\"size\":4096}"; done; } >"$TMP/short-lines.jsonl"
 run replay-short-lines-small-limit 0 '' "$VT_BIN" replay -q --max-input=4K "$TMP/short-lines.jsonl"
 run replay-short-lines-small-limit-pipe 0 '' sh -c '"$0" replay -q --max-input=4K - <"$1"' "$VT_BIN" "$TMP/short-lines.jsonl"
+# gen to stdout stages the trace in $TMPDIR (glibc's tmpfile() ignores it)
+run gen-stdout-tmpdir 4 'cannot create a temporary file' \
+	env TMPDIR="$TMP/no-such-folder" "$VT_BIN" gen systemheap --buffers=1
+run gen-stdout-tmpdir-ok 0 '' env TMPDIR="$TMP" "$VT_BIN" gen systemheap --buffers=1
 run replay-directory 3 'is a directory' "$VT_BIN" replay "$TMP"
 run max-input-bad 2 "invalid value '0' for --max-input" "$VT_BIN" replay --max-input=0 "$SH"
 
