@@ -36,6 +36,9 @@ ENVIRONMENT = [
      "instead of share/vmaptool/profiles (docs/cost-model.md)"),
     ("NO_COLOR", "set and not empty: no colour under --color=auto (the default)"),
     ("TERM", "dumb: no colour under --color=auto"),
+    ("TMPDIR", "the folder of the unlinked temporary files gen stages a trace for "
+     "standard output in and import spools a pipe and its events in; /tmp when unset "
+     "or empty"),
     ("ARGP_HELP_FMT", "read by glibc's argp: the layout of --help"),
 ]
 
