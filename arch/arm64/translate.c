@@ -105,7 +105,34 @@ static bool group_broken(const struct arm64_geom *g, const uint64_t *t)
 }
 
 /*
- * Group by group; in a run table the groups that lie inside one extent
+ * Whether some entry of the run table @id may be a valid page descriptor
+ * with PTE_CONT (bits 0, 1 and 52, as group_broken() tests them).  A run's
+ * entries are desc0 + k pages: bits 0 and 1 are desc0's, bit 52 is desc0's
+ * unless the addition carries into it (then: may).  No run that may: no
+ * CONT group of the table can break.
+ */
+static bool runs_may_cont(const struct arm64_mm *mm, uint32_t id)
+{
+	const uint64_t low = (1ull << 52) - 1;
+	struct arm64_run one;
+	uint32_t nr;
+	const struct arm64_run *r = arm64_table_runs(mm, id, &one, &nr);
+
+	for (uint32_t k = 0; k < nr; k++) {
+		uint64_t d = r[k].desc0;
+
+		if ((d & 3) == 3 &&
+		    ((d & PTE_CONT) ||
+		     ((d & low) + ((uint64_t)(r[k].len - 1) << mm->g.page_shift)) > low))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Group by group, the range of a PMD entry with no PTE table, or a run
+ * table with no run that may be CONT (runs_may_cont()), skipped whole;
+ * in a run table the groups that lie inside one extent
  * (arm64_entry_extent()) are all alike (a run advances a page an entry, a
  * gap is none): the first, produced on demand, is checked for them all.
  */
@@ -129,10 +156,19 @@ uint64_t arm64_check_cont(const struct arm64_mm *mm, uint64_t start,
 			tbl_va = va >> tshift << tshift;
 			tid = arm64_pte_table_id(mm, va);
 			tbl = tid == UINT32_MAX ? NULL : mm->tbl[tid];
+			if (tid != UINT32_MAX && !tbl && !runs_may_cont(mm, tid))
+				tid = UINT32_MAX;
 		}
 		if (tid == UINT32_MAX) {
-			va += g->cont_pte_size;
-			continue;	/* no page of the group is a leaf PTE */
+			/* no PTE table under this PMD entry (a block, or
+			 * nothing), or no CONT page in it: no group up to its
+			 * end can break */
+			uint64_t next = tbl_va + (1ull << tshift);
+
+			if (next <= va)
+				break;	/* the top of the address space */
+			va = next;
+			continue;
 		}
 		if (tbl) {
 			t = tbl + arm64_index(g, g->levels - 1, va);

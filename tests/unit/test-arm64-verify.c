@@ -441,12 +441,70 @@ out:
 	arm64_mm_release(mm);
 }
 
+/*
+ * arm64_check_cont() skips the range of a PMD entry with no PTE table (a
+ * block, or nothing) and a run table none of whose runs is CONT, and goes
+ * on at the next PMD entry: [block][plain run table][CONT run table with a
+ * misaligned group][nothing][array with a broken group] from mid-block.
+ */
+static void test_check_cont_skips(void)
+{
+	struct fx f;
+	struct arm64_mm *mm = &f.mm;
+	uint64_t base, *pmd, *pte, first = 0;
+	uint32_t id[2];
+
+	if (fx_init(&f, 12, 48))
+		return;
+	base = mm->g.vmalloc_start + 16 * MiB;
+	pmd = entry_at(&f, base, 2);
+	if (!pmd)
+		goto out;
+	TEST_ASSERT_EQ("block", arm64_set_huge_block(mm, 2, pmd, 0x40000000ull, PAGE_KERNEL), 1);
+	for (int t = 0; t < 2; t++) {
+		pmd = entry_at(&f, base + (uint64_t)(t + 1) * 2 * MiB, 2);
+		if (!pmd || arm64_populate(mm, 2, pmd))
+			goto out;
+		id[t] = arm64_desc_table_id(mm, *pmd);
+		TEST_ASSERT_VAL("a run table", arm64_is_run_table(mm, id[t]));
+	}
+	/* table 1: 512 plain pages, one run; table 2: CONT groups 0-7, the
+	 * PA of groups 5-7 one page off CONT alignment */
+	for (int i = 0; i < 512; i++)
+		arm64_tbl_set_pte_at(mm, id[0], (uint64_t)i,
+				     (0x90000000ull + (uint64_t)i * 4096) | PAGE_KERNEL);
+	arm64_tbl_set_huge_ptes(mm, id[1], 0, base + 4 * MiB,
+				arm64_make_huge_pte(mm, 0xa0000000ull | PAGE_KERNEL, 16),
+				64 * KiB, 5);
+	arm64_tbl_set_huge_ptes(mm, id[1], 80, base + 4 * MiB + 5 * 64 * KiB,
+				arm64_make_huge_pte(mm, 0xb0001000ull | PAGE_KERNEL, 16),
+				64 * KiB, 3);
+	TEST_ASSERT_VAL("still runs", arm64_is_run_table(mm, id[0]) &&
+				      arm64_is_run_table(mm, id[1]));
+	pte = entry_at(&f, base + 8 * MiB, 3);	/* nothing at base + 6 MiB */
+	if (!pte)
+		goto out;
+	cont_group(pte, 2, 0x85001000ull, PAGE_KERNEL);	/* misaligned */
+	TEST_ASSERT_EQ("three misaligned, one past the gap",
+		       arm64_check_cont(mm, base + 64 * KiB, base + 10 * MiB, &first), 4);
+	TEST_ASSERT_EQ("the first after the block and the plain table", first,
+		       base + 4 * MiB + 5 * 64 * KiB);
+	TEST_ASSERT_EQ("past the gap",
+		       arm64_check_cont(mm, base + 5 * MiB, base + 10 * MiB, &first), 1);
+	TEST_ASSERT_EQ("its group", first, base + 8 * MiB + 2 * 64 * KiB);
+	TEST_ASSERT_EQ("the block and the plain table alone",
+		       arm64_check_cont(mm, base, base + 4 * MiB, NULL), 0);
+out:
+	arm64_mm_release(mm);
+}
+
 int main(void)
 {
 	test_translate_4k();
 	test_translate_geometries();
 	test_check_cont();
 	test_check_cont_16k();
+	test_check_cont_skips();
 	test_wrong_address();
 	test_overlapping_block();
 	return test_result("test-arm64-verify");
