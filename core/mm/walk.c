@@ -201,6 +201,65 @@ static inline bool walk_up(const struct walk_lv *lv, int *d, uint64_t addr)
 }
 
 /*
+ * What one of the kernel's three walkers does at an entry above the PTE
+ * table (the entry's action: WALK_DONE, the table under it, or an error)
+ * and in a PTE table; @c is the walker's own arguments.  walk_levels() is
+ * inlined into each walker with its ops a constant, so these are direct
+ * calls there.
+ */
+struct walk_ops {
+	int64_t (*entry)(struct vt_walk *w, int d, uint64_t *p, uint64_t addr,
+			 uint64_t next, const void *c);
+	int (*pte)(struct vt_walk *w, uint32_t tid, uint64_t addr, uint64_t next,
+		   const void *c);
+};
+
+/* The p4d/pud/pmd loops of one walker over [addr, end) (see walk_lv). */
+static inline __attribute__((always_inline))
+int walk_levels(struct vt_walk *w, uint64_t addr, uint64_t end,
+		const struct walk_ops *ops, const void *c)
+{
+	struct arm64_mm *mm = w->mm;
+	const struct arm64_geom *g = &mm->g;
+	const int last = g->levels - 1;
+	struct walk_lv lv[ARM64_MAX_LEVELS];
+	int d = 0, ret;
+	int64_t t;
+
+	if (walk_straight(g, addr, end)) {
+		uint32_t tid = mm->pgd;
+
+		for (; d < last; d++) {
+			WST(w, walk_steps)++;
+			t = ops->entry(w, d, walk_entry(mm, d, tid, addr), addr, end, c);
+			if (t < 0 || t == WALK_DONE)
+				return t < 0 ? (int)t : 0;
+			tid = (uint32_t)t;
+		}
+		return ops->pte(w, tid, addr, end, c);
+	}
+	lv[0] = (struct walk_lv){ mm->pgd, end };
+	do {
+		uint64_t next = arm64_addr_end(g, d, addr, lv[d].end);
+		uint64_t *p = walk_entry(mm, d, lv[d].tid, addr);
+
+		WST(w, walk_steps)++;
+		t = ops->entry(w, d, p, addr, next, c);
+		if (t < 0)
+			return (int)t;
+		if (t != WALK_DONE) {
+			if (walk_down(lv, &d, last, (uint32_t)t, next))
+				continue;
+			ret = ops->pte(w, (uint32_t)t, addr, next, c);
+			if (ret)
+				return ret;
+		}
+		addr = next;
+	} while (walk_up(lv, &d, addr));
+	return 0;
+}
+
+/*
  * vmap_try_huge_pud()/vmap_try_huge_pmd(): a block if the whole entry is
  * covered, VA and PA are aligned; a present lower table is freed first.
  */
@@ -295,53 +354,41 @@ static inline int64_t vmap_entry(struct vt_walk *w, int d, uint64_t *p,
 	return lower_table(w, d, p, true);
 }
 
-/* vmap_p4d_range() .. vmap_pmd_range(): the level loops of vmap_range_noflush() */
+/* vmap_p4d_range() .. vmap_pmd_range(): the level loops of
+ * vmap_range_noflush(); the output address follows the VA from @phys at
+ * @addr. */
+struct vmap_args {
+	uint64_t addr, phys, prot;
+	unsigned int max_page_shift;
+};
+
+static inline int64_t vmap_level(struct vt_walk *w, int d, uint64_t *p,
+				 uint64_t addr, uint64_t next, const void *c)
+{
+	const struct vmap_args *a = c;
+
+	return vmap_entry(w, d, p, addr, next, a->phys + (addr - a->addr),
+			  a->prot, a->max_page_shift);
+}
+
+static inline int vmap_pte(struct vt_walk *w, uint32_t tid, uint64_t addr,
+			   uint64_t next, const void *c)
+{
+	const struct vmap_args *a = c;
+
+	return vt_vmap_pte_range(w, tid, addr, next, a->phys + (addr - a->addr),
+				 a->prot, a->max_page_shift);
+}
+
+static const struct walk_ops vmap_ops = { vmap_level, vmap_pte };
+
 static int vt_vmap_pmd_range(struct vt_walk *w, uint64_t addr, uint64_t end,
 			     uint64_t phys, uint64_t prot,
 			     unsigned int max_page_shift)
 {
-	struct arm64_mm *mm = w->mm;
-	const struct arm64_geom *g = &mm->g;
-	const int last = g->levels - 1;
-	struct walk_lv lv[ARM64_MAX_LEVELS];
-	int d = 0, ret;
-	int64_t t;
+	const struct vmap_args a = { addr, phys, prot, max_page_shift };
 
-	if (walk_straight(g, addr, end)) {
-		uint32_t tid = mm->pgd;
-
-		for (; d < last; d++) {
-			WST(w, walk_steps)++;
-			t = vmap_entry(w, d, walk_entry(mm, d, tid, addr), addr,
-				       end, phys, prot, max_page_shift);
-			if (t < 0 || t == WALK_DONE)
-				return t < 0 ? (int)t : 0;
-			tid = (uint32_t)t;
-		}
-		return vt_vmap_pte_range(w, tid, addr, end, phys, prot,
-					 max_page_shift);
-	}
-	lv[0] = (struct walk_lv){ mm->pgd, end };
-	do {
-		uint64_t next = arm64_addr_end(g, d, addr, lv[d].end);
-		uint64_t *p = walk_entry(mm, d, lv[d].tid, addr);
-
-		WST(w, walk_steps)++;
-		t = vmap_entry(w, d, p, addr, next, phys, prot, max_page_shift);
-		if (t < 0)
-			return (int)t;
-		if (t != WALK_DONE) {
-			if (walk_down(lv, &d, last, (uint32_t)t, next))
-				continue;
-			ret = vt_vmap_pte_range(w, (uint32_t)t, addr, next, phys, prot,
-						max_page_shift);
-			if (ret)
-				return ret;
-		}
-		phys += next - addr;
-		addr = next;
-	} while (walk_up(lv, &d, addr));
-	return 0;
+	return walk_levels(w, addr, end, &vmap_ops, &a);
 }
 
 int vt_vmap_range_noflush(struct vt_walk *w, uint64_t addr, uint64_t end,
@@ -560,51 +607,41 @@ static inline int64_t vmap_pages_entry(struct vt_walk *w, int d, uint64_t *p,
 }
 
 /* vmap_pages_p4d_range() .. vmap_pages_pmd_range() */
+struct vmap_pages_args {
+	uint64_t prot, *nr;
+	unsigned int shift;
+	int huge_d;
+};
+
+static inline int64_t vmap_pages_level(struct vt_walk *w, int d, uint64_t *p,
+				       uint64_t addr, uint64_t next, const void *c)
+{
+	const struct vmap_pages_args *a = c;
+
+	return vmap_pages_entry(w, d, p, addr, next, a->prot, a->nr, a->shift,
+				a->huge_d);
+}
+
+static inline int vmap_pages_pte(struct vt_walk *w, uint32_t tid, uint64_t addr,
+				 uint64_t next, const void *c)
+{
+	const struct vmap_pages_args *a = c;
+
+	return vt_vmap_pages_pte_range(w, tid, addr, next, a->prot, a->nr, a->shift);
+}
+
+static const struct walk_ops vmap_pages_ops = { vmap_pages_level, vmap_pages_pte };
+
 static int vt_vmap_pages_pmd_range(struct vt_walk *w, uint64_t addr,
 				   uint64_t end, uint64_t prot, uint64_t *nr,
 				   unsigned int shift)
 {
-	struct arm64_mm *mm = w->mm;
-	const struct arm64_geom *g = &mm->g;
-	const int last = g->levels - 1;
-	const int huge_d = shift == g->pmd_shift ? g->pmd_depth : -1;
-	struct walk_lv lv[ARM64_MAX_LEVELS];
-	int d = 0, ret;
-	int64_t t;
+	const struct arm64_geom *g = &w->mm->g;
+	const struct vmap_pages_args a = {
+		prot, nr, shift, shift == g->pmd_shift ? g->pmd_depth : -1
+	};
 
-	if (walk_straight(g, addr, end)) {
-		uint32_t tid = mm->pgd;
-
-		for (; d < last; d++) {
-			WST(w, walk_steps)++;
-			t = vmap_pages_entry(w, d, walk_entry(mm, d, tid, addr),
-					     addr, end, prot, nr, shift, huge_d);
-			if (t < 0 || t == WALK_DONE)
-				return t < 0 ? (int)t : 0;
-			tid = (uint32_t)t;
-		}
-		return vt_vmap_pages_pte_range(w, tid, addr, end, prot, nr, shift);
-	}
-	lv[0] = (struct walk_lv){ mm->pgd, end };
-	do {
-		uint64_t next = arm64_addr_end(g, d, addr, lv[d].end);
-		uint64_t *p = walk_entry(mm, d, lv[d].tid, addr);
-
-		WST(w, walk_steps)++;
-		t = vmap_pages_entry(w, d, p, addr, next, prot, nr, shift, huge_d);
-		if (t < 0)
-			return (int)t;
-		if (t != WALK_DONE) {
-			if (walk_down(lv, &d, last, (uint32_t)t, next))
-				continue;
-			ret = vt_vmap_pages_pte_range(w, (uint32_t)t, addr, next, prot,
-						      nr, shift);
-			if (ret)
-				return ret;
-		}
-		addr = next;
-	} while (walk_up(lv, &d, addr));
-	return 0;
+	return walk_levels(w, addr, end, &vmap_pages_ops, &a);
 }
 
 int vt_vmap_small_pages_range_noflush(struct vt_walk *w, uint64_t addr,
@@ -709,46 +746,25 @@ static inline int64_t vunmap_entry(struct vt_walk *w, int d, uint64_t *p)
 }
 
 /* vunmap_p4d_range() .. vunmap_pmd_range() */
+static inline int64_t vunmap_level(struct vt_walk *w, int d, uint64_t *p,
+				   uint64_t addr, uint64_t next, const void *c)
+{
+	(void)addr, (void)next, (void)c;
+	return vunmap_entry(w, d, p);
+}
+
+static inline int vunmap_pte(struct vt_walk *w, uint32_t tid, uint64_t addr,
+			     uint64_t next, const void *c)
+{
+	(void)c;
+	return vt_vunmap_pte_range(w, tid, addr, next);
+}
+
+static const struct walk_ops vunmap_ops = { vunmap_level, vunmap_pte };
+
 static int vt_vunmap_pmd_range(struct vt_walk *w, uint64_t addr, uint64_t end)
 {
-	struct arm64_mm *mm = w->mm;
-	const struct arm64_geom *g = &mm->g;
-	const int last = g->levels - 1;
-	struct walk_lv lv[ARM64_MAX_LEVELS];
-	int d = 0, ret;
-	int64_t t;
-
-	if (walk_straight(g, addr, end)) {
-		uint32_t tid = mm->pgd;
-
-		for (; d < last; d++) {
-			WST(w, walk_steps)++;
-			t = vunmap_entry(w, d, walk_entry(mm, d, tid, addr));
-			if (t < 0 || t == WALK_DONE)
-				return t < 0 ? (int)t : 0;
-			tid = (uint32_t)t;
-		}
-		return vt_vunmap_pte_range(w, tid, addr, end);
-	}
-	lv[0] = (struct walk_lv){ mm->pgd, end };
-	do {
-		uint64_t next = arm64_addr_end(g, d, addr, lv[d].end);
-		uint64_t *p = walk_entry(mm, d, lv[d].tid, addr);
-
-		WST(w, walk_steps)++;
-		t = vunmap_entry(w, d, p);
-		if (t < 0)
-			return (int)t;
-		if (t != WALK_DONE) {
-			if (walk_down(lv, &d, last, (uint32_t)t, next))
-				continue;
-			ret = vt_vunmap_pte_range(w, (uint32_t)t, addr, next);
-			if (ret)
-				return ret;
-		}
-		addr = next;
-	} while (walk_up(lv, &d, addr));
-	return 0;
+	return walk_levels(w, addr, end, &vunmap_ops, NULL);
 }
 
 /* __vunmap_range_noflush(): one walk; tables are never freed */
