@@ -14,6 +14,7 @@
 #include "arch/arm64/arm64.h"
 #include "arch/arm64/counters.h"
 #include "arch/arm64/linear-map.h"	/* map_mem(): linear_map events */
+#include "arch/arm64/runs.h"	/* the walkers' inline stores and clears */
 
 /* The counters the arch model increments, by name (folded into the
  * engine's metrics of the same names). */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/arm64/arm64.h"
+#include "arch/arm64/runs.h"
 
 /* Room for @cap runs in table @id's list, which keeps the runs it has
  * (a whole-table run kept inline becomes a list of one). */

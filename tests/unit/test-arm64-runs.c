@@ -15,7 +15,7 @@
  */
 #include <string.h>
 
-#include "arch/arm64/arm64.h"
+#include "arch/arm64/runs.h"
 #include "prng.h"
 #include "test.h"
 
