@@ -408,9 +408,13 @@ static error_t gen_parse(int key, char *arg, struct argp_state *state)
 		for (int i = 0; i < P__NR; i++)
 			if (!strcmp(arg, pattern_names[i]))
 				a->pattern = i;
-		if (a->pattern < 0)
-			argp_error(state, "'%s' is not a pattern (systemheap, test_vmalloc, ioremap, map_mem)",
-				   arg);
+		if (a->pattern < 0) {
+			const char *hint = vt_suggest(arg, pattern_names, P__NR);
+
+			argp_error(state, "'%s' is not a pattern (systemheap, test_vmalloc, "
+				   "ioremap, map_mem)%s%s%s", arg, hint ? "; did you mean '" : "",
+				   hint ? hint : "", hint ? "'?" : "");
+		}
 		break;
 	case ARGP_KEY_NO_ARGS:
 		argp_error(state, "no pattern given (systemheap, test_vmalloc, ioremap, map_mem)");

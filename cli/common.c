@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE	/* asprintf */
 #include <argp.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
@@ -454,6 +455,50 @@ void vt_common_init(struct vt_cli *cli)
 	cli->jobs = cores < 1 ? 1 : cores > 1024 ? 1024 : cores;
 }
 
+/* Whether @a and @b hold the same digits in the same order. */
+static bool same_digits(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		while (*a && !isdigit((unsigned char)*a))
+			a++;
+		while (*b && !isdigit((unsigned char)*b))
+			b++;
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+	}
+}
+
+/*
+ * The usage error of a word option given @arg, none of @expected ("a|b|c"),
+ * with the closest word when it is near enough to be a typo or @arg is a
+ * word without its "v" ('6.12' for v6.12), as for a strategy or a command.
+ * Only words of the same digits are offered: '8k' is no typo of 4k, nor
+ * v7.0 of v7.2.
+ */
+static void bad_word(struct argp_state *state, const char *opt, const char *arg,
+		     const char *expected)
+{
+	const char *cands[32];
+	char buf[256], hint[64] = "", vword[64];
+	const char *h;
+	size_t n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", expected);
+	for (char *w = strtok(buf, "|"); w && n < 32; w = strtok(NULL, "|"))
+		if (same_digits(w, arg))
+			cands[n++] = w;
+	snprintf(vword, sizeof(vword), "v%s", arg);
+	h = vt_suggest(vword, cands, n);
+	if (!h || strcmp(h, vword))
+		h = vt_suggest(arg, cands, n);
+	if (h)
+		snprintf(hint, sizeof(hint), "; did you mean '%s'?", h);
+	argp_error(state, "invalid value '%s' for --%s (expected %s)%s", arg,
+		   opt, expected, hint);
+}
+
 /* Parse @arg as one of @n words; returns its index or calls argp_error. */
 static int pick(struct argp_state *state, const char *opt, const char *arg,
 		const char *const *words, int n, const char *expected)
@@ -461,8 +506,7 @@ static int pick(struct argp_state *state, const char *opt, const char *arg,
 	for (int i = 0; i < n; i++)
 		if (!strcmp(arg, words[i]))
 			return i;
-	argp_error(state, "invalid value '%s' for --%s (expected %s)", arg,
-		   opt, expected);
+	bad_word(state, opt, arg, expected);
 	return -1;
 }
 
@@ -527,8 +571,7 @@ static void model_option(struct vt_cli *cli, struct argp_state *state,
 			break;
 		i = vt_option_word_index(t, arg);
 		if (i < 0)
-			argp_error(state, "invalid value '%s' for --%s (expected %s)",
-				   arg, t->name, t->words);
+			bad_word(state, t->name, arg, t->words);
 		else
 			v = t->values[i];
 		break;
@@ -548,8 +591,7 @@ static unsigned int parse_granule(struct argp_state *state, const char *arg)
 		if (!strcmp(arg, gran) && granule_known(i))
 			return i;
 	}
-	argp_error(state, "invalid value '%s' for --%s (expected %s)",
-		   arg, "granule", granules);
+	bad_word(state, "granule", arg, granules);
 	return 12;
 }
 
@@ -559,8 +601,7 @@ static enum vt_kernel_gen parse_kernel(struct argp_state *state, const char *arg
 	for (int i = 0; i < VT_KERNEL__NR; i++)
 		if (!strcmp(arg, vt_kernels[i].name))
 			return (enum vt_kernel_gen)i;
-	argp_error(state, "invalid value '%s' for --%s (expected %s)",
-		   arg, "kernel", kernel_choices);
+	bad_word(state, "kernel", arg, kernel_choices);
 	return (enum vt_kernel_gen)0;
 }
 

@@ -56,7 +56,9 @@ const char *vt_suggest(const char *word, const char *const *cands, size_t n)
 		/* a prefix of at least 3 letters is as good as one typo */
 		if (lw >= 3 && !strncmp(cands[i], word, lw) && d > 1)
 			d = 1;
-		if (d < bd) {
+		/* of two as close, one the word begins ('of': off, not on) */
+		if (d < bd || (d == bd && strncmp(best, word, lw) &&
+			       !strncmp(cands[i], word, lw))) {
 			bd = d;
 			best = cands[i];
 		}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The first contact (issue 11 items 2 and 5): -h, `vmaptool help [CMD]`,
-# "did you mean" for a command, a strategy, an axis, a test_vmalloc test and a long
-# option, each command's --help
+# "did you mean" for a command, a strategy, an axis, a test_vmalloc test, a
+# gen pattern, an option's word and a long option, each command's --help
 # listing only the options it takes (and those working), options that do
 # not apply being usage errors on either side of the command word,
 # ptdump --at beyond the trace (exit 2), and a trace-cmd recording given
@@ -41,6 +41,22 @@ run 2 replay --strategy=pagewise+xyzzyq "$T"; grep -q "did you mean" "$TMP/err" 
 run 2 gen test_vmalloc --test=fix_size_alloc_test,fix_sise_alloc_test
 grep -q "did you mean 'fix_size_alloc_test'" "$TMP/err" || die "no suggestion for fix_sise_alloc_test: $(cat "$TMP/err")"
 run 2 gen test_vmalloc --test=qqqqqqqqqq; grep -q "did you mean" "$TMP/err" && die "a suggestion for qqqqqqqqqq"
+# a gen pattern, and an option's word: the closest, '6.12' as 'v6.12', of
+# two as close the one the word begins
+run 2 gen systemhep; grep -q "did you mean 'systemheap'" "$TMP/err" || die "no suggestion for systemhep: $(cat "$TMP/err")"
+run 2 gen qqqqqq; grep -q "did you mean" "$TMP/err" && die "a suggestion for pattern qqqqqq"
+run 2 replay --kernel=6.12 "$T"
+grep -q "^vmaptool replay: invalid value '6.12' for --kernel (expected .*); did you mean 'v6.12'?$" "$TMP/err" ||
+	die "no suggestion for --kernel=6.12: $(cat "$TMP/err")"
+run 2 replay --kernel=6.1 "$T"; grep -q "did you mean 'v6.1'?" "$TMP/err" || die "no suggestion for --kernel=6.1: $(cat "$TMP/err")"
+run 2 replay --granule=16 "$T"; grep -q "did you mean '16k'?" "$TMP/err" || die "no suggestion for --granule=16: $(cat "$TMP/err")"
+run 2 replay --format=jsn "$T"; grep -q "did you mean 'json'?" "$TMP/err" || die "no suggestion for --format=jsn: $(cat "$TMP/err")"
+run 2 replay --erratum-4118414=of "$T"; grep -q "did you mean 'off'?" "$TMP/err" || die "no 'off' for --erratum-4118414=of: $(cat "$TMP/err")"
+run 2 replay --barriers=lazzy "$T"; grep -q "did you mean 'lazy'?" "$TMP/err" || die "no suggestion for --barriers=lazzy: $(cat "$TMP/err")"
+run 2 replay --kernel=zzzz "$T"; grep -q "did you mean" "$TMP/err" && die "a suggestion for --kernel=zzzz"
+# another number is another value, not a typo
+run 2 replay --kernel=v7.0 "$T"; grep -q "did you mean" "$TMP/err" && die "a suggestion for --kernel=v7.0"
+run 2 replay --granule=8k "$T"; grep -q "did you mean" "$TMP/err" && die "a suggestion for --granule=8k"
 # a mistyped long option: the closest of the command's own, on either side
 # of the command word; a prefix getopt takes, and an option's argument
 # given apart, are no typos
