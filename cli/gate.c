@@ -103,6 +103,32 @@ void vt_gate_opts_init(struct vt_gate_opts *o)
 	add_threshold(o, "ns", 2, true);
 }
 
+/* The known metric closest to @name (as metric_known() spells them), if
+ * close enough to be a typo. */
+static const char *metric_hint(const char *name)
+{
+	static char paths[VT_M__NR + 2][64];
+	const char *cands[VT_M__NR + 2] = { "cycles", "ns" };
+
+	for (int i = 0; i < VT_M__NR; i++) {
+		const char *m = vt_metric_names[i];
+
+		switch (vt_metric_kinds[i]) {
+		case VT_MK_TLBI:
+			snprintf(paths[i], sizeof(paths[i]), "tlbi_by_kind.%s", m + 5);
+			break;
+		case VT_MK_DSB:
+			snprintf(paths[i], sizeof(paths[i]), "dsb_by_kind.%s", m + 4);
+			break;
+		default:
+			snprintf(paths[i], sizeof(paths[i]), "%s", m);
+			break;
+		}
+		cands[i + 2] = paths[i];
+	}
+	return vt_suggest(name, cands, VT_M__NR + 2);
+}
+
 int vt_gate_parse_threshold(struct vt_gate_opts *o, const char *arg,
 			    char *why, size_t len)
 {
@@ -135,7 +161,11 @@ int vt_gate_parse_threshold(struct vt_gate_opts *o, const char *arg,
 				 arg);
 			ret = -1;
 		} else if (colon && !metric_known(item)) {
-			snprintf(why, len, "--threshold: unknown metric '%s'", item);
+			const char *hint = metric_hint(item);
+
+			snprintf(why, len, "--threshold: unknown metric '%s'%s%s%s", item,
+				 hint ? "; did you mean '" : "", hint ? hint : "",
+				 hint ? "'?" : "");
 			ret = -1;
 		} else if (!colon) {
 			if (add_threshold(o, "cycles", v, true) ||

@@ -134,6 +134,12 @@ set +e
 "${G[@]}" --threshold=tlbix:1 "$repo"/traces/*.json 2>err; rc=$?
 set -e
 [ $rc = 2 ] && grep -q "unknown metric 'tlbix'" err || die "--threshold=tlbix: exit $rc $(cat err)"
+grep -q "did you mean 'tlbi'?" err || die "--threshold=tlbix: no suggestion: $(cat err)"
+set +e
+"${G[@]}" --threshold=tlbi_by_kind.vale1s:1 "$repo"/traces/*.json 2>err; rc=$?
+set -e
+[ $rc = 2 ] && grep -q "did you mean 'tlbi_by_kind.vale1is'?" err ||
+	die "--threshold=tlbi_by_kind.vale1s: exit $rc $(cat err)"
 "${G[@]}" --threshold=5 "$repo"/traces/*.json >/dev/null || die "the old --threshold=PCT form"
 "${G[@]}" -j "$repo"/traces/*.json >g.json || die "gate -j"
 python3 -c 'import json,sys; d=json.load(open("g.json")); assert d["format"]=="vmaptool-gate" and d["result"]=="ok" and d["thresholds"]["cycles"]=="2%", d' ||
