@@ -67,7 +67,8 @@ static bool colour_wanted(FILE *f, enum vt_colour c)
 
 /*
  * A string from the report (a trace path, a strategy name as given) as
- * mail may carry it: control characters and DEL become '?'.
+ * mail may carry it: a byte that is not printable ASCII (a control
+ * character, DEL, a byte of a UTF-8 sequence) becomes '?'.
  */
 static const char *safe(const struct text_out *o, const char *s, char *buf,
 			size_t len)
@@ -77,8 +78,25 @@ static const char *safe(const struct text_out *o, const char *s, char *buf,
 	if (!o->mail || !s)
 		return s ? s : "";
 	for (i = 0; s[i] && i + 1 < len; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+		buf[i] = (unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f ?
+			 '?' : s[i];
 	buf[i] = '\0';
+	return buf;
+}
+
+/* A trace path as one word of prose: safe(), its spaces ones vt_wrap()
+ * never breaks a line at (VT_WRAP_SPACE), so that it can be copied. */
+static const char *path_word(const struct text_out *o, const char *s, char *buf,
+			     size_t len)
+{
+	const char *t = safe(o, s, buf, len);
+	size_t i;
+
+	if (t != buf)
+		snprintf(buf, len, "%s", t);
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == ' ')
+			buf[i] = VT_WRAP_SPACE;
 	return buf;
 }
 
@@ -431,7 +449,7 @@ static void table_print(const struct text_out *o, json_t *strats,
 static void prose(const struct text_out *o, const char *text, int indent)
 {
 	if (o->wide && !o->mail)
-		fprintf(o->f, "%s\n", text);
+		vt_wrap_none(o->f, text);
 	else
 		vt_wrap(o->f, text, 0, indent, TEXT_COLS);
 }
@@ -591,7 +609,7 @@ static void trace_body(const struct text_out *o, json_t *t, const char *name,
 		return;
 	}
 	fprintf(m, "trace: %s (%" JSON_INTEGER_FORMAT " %s",
-		safe(o, name, buf, sizeof(buf)),
+		path_word(o, name, buf, sizeof(buf)),
 		json_integer_value(json_object_get(t, "events")),
 		events_word(json_integer_value(json_object_get(t, "events"))));
 	if (g)
@@ -745,7 +763,7 @@ int vt_report_write_mail(const struct vt_report *r, FILE *f,
 	fprintf(m, "Trace%s ", json_array_size(r->traces) == 1 ? ":" : "s:");
 	json_array_foreach(r->traces, i, t)
 		fprintf(m, "%s%s (%" JSON_INTEGER_FORMAT " %s)", i ? ", " : "",
-			safe(&o, vt_report_trace_shown(r, i), buf, sizeof(buf)),
+			path_word(&o, vt_report_trace_shown(r, i), buf, sizeof(buf)),
 			json_integer_value(json_object_get(t, "events")),
 			events_word(json_integer_value(json_object_get(t, "events"))));
 	fputc('\n', m);

@@ -115,8 +115,12 @@ json_t *vt_report_metrics_json(const struct vt_stats *s, bool verify);
  * @text from column @col, broken at spaces into lines of at most @cols
  * columns (UTF-8 sequences count one), continuation lines indented by
  * @indent; a word longer than a line stays whole (docs/report-format.md).
- * Ends the line.
+ * VT_WRAP_SPACE is a space the line is never broken at (a trace path's),
+ * printed as ' '.  Ends the line.
  */
+#define VT_WRAP_SPACE '\x01'
 void vt_wrap(FILE *f, const char *text, int col, int indent, int cols);
+/* @text as it is, VT_WRAP_SPACE printed as ' ' (a line not wrapped). */
+void vt_wrap_none(FILE *f, const char *text);
 
 #endif

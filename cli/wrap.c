@@ -1,13 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lines of prose at a margin: the report's sentences at 72 columns
- * (cli/render-table.c), the strategies list at argp's 79.
+ * (cli/render-table.c), the strategies list at argp's 79.  A trace path's
+ * spaces come as VT_WRAP_SPACE, so that a path is never broken.
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/report-doc.h"
+
+static void put_word(FILE *f, const char *p, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		fputc(p[j] == VT_WRAP_SPACE ? ' ' : p[j], f);
+}
+
+void vt_wrap_none(FILE *f, const char *text)
+{
+	put_word(f, text, strlen(text));
+	fputc('\n', f);
+}
 
 void vt_wrap(FILE *f, const char *text, int col, int indent, int cols)
 {
@@ -28,7 +41,7 @@ void vt_wrap(FILE *f, const char *text, int col, int indent, int cols)
 			fputc(' ', f);
 			col++;
 		}
-		fprintf(f, "%.*s", (int)n, p);
+		put_word(f, p, n);
 		col += w;
 		line_start = false;
 		p += n;

@@ -144,6 +144,15 @@ grep -q '^Strategies: pagewise (changes are against it), zigzag, batched,' mail.
 	fail "mail: no Strategies line"
 grep -q '270x fewer' mail.txt || fail "mail: no ratio in words"
 grep -q 'x faster than pagewise' mail.txt || fail "mail: no speed-up line"
+# a long path with spaces and a UTF-8 name: ASCII in mail (each byte of
+# the sequence a '?'), and one line, its spaces kept, in mail and table
+long=$(printf 'a%.0s' $(seq 50))/$(printf 'b%.0s' $(seq 62))
+mkdir -p "$long" && cp t.json "$long/tr  ace-é.json"
+vt compare --format=mail --strategy=zigzag,batched "$long/tr  ace-é.json" >mail3.txt || fail "mail of a UTF-8 path: exit $?"
+LC_ALL=C grep -q '[^ -~]' mail3.txt && fail "mail3.txt: a byte that is not printable ASCII"
+grep -qx "       $long/tr  ace-??.json" mail3.txt || { fail "mail: the path not whole on its line"; head -6 mail3.txt; }
+vt compare --strategy=zigzag,batched "$long/tr  ace-é.json" "$long/tr  ace-é.json" >tbl3.txt
+[ "$(grep -cx "       $long/tr  ace-é.json" tbl3.txt)" = 2 ] || { fail "table: the path not whole on its line"; head -6 tbl3.txt; }
 vt strategies --format=mail >/dev/null 2>&1
 [ $? = 2 ] || fail "--format=mail for strategies is not a usage error"
 for o in --wide --svg=x.svg --color; do
