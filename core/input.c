@@ -382,9 +382,24 @@ int vt_json_oom_error(struct vt_error *err, const char *path)
 			    "out of memory reading the JSON of '%.255s'", path);
 }
 
+const char *vt_json_error_plain(const json_error_t *je)
+{
+	/* RFC 8259 8.1: no BOM before JSON text (a parser may skip one;
+	 * vmaptool says so instead, as for any byte before the document) */
+	if (je->column == 1 && strstr(je->text, "near '\xef\xbb\xbf"))
+		return "a UTF-8 byte-order mark (EF BB BF) before the JSON text: "
+		       "write it without one";
+	/* jansson's lexer ends the text at a NUL and finds bytes after it */
+	if (strstr(je->text, "end of file expected near end of file"))
+		return "a NUL byte in the JSON text";
+	return NULL;
+}
+
 int vt_json_error(struct vt_error *err, const char *path,
 		  const json_error_t *je, int code, const char *prefix)
 {
+	const char *plain = vt_json_error_plain(je);
+
 	snprintf(err->file, sizeof(err->file), "%.255s", path);
 	/* jansson gives -1 where it has no position (out of memory, a read
 	 * error): no position, never 2^64 - 1 */
@@ -392,7 +407,7 @@ int vt_json_error(struct vt_error *err, const char *path,
 	err->column = je->line > 0 && je->column > 0 ? (unsigned long)je->column : 0;
 	if (vt_json_error_oom(je))
 		return vt_json_oom_error(err, path);
-	return vt_error_set(err, code, "%s%s", prefix ? prefix : "", je->text);
+	return vt_error_set(err, code, "%s%s", prefix ? prefix : "", plain ? plain : je->text);
 }
 
 static int load_json(const char *path, const char *what, uint64_t max,

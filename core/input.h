@@ -113,6 +113,11 @@ void vt_json_alloc_failed(void);
 struct json_t *vt_json_whole(struct json_t *root);
 int vt_json_error(struct vt_error *err, const char *path,
 		  const struct json_error_t *je, int code, const char *prefix);
+/* What a jansson error @je means where its own words mislead, in place of
+ * them: a UTF-8 byte-order mark where the text begins ("'[' or '{'
+ * expected near '<BOM>'"), a NUL byte in it ("end of file expected near
+ * end of file").  NULL: jansson's text says it. */
+const char *vt_json_error_plain(const struct json_error_t *je);
 /* "out of memory reading the JSON of '@path'" (-ENOMEM), for a caller
  * whose vt_json_error_oom() already said so (it consumes the failures it
  * counts: asking vt_json_error() again would read a lexer's "invalid

@@ -87,6 +87,8 @@ int vt_trace_json_fail(struct vt_trace_reader *r, struct vt_error *err,
 	if (strstr(t, "real number overflow"))
 		return vt_error_set(err, VT_ERR_TRACE_SYNTAX,
 				    "number out of range (%s)", t);
+	if (vt_json_error_plain(je))
+		t = vt_json_error_plain(je);
 	return vt_error_set(err, VT_ERR_TRACE_SYNTAX, "invalid JSON: %s", t);
 }
 

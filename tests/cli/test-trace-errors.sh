@@ -73,6 +73,18 @@ printf '{%s}\n{"op":"purge","x":%s}\n' "$H" "$deep" >"$TMP/deep-nesting.jsonl"
 expect_error "$TMP/deep-nesting.json" 'deep-nesting\.json:1:[0-9]+: error: nesting deeper than'
 expect_error "$TMP/deep-nesting.jsonl" 'deep-nesting\.jsonl:2:[0-9]+: error: nesting deeper than'
 
+# A UTF-8 byte-order mark before the text, a NUL byte in a line: said in
+# words, not as jansson's "'[' or '{' expected near '<BOM>'" and "end of
+# file expected near end of file"; a baseline and a profile alike.
+{ printf '\357\273\277'; cat "$VT_SRC/traces/default.json"; } >"$TMP/bom.json"
+{ printf '\357\273\277{%s}\n' "$H"; } >"$TMP/bom.jsonl"
+printf '{%s}\n{"op":"purge"}\000\n' "$H" >"$TMP/nul.jsonl"
+expect_error "$TMP/bom.json" 'bom\.json:1:1: error: invalid JSON: a UTF-8 byte-order mark \(EF BB BF\) before the JSON text'
+expect_error "$TMP/bom.jsonl" 'bom\.jsonl:1:1: error: invalid JSON: a UTF-8 byte-order mark'
+expect_error "$TMP/nul.jsonl" 'nul\.jsonl:2:15: error: invalid JSON: a NUL byte in the JSON text'
+"$VT_BIN" replay --profile="$TMP/bom.json" "$VT_SRC/traces/default.json" >/dev/null 2>"$TMP/stderr"
+grep -q 'bom\.json:1:1: error: a UTF-8 byte-order mark' "$TMP/stderr" || fail "--profile with a BOM: $(cat "$TMP/stderr")"
+
 # A 50 MB string where the reader keeps strings.
 {
 	printf '{%s,"events":[\n{"op":"purge","caller":"' "$H"
