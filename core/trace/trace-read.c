@@ -140,7 +140,7 @@ static int open_document(struct vt_trace_reader *r, const char *buf,
 	if (ret)
 		return ret;
 	if (r->nr_events) {
-		r->pos = malloc(2 * r->nr_events * sizeof(*r->pos));
+		r->pos = malloc(3 * r->nr_events * sizeof(*r->pos));
 		if (!r->pos)
 			return vt_err_oom(err);
 		if (!vt_trace_scan_event_positions(buf, len, r->nr_events, r->pos)) {
@@ -148,6 +148,8 @@ static int open_document(struct vt_trace_reader *r, const char *buf,
 			r->pos = NULL;
 		}
 	}
+	r->doc = buf;
+	r->doc_len = len;
 	return 0;
 }
 
@@ -285,7 +287,7 @@ int vt_trace_open(const char *path, const struct vt_trace_read_opts *opts,
 	r->in = NULL;
 	r->f = NULL;
 	ret = open_document(r, buf, len, err);
-	free(buf);
+	r->doc_own = buf;	/* kept for the columns of errors */
 	buf = NULL;
 	if (ret)
 		goto fail;
@@ -453,9 +455,14 @@ int vt_trace_next(struct vt_trace_reader *r, struct vt_event *ev,
 		int ret;
 
 		r->index = i;
-		r->ev_line = r->pos ? r->pos[2 * i] : 0;
-		r->ev_col = r->pos ? r->pos[2 * i + 1] : 0;
+		r->ev_line = r->pos ? r->pos[3 * i] : 0;
+		r->ev_col = r->pos ? r->pos[3 * i + 1] : 0;
+		if (r->pos) {
+			r->ev_text = r->doc + r->pos[3 * i + 2];
+			r->ev_len = r->doc_len - r->pos[3 * i + 2];
+		}
 		ret = vt_trace_parse_event(r, json_array_get(r->events, i), ev, err);
+		r->ev_text = NULL;
 		if (ret == 1)
 			continue;
 		return ret ? ret : 1;
@@ -478,6 +485,7 @@ void vt_trace_close(struct vt_trace_reader *r)
 	json_decref(r->root);
 	free(r->line);
 	free(r->pos);
+	free(r->doc_own);
 	free(r->meta);
 	free(r->runs);
 	free(r->warn);

@@ -68,7 +68,10 @@ struct vt_trace_reader {
 	json_t *events;
 	size_t nr_events;
 	size_t next;
-	unsigned long *pos;		/* 2 per event: line, column */
+	unsigned long *pos;		/* 3 per event: line, column, offset */
+	const char *doc;		/* the document's text (errors' columns) */
+	size_t doc_len;
+	char *doc_own;			/* @doc when the reader allocated it */
 	bool doc_stream;		/* read in two streaming passes */
 	bool ds_started;
 	struct doc_src ds;
@@ -88,6 +91,8 @@ struct vt_trace_reader {
 
 	long index;			/* of the event being read */
 	unsigned long ev_line, ev_col;
+	const char *ev_text;		/* its text while it is parsed, or NULL */
+	size_t ev_len;
 
 	struct vt_page_run *runs;
 	size_t runs_cap;
@@ -118,7 +123,12 @@ const char *vt_trace_granule_name(unsigned int page_shift);
 
 /* trace-positions.c */
 bool vt_trace_scan_event_positions(const char *buf, size_t len, size_t n,
-				   unsigned long *pos);
+				   unsigned long *pos);	/* 3 per event */
+/* The position of the value @path (".pages[0].order") names in the event
+ * text @p, @n bytes that begin at *@line:*@col: moved there, or to the
+ * deepest part of the path found (a missing key: its object). */
+void vt_trace_value_pos(const char *p, size_t n, const char *path,
+			unsigned long *line, unsigned long *col);
 
 /* trace-arena.c */
 struct line_arena *vt_line_arena_new(void);

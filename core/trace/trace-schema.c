@@ -37,12 +37,16 @@ static int ev_fail(struct vt_trace_reader *r, struct vt_error *err, int code,
 		   const char *fmt, ...)
 {
 	char msg[sizeof(err->msg)];
+	unsigned long line = r->ev_line, col = r->ev_col;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	vt_trace_set_loc(err, r->name, r->ev_line, r->ev_col, r->index);
+	/* the value the message names, where the event's text is at hand */
+	if (r->ev_text && line && col)
+		vt_trace_value_pos(r->ev_text, r->ev_len, msg, &line, &col);
+	vt_trace_set_loc(err, r->name, line, col, r->index);
 	return vt_error_set(err, code, "events[%ld]%s", r->index, msg);
 }
 
@@ -922,6 +926,10 @@ int vt_trace_read_event(struct vt_trace_reader *r, const char *p, size_t n,
 	r->cur = vt_line_arena_loadb(r, p, n, &je);
 	if (!r->cur)
 		return vt_trace_json_fail(r, err, &je, r->ev_line, r->index);
-	return vt_trace_parse_event(r, r->cur, ev, err);
+	r->ev_text = p;
+	r->ev_len = n;
+	ret = vt_trace_parse_event(r, r->cur, ev, err);
+	r->ev_text = NULL;
+	return ret;
 }
 

@@ -44,18 +44,18 @@ expect_error "$BAD/wrong-format.json" 'wrong-format\.json:1:1: error: format: ex
 expect_error "$BAD/future-version.json" 'future-version\.json:1:1: error: version: trace format version 2 is newer'
 expect_error "$BAD/top-not-object.json" 'top-not-object\.json:1:1: error: top level: expected an object'
 expect_error "$BAD/events-not-array.json" 'events-not-array\.json:1:1: error: events: expected an array'
-expect_error "$BAD/pfn-float.json" 'pfn-float\.json:2:1: error: events\[0\]\.pages\[0\]\.pfn: expected an integer or "0x\.\.\." string, got a float'
-expect_error "$BAD/pfn-negative.json" 'pfn-negative\.json:2:1: error: events\[0\]\.pages\[0\]\.pfn: must not be negative'
-expect_error "$BAD/pfn-decimal-string.json" 'pfn-decimal-string\.json:2:1: error: events\[0\]\.pages\[0\]\.pfn: expected an integer'
-expect_error "$BAD/pfn-2pow64-hex.json" 'pfn-2pow64-hex\.json:2:1: error: events\[0\]\.pages\[0\]\.pfn: .* is 2\^64 or more'
+expect_error "$BAD/pfn-float.json" 'pfn-float\.json:2:37: error: events\[0\]\.pages\[0\]\.pfn: expected an integer or "0x\.\.\." string, got a float'
+expect_error "$BAD/pfn-negative.json" 'pfn-negative\.json:2:37: error: events\[0\]\.pages\[0\]\.pfn: must not be negative'
+expect_error "$BAD/pfn-decimal-string.json" 'pfn-decimal-string\.json:2:37: error: events\[0\]\.pages\[0\]\.pfn: expected an integer'
+expect_error "$BAD/pfn-2pow64-hex.json" 'pfn-2pow64-hex\.json:2:37: error: events\[0\]\.pages\[0\]\.pfn: .* is 2\^64 or more'
 expect_error "$BAD/pfn-2pow64-int.json" 'pfn-2pow64-int\.json:2:[0-9]+: error: integer out of range'
-expect_error "$BAD/pfn-beyond-pa.json" 'pfn-beyond-pa\.json:2:1: error: events\[0\]\.pages\[0\]\.pfn: .*beyond the 48-bit physical address size'
-expect_error "$BAD/order-too-big.json" 'order-too-big\.json:2:1: error: events\[0\]\.pages\[0\]\.order: order 11 out of range \(max 10'
-expect_error "$BAD/order-negative.json" 'order-negative\.json:2:1: error: events\[0\]\.pages\[0\]\.order: must not be negative'
-expect_error "$BAD/count-overflow.json" 'count-overflow\.json:2:1: error: events\[0\]\.pages\[0\]\.count: .*overflow'
+expect_error "$BAD/pfn-beyond-pa.json" 'pfn-beyond-pa\.json:2:37: error: events\[0\]\.pages\[0\]\.pfn: .*beyond the 48-bit physical address size'
+expect_error "$BAD/order-too-big.json" 'order-too-big\.json:2:55: error: events\[0\]\.pages\[0\]\.order: order 11 out of range \(max 10'
+expect_error "$BAD/order-negative.json" 'order-negative\.json:2:55: error: events\[0\]\.pages\[0\]\.order: must not be negative'
+expect_error "$BAD/count-overflow.json" 'count-overflow\.json:2:65: error: events\[0\]\.pages\[0\]\.count: .*overflow'
 expect_error "$BAD/vmap-no-pages.json" 'vmap-no-pages\.json:2:1: error: events\[0\]\.pages: missing'
-expect_error "$BAD/vmap-empty-pages.json" 'vmap-empty-pages\.json:2:1: error: events\[0\]\.pages: empty page list'
-expect_error "$BAD/unknown-op.json" 'unknown-op\.json:3:1: error: events\[1\]\.op: unknown op "vmap_huge_pfn"'
+expect_error "$BAD/vmap-empty-pages.json" 'vmap-empty-pages\.json:2:29: error: events\[0\]\.pages: empty page list'
+expect_error "$BAD/unknown-op.json" 'unknown-op\.json:3:7: error: events\[1\]\.op: unknown op "vmap_huge_pfn"'
 expect_error "$BAD/granule-unknown.json" 'granule-unknown\.json:1:1: error: config\.granule: unknown granule "8k"'
 expect_error "$BAD/va-bits-unknown.json" 'va-bits-unknown\.json:1:1: error: config\.va_bits: unknown VA size 40'
 
@@ -85,13 +85,25 @@ expect_error "$TMP/nul.jsonl" 'nul\.jsonl:2:15: error: invalid JSON: a NUL byte 
 "$VT_BIN" replay --profile="$TMP/bom.json" "$VT_SRC/traces/default.json" >/dev/null 2>"$TMP/stderr"
 grep -q 'bom\.json:1:1: error: a UTF-8 byte-order mark' "$TMP/stderr" || fail "--profile with a BOM: $(cat "$TMP/stderr")"
 
+# The column is the value's the message names, in every reading: a JSON
+# Lines line, a file's document (streamed), a pipe's (read whole); a
+# missing key names its object; a UTF-8 character is one column.
+printf '{%s}\n{"op":"vmap","id":2, "pages":[{"pfn":"0x1000","order":0},{"pfn":"0x2000","order":"é4"}]}\n' "$H" >"$TMP/col.jsonl"
+expect_error "$TMP/col.jsonl" 'col\.jsonl:2:82: error: events\[0\]\.pages\[1\]\.order: expected an integer'
+printf '{%s}\n{"op":"vmap","id":2,"pages":[{"order":0}]}\n' "$H" >"$TMP/miss.jsonl"
+expect_error "$TMP/miss.jsonl" 'miss\.jsonl:2:30: error: events\[0\]\.pages\[0\]\.pfn: missing'
+printf '{%s,"events":[\n {"op":"vmalloc","id":1,"size":4096},\n {"op":"vmap","id":2,\n   "pages":[{"pfn":"0x1000","order":"é4"}]}]}\n' "$H" >"$TMP/col.json"
+expect_error "$TMP/col.json" 'col\.json:4:37: error: events\[1\]\.pages\[0\]\.order: expected an integer'
+cat "$TMP/col.json" | "$VT_BIN" replay - >/dev/null 2>"$TMP/stderr"
+grep -q '^-:4:37: error: events\[1\]\.pages\[0\]\.order' "$TMP/stderr" || fail "a pipe's document: $(cat "$TMP/stderr")"
+
 # A 50 MB string where the reader keeps strings.
 {
 	printf '{%s,"events":[\n{"op":"purge","caller":"' "$H"
 	head -c $((50 << 20)) /dev/zero | tr '\0' 'a'
 	printf '"}]}\n'
 } >"$TMP/big-string.json"
-expect_error "$TMP/big-string.json" 'big-string\.json:2:1: error: events\[0\]\.caller: string of 52428800 bytes is too long'
+expect_error "$TMP/big-string.json" 'big-string\.json:2:24: error: events\[0\]\.caller: string of 52428800 bytes is too long'
 rm -f "$TMP/big-string.json"
 
 # --skip-unknown accepts the unknown op, with one warning.
