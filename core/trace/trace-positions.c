@@ -14,6 +14,22 @@
 
 /* ---- positions of the events of a one-document trace ---------------- */
 
+/* A byte @c inside a JSON string (*@esc: the one after a backslash):
+ * false at the string's closing quote. */
+static inline bool string_byte(unsigned char c, bool *esc)
+{
+	if (*esc) {
+		*esc = false;
+		return true;
+	}
+	if (c == '\\') {
+		*esc = true;
+		return true;
+	}
+	return c != '"';
+}
+
+
 /*
  * Find where each element of the top-level "events" array starts.  Fills
  * @pos with @n (line, column, byte offset) triples and returns true if
@@ -40,11 +56,7 @@ bool vt_trace_scan_event_positions(const char *buf, size_t len, size_t n,
 		if ((c & 0xc0) != 0x80)
 			col++;
 		if (in_str) {
-			if (esc)
-				esc = false;
-			else if (c == '\\')
-				esc = true;
-			else if (c == '"') {
+			if (!string_byte(c, &esc)) {
 				in_str = false;
 				if (depth == 1 && !in_events &&
 				    i - str_start == 7 &&
@@ -120,11 +132,7 @@ static size_t skip_value(const char *p, size_t n, size_t i)
 		char c = p[i];
 
 		if (in_str) {
-			if (esc)
-				esc = false;
-			else if (c == '\\')
-				esc = true;
-			else if (c == '"') {
+			if (!string_byte((unsigned char)c, &esc)) {
 				in_str = false;
 				if (!depth)
 					return i + 1;
