@@ -132,10 +132,13 @@ static const struct argp_option gen_options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 }
 };
 
-/* A size: 0x..., or decimal with an optional K/M/G/T suffix; a+b sums. */
-static bool parse_size(const char *s, uint64_t *out)
+/* A size: 0x..., or decimal with an optional K/M/G/T suffix; a+b sums.
+ * *@big: false because it is 2^64 or more. */
+static bool parse_size(const char *s, uint64_t *out, bool *big)
 {
 	uint64_t total = 0;
+
+	*big = false;
 
 	for (;;) {
 		unsigned long long v;
@@ -146,8 +149,10 @@ static bool parse_size(const char *s, uint64_t *out)
 			return false;
 		errno = 0;
 		v = strtoull(s, &end, 0);
-		if (errno || end == s)
+		if (errno || end == s) {
+			*big = errno == ERANGE;
 			return false;
+		}
 		switch (*end) {
 		case 'K': case 'k': shift = 10; end++; break;
 		case 'M': case 'm': shift = 20; end++; break;
@@ -155,11 +160,12 @@ static bool parse_size(const char *s, uint64_t *out)
 		case 'T': case 't': shift = 40; end++; break;
 		default: break;
 		}
-		if (shift && v > (UINT64_MAX >> shift))
+		if ((shift && v > (UINT64_MAX >> shift)) ||
+		    (v << shift) > UINT64_MAX - total) {
+			*big = true;
 			return false;
+		}
 		v <<= shift;
-		if (total > UINT64_MAX - v)
-			return false;
 		total += v;
 		if (*end == '+') {
 			s = end + 1;
@@ -170,6 +176,23 @@ static bool parse_size(const char *s, uint64_t *out)
 		*out = total;
 		return true;
 	}
+}
+
+/* --@opt=@arg as a size, else the usage error: 2^64 or more, or not
+ * @expected ("a size such as 4G"). */
+static uint64_t size_value(struct argp_state *state, const char *opt,
+			   const char *arg, const char *expected)
+{
+	uint64_t v = 0;
+	bool big;
+
+	if (parse_size(arg, &v, &big))
+		return v;
+	if (big)
+		argp_error(state, "--%s '%s': 2^64 bytes or more", opt, arg);
+	else
+		argp_error(state, "--%s '%s': expected %s", opt, arg, expected);
+	return 0;
 }
 
 static unsigned long parse_count(struct argp_state *state, const char *name,
@@ -247,8 +270,9 @@ static void parse_sizes(struct argp_state *state, struct gen_args *a, const char
 		if (a->nr_sizes == MAX_SIZES)
 			argp_error(state, "--size: more than %d sizes",
 				   MAX_SIZES);
-		if (!parse_size(tok, &a->sizes[a->nr_sizes]) ||
-		    !a->sizes[a->nr_sizes])
+		a->sizes[a->nr_sizes] = size_value(state, "size", tok,
+				"a size such as 4096, 64K, 1M or 64M+68K");
+		if (!a->sizes[a->nr_sizes])
 			argp_error(state, "--size '%s': expected a size such as 4096, 64K, 1M or 64M+68K",
 				   tok);
 		a->nr_sizes++;
@@ -319,7 +343,8 @@ static void gen_value(int key, char *arg, struct argp_state *state)
 		a->buddyinfo = arg;
 		break;
 	case OPT_MEM:
-		if (!parse_size(arg, &a->mem) || !a->mem)
+		a->mem = size_value(state, "mem", arg, "a size such as 4G");
+		if (!a->mem)
 			argp_error(state, "--mem '%s': expected a size such as 4G",
 				   arg);
 		break;
@@ -352,15 +377,13 @@ static void gen_value(int key, char *arg, struct argp_state *state)
 					      100000000);
 		break;
 	case OPT_PHYS_ALIGN:
-		if (!parse_size(arg, &a->phys_align) || !a->phys_align ||
-		    (a->phys_align & (a->phys_align - 1)))
+		a->phys_align = size_value(state, "phys-align", arg, "a power of two");
+		if (!a->phys_align || (a->phys_align & (a->phys_align - 1)))
 			argp_error(state, "--phys-align '%s': expected a power of two",
 				   arg);
 		break;
 	case OPT_PHYS_BASE:
-		if (!parse_size(arg, &a->phys_base))
-			argp_error(state, "--phys-base '%s': expected an address",
-				   arg);
+		a->phys_base = size_value(state, "phys-base", arg, "an address");
 		break;
 	case OPT_RODATA:
 		if (!strcmp(arg, "full"))
@@ -371,8 +394,7 @@ static void gen_value(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--rodata '%s': expected full or on", arg);
 		break;
 	case OPT_HOLE:
-		if (!parse_size(arg, &a->hole))
-			argp_error(state, "--hole '%s': expected a size", arg);
+		a->hole = size_value(state, "hole", arg, "a size");
 		break;
 	case OPT_JSONL:
 		a->jsonl = true;

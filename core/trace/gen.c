@@ -10,6 +10,7 @@
 
 #include "arch/arch.h"
 #include "core/alloc.h"
+#include "core/input.h"
 #include "core/trace/gen.h"
 
 /* The largest MAX_PAGE_ORDER of any granule (64K pages: 13). */
@@ -526,10 +527,13 @@ static int sh_check(const struct vt_gen_systemheap *o, unsigned int max_order,
 						    max_order);
 	}
 	for (unsigned int i = 0; i < o->nr_sizes; i++)
-		if (!o->sizes[i] || o->sizes[i] > (1ull << 40))
+		if (!o->sizes[i] || o->sizes[i] > (1ull << 40)) {
+			char b[64];
+
 			return vt_error_set(err, VT_ERR_BAD_OPTION,
-					    "buffer size %llu is not within 1..1T",
-					    (unsigned long long)o->sizes[i]);
+					    "buffer size %s is not within 1..1T",
+					    vt_input_size_text(o->sizes[i], b, sizeof(b)));
+		}
 	return 0;
 }
 
@@ -558,10 +562,13 @@ static int sh_buddy(const struct vt_gen_systemheap *o, const struct vt_gen_out *
 		uint64_t block = 1ull << max_order;
 		uint64_t nr = (o->mem_bytes >> out->page_shift) / block * block;
 
-		if (!nr || nr > (1ull << 32))
+		if (!nr || nr > (1ull << 32)) {
+			char txt[64];
+
 			return vt_error_set(err, VT_ERR_BAD_OPTION,
-					    "memory size %llu is not within one MAX_PAGE_ORDER block and 2^32 pages",
-					    (unsigned long long)o->mem_bytes);
+					    "memory size %s is not within one MAX_PAGE_ORDER block and 2^32 pages",
+					    vt_input_size_text(o->mem_bytes, txt, sizeof(txt)));
+		}
 		ret = buddy_init(b, base, nr, max_order, rng);
 		if (!ret)
 			ret = buddy_fill(b);
@@ -1031,10 +1038,13 @@ int vt_gen_ioremap(const struct vt_gen_ioremap *o, const struct vt_gen_out *out,
 				    "physical alignment %llu is not a power of two",
 				    (unsigned long long)o->phys_align);
 	for (unsigned int i = 0; i < o->nr_sizes; i++)
-		if (!o->sizes[i] || o->sizes[i] > (1ull << 40))
+		if (!o->sizes[i] || o->sizes[i] > (1ull << 40)) {
+			char b[64];
+
 			return vt_error_set(err, VT_ERR_BAD_OPTION,
-					    "ioremap size %llu is not within 1..1T",
-					    (unsigned long long)o->sizes[i]);
+					    "ioremap size %s is not within 1..1T",
+					    vt_input_size_text(o->sizes[i], b, sizeof(b)));
+		}
 	live = malloc(o->live * sizeof(*live));
 	if (!live)
 		return vt_err_oom(err);

@@ -207,6 +207,13 @@ gen_fails "orders not descending" 2 systemheap --orders=4,8,0
 gen_fails "orders above MAX_PAGE_ORDER" 2 systemheap --orders=11,0
 gen_fails "orders on test_vmalloc" 2 test_vmalloc --orders=8,0
 gen_fails "size garbage" 2 systemheap --size=1Q
+# a size past 2^64 says so; one past gen's range says it in units
+gen_fails "size 2^64" 2 systemheap --size=99999999999T
+grep -q "^vmaptool gen: --size '99999999999T': 2^64 bytes or more$" "$TMP/stderr" || fail "size 2^64: $(cat "$TMP/stderr")"
+gen_fails "size sum 2^64" 2 systemheap --size=16777215T+1T
+grep -q "2^64 bytes or more" "$TMP/stderr" || fail "size sum 2^64: $(cat "$TMP/stderr")"
+gen_fails "ioremap 2T" 2 ioremap --size=2T
+grep -q "ioremap size 2 TiB (2199023255552 bytes) is not within 1..1T" "$TMP/stderr" || fail "ioremap 2T: $(cat "$TMP/stderr")"
 gen_fails "seed not a number" 2 systemheap --seed=x
 gen_fails "loops 0" 2 test_vmalloc --loops=0
 gen_fails "count negative" 2 ioremap --count=-1
