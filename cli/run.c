@@ -488,6 +488,62 @@ bool vt_run_is_report(const char *path)
 	return yes;
 }
 
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+	int i;
+};
+
+static int file_id_cmp(const void *x, const void *y)
+{
+	const struct file_id *a = x, *b = y;
+
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/*
+ * A warning for each trace of @traces that names a file given before it
+ * (the same regular file, however named): it is replayed and reported
+ * again, and gate refuses a report that lists a trace twice.  Sorted by
+ * file, not compared in pairs: a glob may give thousands.
+ */
+static void warn_twice(const char *cmd, char *const *traces, int n)
+{
+	struct file_id *ids = n > 1 ? malloc((size_t)n * sizeof(*ids)) : NULL;
+	int k = 0;
+
+	if (!ids)
+		return;	/* a warning only: nothing to say without memory */
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+
+		if (strcmp(traces[i], "-") && !stat(traces[i], &st) && S_ISREG(st.st_mode))
+			ids[k++] = (struct file_id){ st.st_dev, st.st_ino, i };
+	}
+	qsort(ids, (size_t)k, sizeof(*ids), file_id_cmp);
+	for (int j = 1, g = 0; j < k; j++) {
+		const char *a, *b;
+
+		if (ids[j].dev != ids[g].dev || ids[j].ino != ids[g].ino) {
+			g = j;	/* the first of the next file's names */
+			continue;
+		}
+		a = traces[ids[g].i];
+		b = traces[ids[j].i];
+		if (!strcmp(a, b))
+			vt_warn("%s: '%s' is given twice: it is replayed and "
+				"reported twice", cmd, a);
+		else
+			vt_warn("%s: '%s' is '%s' again: it is replayed and "
+				"reported twice", cmd, b, a);
+	}
+	free(ids);
+}
+
 int vt_run_skip_reports(const char *cmd, char **traces, const char **shown,
 			int *n)
 {
@@ -707,6 +763,7 @@ int vt_run_command(const struct vt_cli *cli, char **traces, const char **shown,
 					 traces, shown, &n);
 	if (rc)
 		return rc;
+	warn_twice(cli->cmd ? cli->cmd->name : "replay", traces, n);
 	/* Before the report copies the options: the profile may set one. */
 	vt_run_opts_init(&o, cli);
 	rc = vt_run_use_profile(&o, &profile, cli->profile, false);

@@ -180,5 +180,14 @@ fi
 printf '{"meta":{"x":{"format":"vmaptool-report"}},"format":"vmaptool-trace","version":1,"config":{"granule":"4k","va_bits":48},"events":[]}\n' >"$R/traces/meta.json"
 "$VT_BIN" replay -j "$R/traces/meta.json" "$R/traces/default.json" >"$R/out.json" 2>"$TMP/stderr" &&
 	! grep -q skipping "$TMP/stderr" || fail "a trace naming vmaptool-report in its meta is skipped: $(cat "$TMP/stderr")"
+# a trace given twice, by the same name or another: a warning each time
+# (gate refuses a report that lists one twice), still replayed as asked
+"$VT_BIN" replay -j "$R/traces/default.json" "$R/traces/../traces/default.json" \
+	"$R/traces/default.json" >"$R/out.json" 2>"$TMP/stderr" || fail "a trace twice: exit $?"
+grep -q "^vmaptool: warning: replay: '$R/traces/default.json' is given twice: it is replayed and reported twice$" "$TMP/stderr" &&
+	grep -q "^vmaptool: warning: replay: '$R/traces/../traces/default.json' is '$R/traces/default.json' again" "$TMP/stderr" &&
+	[ "$(wc -l <"$TMP/stderr")" = 2 ] || fail "a trace twice: $(cat "$TMP/stderr")"
+"$VT_BIN" replay -q "$R/traces/default.json" "$R/traces/default.json" >/dev/null 2>"$TMP/stderr" &&
+	! [ -s "$TMP/stderr" ] || fail "-q with a trace twice: $(cat "$TMP/stderr")"
 
 test_done
