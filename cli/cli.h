@@ -22,6 +22,7 @@
 
 #include "core/error.h"
 #include "core/model.h"
+#include "core/suggest.h"	/* vt_suggest(): did you mean */
 
 enum vt_format { VT_FMT_TABLE, VT_FMT_JSON, VT_FMT_CSV, VT_FMT_MAIL };
 /* --color: auto is a terminal with NO_COLOR unset or empty */
@@ -172,9 +173,6 @@ const char *vt_build_commit(void);
  * with argp's layout restored. */
 FILE *vt_help_stream(void);
 
-/* The candidate of @cands (NULL entries skipped) that @word is most
- * likely a typo of, or NULL when none is close (cli/suggest.c). */
-const char *vt_suggest(const char *word, const char *const *cands, size_t n);
 /* At the common parser's ARGP_KEY_INIT: a long option of argv that no
  * option of the command (a prefix of one included, as getopt_long takes
  * it) matches, but one is close to, is a usage error naming that one. */

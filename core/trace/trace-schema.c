@@ -14,6 +14,7 @@
 
 #include "core/alloc.h"
 #include "core/input.h"
+#include "core/suggest.h"
 #include "core/trace/trace-reader.h"
 
 /* ---- errors --------------------------------------------------------- */
@@ -145,9 +146,28 @@ static int warn_seen(struct vt_trace_reader *r, const char *name)
 /* Distinct names listed at most; past it one line says the rest is not. */
 #define VT_TRACE_MAX_WARNINGS 1000
 
-/* Record "@what '@name' ignored" once per distinct name. */
+/* The known op or flag @name is a likely typo of, or NULL.  A flag is
+ * judged by what follows "VM_": 'VM_BAR' is no typo of VM_MAP. */
+static const char *name_hint(const char *name, bool flag)
+{
+	const char *cands[VT_FB__NR], *h;
+	size_t skip = flag && !strncmp(name, "VM_", 3) ? 3 : 0;
+
+	if (!flag)
+		return vt_suggest(name, vt_op_names, VT_OP__NR);
+	for (size_t i = 0; i < VT_FB__NR; i++)
+		cands[i] = vt_flag_names[i] + (strncmp(vt_flag_names[i], "VM_", 3) ? 0 : 3);
+	h = vt_suggest(name + skip, cands, VT_FB__NR);
+	for (size_t i = 0; h && i < VT_FB__NR; i++)
+		if (cands[i] == h)
+			return vt_flag_names[i];
+	return NULL;
+}
+
+/* Record "@what '@name' ignored" once per distinct name, with the known
+ * name it is a likely typo of (name_hint()). */
 static int warn_once(struct vt_trace_reader *r, const char *what,
-		     const char *name)
+		     const char *name, bool flag)
 {
 	char buf[VT_TRACE_MAX_STRING + 512];
 	int n = warn_seen(r, name);
@@ -164,9 +184,13 @@ static int warn_once(struct vt_trace_reader *r, const char *what,
 		/* one warning a line: a newline in the name is escaped too */
 		char esc[VT_TRACE_MAX_STRING + 1];	/* cut at a whole escape */
 
+		const char *hint = name_hint(name, flag);
+
 		vt_escape(esc, sizeof(esc), name, false);
-		n = snprintf(buf, sizeof(buf), "%s:%lu: %s '%s' ignored\n", r->name,
-			     r->ev_line, what, esc);
+		n = snprintf(buf, sizeof(buf), "%s:%lu: %s '%s' ignored%s%s%s\n",
+			     r->name, r->ev_line, what, esc,
+			     hint ? "; did you mean '" : "", hint ? hint : "",
+			     hint ? "'?" : "");
 	}
 	if (n < 0)
 		return -EINVAL;
@@ -640,7 +664,7 @@ static int parse_flags(struct vt_trace_reader *r, const json_t *flags,
 		if (bit) {
 			ev->flags |= bit;
 		} else {
-			ret = warn_once(r, "unknown flag", name);
+			ret = warn_once(r, "unknown flag", name, true);
 			if (ret)
 				return vt_error_set(err, ret, "out of memory");
 		}
@@ -721,10 +745,14 @@ static int parse_op(struct vt_trace_reader *r, const json_t *v,
 		return ret;
 	op = vt_op_find(s);
 	if (op < 0) {
+		const char *hint = name_hint(s, false);
+
 		if (!r->skip_unknown)
 			return ev_fail(r, err, VT_ERR_UNKNOWN_OP,
-				       ".op: unknown op \"%.64s\"", s);
-		ret = warn_once(r, "unknown op", s);
+				       ".op: unknown op \"%.64s\"%s%s%s", s,
+				       hint ? "; did you mean '" : "", hint ? hint : "",
+				       hint ? "'?" : "");
+		ret = warn_once(r, "unknown op", s, false);
 		if (ret)
 			return vt_error_set(err, ret, "out of memory");
 		return 1;

@@ -132,6 +132,17 @@ printf '%s\n' "vmaptool: warning: warn.jsonl:2: unknown flag 'VM_FOO' ignored" \
 	"vmaptool: warning: warn.jsonl:4: unknown flag 'VM_BAR' ignored" \
 	"vmaptool: warning: warn.jsonl:5: unknown op 'vmap_pfn' ignored" >"$TMP/want"
 test_cmp "$TMP/want" "$TMP/stderr" && echo "ok   warnings one a line"
+# an op or flag a letter off: the name it is likely a typo of (a flag by
+# what follows VM_, so VM_BAR above gets none), in the warning and the error
+(cd "$TMP" && {
+	echo '{"format":"vmaptool-trace","version":1,"config":{"granule":"4k","va_bits":48}}'
+	echo '{"op":"vmalloc","id":1,"size":8192,"flags":["VM_NO_GAURD"]}'
+	echo '{"op":"vmaloc","id":2,"size":8192}'
+} >typo.jsonl && "$VT_BIN" replay --skip-unknown typo.jsonl >/dev/null 2>"$TMP/stderr")
+printf '%s\n' "vmaptool: warning: typo.jsonl:2: unknown flag 'VM_NO_GAURD' ignored; did you mean 'VM_NO_GUARD'?" \
+	"vmaptool: warning: typo.jsonl:3: unknown op 'vmaloc' ignored; did you mean 'vmalloc'?" >"$TMP/want"
+test_cmp "$TMP/want" "$TMP/stderr" && echo "ok   a typo's warning names the known name"
+expect_error "$TMP/typo.jsonl" "typo\.jsonl:3:7: error: events\[1\]\.op: unknown op \"vmaloc\"; did you mean 'vmalloc'\?"
 { echo '{"format":"vmaptool-trace","version":1}'
   awk 'BEGIN { for (i = 0; i < 1002; i++) printf "{\"op\":\"purge\",\"flags\":[\"VM_X%d\"]}\n", i }'
 } >"$TMP/flags.jsonl"
