@@ -164,10 +164,27 @@ static const char *name_hint(const char *name, bool flag)
 	return NULL;
 }
 
-/* Record "@what '@name' ignored" once per distinct name, with the known
- * name it is a likely typo of (name_hint()). */
+/*
+ * A key of an event or page run that is none of @known (@nr): ignored, as
+ * unknown keys are (another tool's fields), but one that is likely a typo
+ * of a known key ('ordr', which would leave the order 0) gets a warning
+ * naming it.  Keys under three bytes are too short to tell.
+ */
 static int warn_once(struct vt_trace_reader *r, const char *what,
-		     const char *name, bool flag)
+		     const char *name, const char *hint);
+static int unknown_key(struct vt_trace_reader *r, struct vt_error *err,
+		       const char *key, const char *const *known, size_t nr)
+{
+	const char *hint = strlen(key) >= 3 ? vt_suggest(key, known, nr) : NULL;
+	int ret = hint ? warn_once(r, "unknown key", key, hint) : 0;
+
+	return ret ? vt_error_set(err, ret, "out of memory") : 0;
+}
+
+/* Record "@what '@name' ignored" once per distinct name, with @hint, the
+ * known name it is a likely typo of, if any. */
+static int warn_once(struct vt_trace_reader *r, const char *what,
+		     const char *name, const char *hint)
 {
 	char buf[VT_TRACE_MAX_STRING + 512];
 	int n = warn_seen(r, name);
@@ -183,8 +200,6 @@ static int warn_once(struct vt_trace_reader *r, const char *what,
 	else {
 		/* one warning a line: a newline in the name is escaped too */
 		char esc[VT_TRACE_MAX_STRING + 1];	/* cut at a whole escape */
-
-		const char *hint = name_hint(name, flag);
 
 		vt_escape(esc, sizeof(esc), name, false);
 		n = snprintf(buf, sizeof(buf), "%s:%lu: %s '%s' ignored%s%s%s\n",
@@ -576,12 +591,17 @@ static int parse_pages(struct vt_trace_reader *r, const json_t *pages,
 				       i, json_kind(run));
 		jp = jo = jc = NULL;
 		json_object_foreach((json_t *)run, key, val) {
+			static const char *const run_keys[] = { "pfn", "order", "count" };
+			int ret;
+
 			if (!strcmp(key, "pfn"))
 				jp = val;
 			else if (!strcmp(key, "order"))
 				jo = val;
 			else if (!strcmp(key, "count"))
 				jc = val;
+			else if ((ret = unknown_key(r, err, key, run_keys, 3)))
+				return ret;
 		}
 		if (!jp)
 			return ev_fail(r, err, VT_ERR_TRACE_SCHEMA,
@@ -664,7 +684,7 @@ static int parse_flags(struct vt_trace_reader *r, const json_t *flags,
 		if (bit) {
 			ev->flags |= bit;
 		} else {
-			ret = warn_once(r, "unknown flag", name, true);
+			ret = warn_once(r, "unknown flag", name, name_hint(name, true));
 			if (ret)
 				return vt_error_set(err, ret, "out of memory");
 		}
@@ -752,7 +772,7 @@ static int parse_op(struct vt_trace_reader *r, const json_t *v,
 				       ".op: unknown op \"%.64s\"%s%s%s", s,
 				       hint ? "; did you mean '" : "", hint ? hint : "",
 				       hint ? "'?" : "");
-		ret = warn_once(r, "unknown op", s, false);
+		ret = warn_once(r, "unknown op", s, hint);
 		if (ret)
 			return vt_error_set(err, ret, "out of memory");
 		return 1;
@@ -880,6 +900,8 @@ int vt_trace_parse_event(struct vt_trace_reader *r, json_t *obj,
 
 		if (k >= 0)
 			v[k] = val;
+		else if ((ret = unknown_key(r, err, key, ev_key_names, K__NR)))
+			return ret;
 	}
 
 	memset(ev, 0, sizeof(*ev));

@@ -143,6 +143,15 @@ printf '%s\n' "vmaptool: warning: typo.jsonl:2: unknown flag 'VM_NO_GAURD' ignor
 	"vmaptool: warning: typo.jsonl:3: unknown op 'vmaloc' ignored; did you mean 'vmalloc'?" >"$TMP/want"
 test_cmp "$TMP/want" "$TMP/stderr" && echo "ok   a typo's warning names the known name"
 expect_error "$TMP/typo.jsonl" "typo\.jsonl:3:7: error: events\[1\]\.op: unknown op \"vmaloc\"; did you mean 'vmalloc'\?"
+# unknown keys are ignored (another tool's fields), but one a letter off a
+# known key is likely a typo: 'ordr' would leave the run's order 0
+(cd "$TMP" && {
+	echo '{"format":"vmaptool-trace","version":1,"config":{"granule":"4k","va_bits":48}}'
+	echo '{"op":"vmap","id":2,"pages":[{"pfn":"0x1000","ordr":4}],"sise":8192,"ts":5,"comm":"kworker/0:1"}'
+} >keys.jsonl && "$VT_BIN" replay keys.jsonl >/dev/null 2>"$TMP/stderr")
+printf '%s\n' "vmaptool: warning: keys.jsonl:2: unknown key 'sise' ignored; did you mean 'size'?" \
+	"vmaptool: warning: keys.jsonl:2: unknown key 'ordr' ignored; did you mean 'order'?" >"$TMP/want"
+test_cmp "$TMP/want" "$TMP/stderr" && echo "ok   a key a letter off a known one is warned about"
 { echo '{"format":"vmaptool-trace","version":1}'
   awk 'BEGIN { for (i = 0; i < 1002; i++) printf "{\"op\":\"purge\",\"flags\":[\"VM_X%d\"]}\n", i }'
 } >"$TMP/flags.jsonl"
