@@ -9,9 +9,11 @@
  */
 #include <argp.h>
 #include <jansson.h>
+#include <limits.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/report-doc.h"	/* vt_wrap() */
 #include "core/inspect/kimage.h"
 
 static error_t inspect_parse(int key, char *arg, struct argp_state *state)
@@ -65,30 +67,54 @@ static void replay_options(const struct vt_kimage_info *in, char *buf, size_t le
 		snprintf(buf + strlen(buf), len - strlen(buf), " --nohugeiomap");
 }
 
+/* @path into @buf as one word of vt_wrap() (its spaces never broken at). */
+static const char *path_word(const char *path, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; path[i] && i + 1 < len; i++)
+		buf[i] = path[i] == ' ' ? VT_WRAP_SPACE : path[i];
+	buf[i] = '\0';
+	return buf;
+}
+
 static void config_text(const struct vt_cli *cli, const struct vt_kimage_info *in,
 			char *buf, size_t len)
 {
+	char pw[PATH_MAX];
+
 	if (in->config_source == VT_KCONFIG_FILE)
-		snprintf(buf, len, "%s (--kconfig, %zu bytes)", cli->kconfig,
-			 in->config_bytes);
+		snprintf(buf, len, "%s (--kconfig, %zu bytes)",
+			 path_word(cli->kconfig, pw, sizeof(pw)), in->config_bytes);
 	else
 		snprintf(buf, len, "IKCONFIG (%zu bytes, embedded by CONFIG_IKCONFIG)",
 			 in->config_bytes);
 }
 
+/* "@label  @text" with @text wrapped at 79 columns under its start, as
+ * argp's --help (a path or a word longer than a line stays whole). */
+static void field(FILE *f, const char *label, const char *text)
+{
+	fprintf(f, "%-14s", label);
+	vt_wrap(f, text, 14, 14, 79);
+}
+
 static void print_text(const struct vt_cli *cli, FILE *f, const struct vt_kimage_info *in)
 {
-	char buf[512];
+	char buf[PATH_MAX + 512], pw[PATH_MAX];
 
-	fprintf(f, "image         %s (%s", cli->vmlinux, in->format);
+	snprintf(buf, sizeof(buf), "%s (%s", path_word(cli->vmlinux, pw, sizeof(pw)),
+		 in->format);
 	if (in->header_page_shift)
-		fprintf(f, ", %s pages in its header", vt_kimage_granule(in->header_page_shift));
-	fprintf(f, ")\n");
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 ", %s pages in its header", vt_kimage_granule(in->header_page_shift));
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ")");
+	field(f, "image", buf);
 	fprintf(f, "release       %s\n", in->release[0] ? in->release : "unknown (no linux_banner found)");
 	if (in->banner[0])
-		fprintf(f, "banner        %s\n", in->banner);
+		field(f, "banner", in->banner);
 	config_text(cli, in, buf, sizeof(buf));
-	fprintf(f, "config        %s\n", buf);
+	field(f, "config", buf);
 	fprintf(f, "granule       %-6s CONFIG_ARM64_%uK_PAGES=y\n",
 		vt_kimage_granule(in->page_shift), 1u << (in->page_shift - 10));
 	fprintf(f, "VA_BITS       %-6u CONFIG_ARM64_VA_BITS\n", in->va_bits);
@@ -104,11 +130,12 @@ static void print_text(const struct vt_cli *cli, FILE *f, const struct vt_kimage
 		fprintf(f, "symbols       %zu function(s) in the ELF symbol table\n",
 			in->nr_functions);
 	else
-		fprintf(f, "symbols       none (not an ELF file: import --vmlinux needs the "
-			"vmlinux, Debian's linux-image-*-dbg)\n");
-	if (in->has_nearest)
-		fprintf(f, "kernel        %s: %s\n", vt_kernels[in->nearest].name, in->reason);
-	else
+		field(f, "symbols", "none (not an ELF file: import --vmlinux needs the "
+		      "vmlinux, Debian's linux-image-*-dbg)");
+	if (in->has_nearest) {
+		snprintf(buf, sizeof(buf), "%s: %s", vt_kernels[in->nearest].name, in->reason);
+		field(f, "kernel", buf);
+	} else
 		fprintf(f, "kernel        unknown (no release to compare)\n");
 	replay_options(in, buf, sizeof(buf));
 	fprintf(f, "replay with   %s\n", buf);

@@ -86,6 +86,15 @@ expect 2 compare "$TRACE" --strategy=zigzag,pagewise --ablation && err_has "batc
 expect 0 profiles && grep -q "^generic-a76 .*(default)" "$TMP/out" || fail "profiles does not list the default"
 expect 2 inspect && err_has "no kernel image given"
 expect 3 inspect --vmlinux="$TRACE" && err_has "not an arm64 kernel image"
+# the fuzz corpus's ELF vmlinux (after the harness's selector byte), under a
+# long name with spaces: every line within 79 columns but the path's own
+# (longer than a line, kept whole, spaces included)
+img="$TMP/an arm64 vmlinux whose name is long enough to wrap the image line.elf"
+tail -c +2 "$VT_SRC/tests/fuzz/corpus/inspect/elf-vmlinux" >"$img"
+expect 0 inspect --vmlinux="$img" &&
+	grep -qx "image         $img" "$TMP/out" && grep -q "^kernel        v6.16: " "$TMP/out" &&
+	awk '!/^image / && length($0) > 79 { bad = 1 } END { exit bad }' "$TMP/out" ||
+	fail "inspect's text: $(cat "$TMP/out")"
 expect 2 ptdump "$TRACE" --at=-1
 expect 2 ptdump "$TRACE" --strategy=zigzag,pagewise
 expect 2 gate "$TRACE" && err_has "--baseline"
