@@ -56,7 +56,7 @@ const char *vt_suggest(const char *word, const char *const *cands, size_t n)
 		if (lw >= 3 && !strncmp(cands[i], word, lw) && d > 1)
 			d = 1;
 		/* of two as close, one the word begins ('of': off, not on) */
-		if (d < bd || (d == bd && strncmp(best, word, lw) &&
+		if (d < bd || (d == bd && best && strncmp(best, word, lw) &&
 			       !strncmp(cands[i], word, lw))) {
 			bd = d;
 			best = cands[i];
