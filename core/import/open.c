@@ -30,6 +30,21 @@ void vt_import_opts_init(struct vt_import_opts *o)
 	o->explicit_purges = true;
 }
 
+/*
+ * Whether the memory a valid recording's largest block needs, @max (what
+ * --max-input lets a section inflate to) or the file's @size, whichever
+ * is larger, can be had now: reserved, not touched, and given back.  Then
+ * a failed allocation of libtracecmd asked for more than that.
+ */
+static bool huge_ask(uint64_t max, uint64_t size)
+{
+	uint64_t need = (max > size ? max : size) + (1u << 20);
+	void *p = need < SIZE_MAX ? malloc((size_t)need) : NULL;
+
+	free(p);
+	return p != NULL;
+}
+
 static int open_common(struct vt_import *im, const unsigned char *head,
 		       size_t hlen, int fd, struct vt_error *err)
 {
@@ -72,17 +87,24 @@ static int open_common(struct vt_import *im, const unsigned char *head,
 			/*
 			 * libtracecmd says only NULL; a failed malloc() leaves
 			 * ENOMEM (the headers were checked above): out of
-			 * memory, exit 4, not a corrupt recording
+			 * memory, exit 4, not a corrupt recording -- unless
+			 * memory for the largest block a valid recording can
+			 * ask for (a section inflates to --max-input at most,
+			 * dat-check.c) is there: then a damaged size field in
+			 * a part dat-check leaves to libtracecmd (a compressed
+			 * section's contents) asked for more (2^61 bytes, say)
 			 */
 			rc = errno;
 			close(fd);
-			if (rc == ENOMEM)
+			if (rc == ENOMEM && !huge_ask(im->max_input, (uint64_t)st.st_size))
 				return vt_error_set(err, -ENOMEM,
 						    "out of memory reading the trace-cmd recording '%s'",
 						    im->name);
 			return vt_error_set(err, VT_ERR_IMPORT,
-					    "'%s': corrupt or unsupported trace-cmd recording",
-					    im->name);
+					    "'%s': corrupt or unsupported trace-cmd recording%s",
+					    im->name, rc == ENOMEM ?
+					    " (a size in it asks for more memory than any "
+					    "recording within --max-input needs)" : "");
 		}
 		if (im->src->ksyms)
 			vt_ksyms_attach(im->src->ksyms, tracecmd_get_tep(im->src->dat));
