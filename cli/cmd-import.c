@@ -106,8 +106,8 @@ static const struct argp import_argp = {
 };
 
 /* How many mappings of each kind the recording shows and the trace
- * reproduces; and what the recording's walker kprobes add up to. */
-static void mappings_line(const struct vt_import_summary *s)
+ * reproduces; with -v, what the recording's walker kprobes add up to. */
+static void mappings_line(const struct vt_import_summary *s, int verbose)
 {
 	char buf[512];
 	size_t n = 0;
@@ -122,12 +122,13 @@ static void mappings_line(const struct vt_import_summary *s)
 			break;
 	}
 	vt_info("mappings recorded/reproduced: %s", buf);
-	vt_dbg(1, "walker kprobes: %" PRIu64 " page(s) mapped, %" PRIu64
-	       " PMD block(s), %" PRIu64 " PUD block(s)", s->walker_pages,
-	       s->walker_pmd_blocks, s->walker_pud_blocks);
+	if (verbose)
+		vt_info("walker kprobes: %" PRIu64 " page(s) mapped, %" PRIu64
+			" PMD block(s), %" PRIu64 " PUD block(s)", s->walker_pages,
+			s->walker_pmd_blocks, s->walker_pud_blocks);
 }
 
-static void print_summary(const struct vt_import *im)
+static void print_summary(const struct vt_import *im, int verbose)
 {
 	const struct vt_import_summary *s = vt_import_summary(im);
 	const char *w = vt_import_warnings(im);
@@ -150,7 +151,7 @@ static void print_summary(const struct vt_import *im)
 		" record(s): %" PRIu64 " area(s), %" PRIu64
 		" nested array(s) dropped",
 		s->out_events, s->records, s->areas, s->nested_dropped);
-	mappings_line(s);
+	mappings_line(s, verbose);
 	for (i = 0; i < VT_OP__NR; i++)
 		if (s->out_by_op[i])
 			vt_dbg(1, "  %-12s %" PRIu64, vt_op_names[i],
@@ -226,7 +227,7 @@ int cmd_import(struct vt_cli *cli, int argc, char **argv)
 	if (rc < 0)
 		goto fail;
 	cfg = *vt_import_config(im);
-	print_summary(im);
+	print_summary(im, cli->verbose);
 	if (cli->vmlinux) {
 		vt_info("--vmlinux: %" PRIu64 " address(es) resolved to symbols", nsym);
 		if (nunsym)

@@ -306,6 +306,13 @@ if [ -f "$R/fix256_x10.trace.dat" ]; then
 		{ head -c 14 "$DAT"; printf "${ps%%:*}"; tail -c +19 "$DAT"; } >"$TMP/ps.dat"
 		run "import-dat-${ps#*:}" 3 "${ps#*:}" "$VT_BIN" import "$TMP/ps.dat" -o /dev/null
 	done
+	# -v adds what the walker kprobes add up to (docs/vmaptool-import.md;
+	# it needed -v -v, as a debug line)
+	"$VT_BIN" import -v "$DAT" -o /dev/null 2>"$TMP/v.err"
+	grep -qx 'vmaptool: walker kprobes: 2661 page(s) mapped, 0 PMD block(s), 0 PUD block(s)' "$TMP/v.err" ||
+		fail "import -v: no walker line: $(cat "$TMP/v.err")"
+	"$VT_BIN" import "$DAT" -o /dev/null 2>"$TMP/v.err"
+	grep -q 'walker kprobes' "$TMP/v.err" && fail "import without -v: a walker line"
 	# a recording without the vmap_area events: nothing to reconstruct is
 	# exit 3 and no output (it wrote an empty trace and exited 0, which a
 	# replay of it passed too: a CI job would pass in silence)
