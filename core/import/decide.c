@@ -709,14 +709,17 @@ static void build_warnings(struct vt_import *im)
 		vt_im_warnf(im, "%" PRIu64 " area(s) still mapped when the recording ended (no matching free)",
 			    s->still_mapped);
 	if (s->vmalloc_no_pages)
-		vt_im_warnf(im, "%" PRIu64 " vmalloc(s) emitted without pages (bulk allocation records no pfn and no vfree was recorded); the engine allocates them",
-			    s->vmalloc_no_pages);
+		vt_im_warnf(im, "%" PRIu64 " vmalloc(s) emitted without pages (%s); the engine allocates them",
+			    s->vmalloc_no_pages, im->opts.no_pages ? "--no-pages" :
+			    "bulk allocation records no pfn and no vfree was recorded");
 	if (s->pages_synthesised)
 		vt_im_warnf(im, "%" PRIu64 " vmap/vm_map_ram page list(s) synthesised: the caller's pfns are not in the recording (order-0 pages, never adjacent)",
 			    s->pages_synthesised);
 	if (s->purges_lazy)
-		vt_im_warnf(im, "%" PRIu64 " lazy purge(s) by the drain worker not emitted (the engine purges at lazy_max_pages)",
-			    s->purges_lazy);
+		vt_im_warnf(im, "%" PRIu64 " %s not emitted (%sthe engine purges at lazy_max_pages)",
+			    s->purges_lazy, im->opts.explicit_purges ?
+			    "lazy purge(s) by the drain worker" : "purge(s)",
+			    im->opts.explicit_purges ? "" : "--no-purges: ");
 	for (i = 0; i < MAX_UNKNOWN_NAMES && im->unknown_names[i][0]; i++)
 		vt_im_warnf(im, "%" PRIu64 " record(s) of unused event '%s' ignored",
 			    im->unknown_counts[i], im->unknown_names[i]);

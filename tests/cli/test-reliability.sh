@@ -313,6 +313,12 @@ if [ -f "$R/fix256_x10.trace.dat" ]; then
 		fail "import -v: no walker line: $(cat "$TMP/v.err")"
 	"$VT_BIN" import "$DAT" -o /dev/null 2>"$TMP/v.err"
 	grep -q 'walker kprobes' "$TMP/v.err" && fail "import without -v: a walker line"
+	# what --no-purges and --no-pages leave out is said as their doing,
+	# not as the recording's (the drain worker, bulk allocation)
+	"$VT_BIN" import --no-purges --no-pages "$DAT" -o /dev/null 2>"$TMP/v.err"
+	grep -qx 'vmaptool: warning: 13 purge(s) not emitted (--no-purges: the engine purges at lazy_max_pages)' "$TMP/v.err" &&
+		grep -qx 'vmaptool: warning: 17 vmalloc(s) emitted without pages (--no-pages); the engine allocates them' "$TMP/v.err" ||
+		fail "import --no-purges --no-pages: $(cat "$TMP/v.err")"
 	# a recording without the vmap_area events: nothing to reconstruct is
 	# exit 3 and no output (it wrote an empty trace and exited 0, which a
 	# replay of it passed too: a CI job would pass in silence)
