@@ -173,6 +173,7 @@ int cmd_import(struct vt_cli *cli, int argc, char **argv)
 	uint64_t nsym = 0, nunsym = 0;
 	FILE *out;
 	int rc, out_rc;
+	bool va_given;
 
 	memset(&a, 0, sizeof(a));
 	a.cli = cli;
@@ -182,6 +183,7 @@ int cmd_import(struct vt_cli *cli, int argc, char **argv)
 	if (rc)
 		return vt_err_argp(rc);
 	/* import needs the image's symbols; its geometry where it has one */
+	va_given = cli->va_bits_set;
 	rc = vt_cli_vmlinux_apply(cli, false, name);
 	if (rc)
 		return rc;
@@ -228,6 +230,15 @@ int cmd_import(struct vt_cli *cli, int argc, char **argv)
 		goto fail;
 	cfg = *vt_import_config(im);
 	print_summary(im, cli->verbose);
+	/* a geometry given (--vmlinux of another build, --va-bits) that the
+	 * recording's own linear-map pointers contradict: the trace takes
+	 * the given one, and its walks have the other number of levels */
+	if (vt_import_summary(im)->va_bits && cfg.va_bits &&
+	    vt_import_summary(im)->va_bits != cfg.va_bits)
+		vt_warn("the recording's linear-map addresses are those of a %u-bit VA "
+			"kernel, but the trace is written with %u bits (%s): another "
+			"kernel build?", vt_import_summary(im)->va_bits, cfg.va_bits,
+			va_given ? "--va-bits" : "the --vmlinux image's");
 	if (cli->vmlinux) {
 		vt_info("--vmlinux: %" PRIu64 " address(es) resolved to symbols", nsym);
 		if (nunsym)

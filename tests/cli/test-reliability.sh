@@ -319,6 +319,17 @@ if [ -f "$R/fix256_x10.trace.dat" ]; then
 	grep -qx 'vmaptool: warning: 13 purge(s) not emitted (--no-purges: the engine purges at lazy_max_pages)' "$TMP/v.err" &&
 		grep -qx 'vmaptool: warning: 17 vmalloc(s) emitted without pages (--no-pages); the engine allocates them' "$TMP/v.err" ||
 		fail "import --no-purges --no-pages: $(cat "$TMP/v.err")"
+	# a geometry given that the recording's linear-map addresses contradict
+	# (the fuzz corpus's 6.16 vmlinux, 48-bit VA, against a 52-bit-VA
+	# recording; --va-bits=48): a warning naming both
+	tail -c +2 "$VT_SRC/tests/fuzz/corpus/inspect/elf-vmlinux" >"$TMP/vml.elf"
+	"$VT_BIN" import --vmlinux="$TMP/vml.elf" "$DAT" -o /dev/null 2>"$TMP/v.err"
+	grep -q "warning: the recording's linear-map addresses are those of a 52-bit VA kernel, but the trace is written with 48 bits (the --vmlinux image's)" "$TMP/v.err" ||
+		fail "import --vmlinux of another build: $(cat "$TMP/v.err")"
+	"$VT_BIN" import --va-bits=48 "$DAT" -o /dev/null 2>"$TMP/v.err"
+	grep -q "written with 48 bits (--va-bits)" "$TMP/v.err" || fail "import --va-bits=48: $(cat "$TMP/v.err")"
+	"$VT_BIN" import "$DAT" -o /dev/null 2>"$TMP/v.err"
+	grep -q "linear-map addresses" "$TMP/v.err" && fail "import alone warns of its own geometry"
 	# a recording without the vmap_area events: nothing to reconstruct is
 	# exit 3 and no output (it wrote an empty trace and exited 0, which a
 	# replay of it passed too: a CI job would pass in silence)
