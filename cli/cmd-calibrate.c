@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/run.h"
 #include "core/alloc.h"
 #include "core/cost/calibrate.h"
 
@@ -325,6 +326,17 @@ static int run_experiments(struct vt_figure_set *set, const struct vt_profile *p
 			f->state = VT_FIG_PENDING;
 			snprintf(f->why, sizeof(f->why), "this build cannot run it: %s", err.msg);
 			ret = 0;
+			/* a strategy this build lacks is pending (a later
+			 * one); one a letter off a known one is a typo */
+			for (int k = 0; k < 2; k++) {
+				const char *st = k ? f->after.strategy : f->before.strategy;
+				char fix[128];
+				const char *hint = vt_run_suggest_strategy(st, fix, sizeof(fix));
+
+				if (hint)
+					vt_warn("figure '%s': unknown strategy '%s'; did you mean "
+						"'%s'? (left pending)", f->id, st, hint);
+			}
 			continue;
 		}
 		if (ret) {

@@ -47,10 +47,7 @@ static const char *suggest_axis(const char *name, char *buf, size_t size)
 	return NULL;
 }
 
-/* The strategy whose name @name (before any '@', ':' or '+') is likely a
- * typo of, or @name with the axis a '+' part is likely a typo of (in
- * @buf); NULL if neither. */
-static const char *suggest_strategy(const char *name, char *buf, size_t size)
+const char *vt_run_suggest_strategy(const char *name, char *buf, size_t size)
 {
 	const struct vt_strategy_info *in = vt_strategy_infos();
 	const char *names[64];
@@ -98,7 +95,7 @@ int vt_run_parse_strategies(const char *list, struct vt_spec_list *out)
 		vt_error_init(&err);
 		if (vt_strategy_parse(name, &out->v[out->nr], &err) < 0) {
 			char fix[256];
-			const char *hint = suggest_strategy(name, fix, sizeof(fix));
+			const char *hint = vt_run_suggest_strategy(name, fix, sizeof(fix));
 			const char *why = err.msg[0] ? err.msg :
 					  vt_strerror(err.code, err.msg, sizeof(err.msg));
 			char quoted[sizeof(name) + 32];

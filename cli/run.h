@@ -33,6 +33,11 @@ void vt_run_explain(const char *path, struct vt_error *err);
  * where it is read. */
 bool vt_run_is_report(const char *path);
 
+/* The strategy whose name @name (before any '@', ':' or '+') is likely a
+ * typo of, or @name with the axis a '+' part is likely a typo of (in
+ * @buf); NULL if neither. */
+const char *vt_run_suggest_strategy(const char *name, char *buf, size_t size);
+
 /*
  * Drop the reports among @traces (a baseline kept beside the traces and
  * taken by their glob, docs/ci-gate.md), each with a note naming it under

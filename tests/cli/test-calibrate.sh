@@ -142,6 +142,20 @@ assert head.endswith("  pred.before  pred.after"), head
 assert row.split()[-4:-2] != ["-", "-"] and row.split()[-1] in ("ns", "us", "ms"), row
 assert "1 figure: 1 expressed, 0 pending (counts this build lacks), 0 inexpressible" in lines, lines
 EOF
+# a figure whose strategy this build lacks is pending; one a letter off a
+# known strategy is a typo, and says so (it was pending in silence)
+python3 - "$TMP/one.json" "$TMP/typo.json" <<'EOF'
+import json, sys
+f = json.load(open(sys.argv[1]))
+a, b = dict(f[0]), dict(f[0])
+a["id"], b["id"] = "typo", "later"
+a["experiment"] = dict(a["experiment"], before=dict(a["experiment"]["before"], strategy="batchd"))
+b["experiment"] = dict(b["experiment"], after=dict(b["experiment"]["after"], strategy="a-strategy-of-2027"))
+json.dump([a, b], open(sys.argv[2], "w"))
+EOF
+"$VT_BIN" calibrate --check="$TMP/typo.json" >"$TMP/typo.txt" 2>"$TMP/err" || fail "--check typo.json: $(cat "$TMP/err")"
+[ "$(cat "$TMP/err")" = "vmaptool: warning: figure 'typo': unknown strategy 'batchd'; did you mean 'batched'? (left pending)" ] &&
+	grep -q "2 figures: 0 expressed, 2 pending" "$TMP/typo.txt" || fail "a strategy typo in --check: $(cat "$TMP/err" "$TMP/typo.txt")"
 # the times in the table are the JSON's predicted_before_ns/_after_ns
 "$VT_BIN" calibrate -j --check="$TMP/one.json" >"$TMP/one.json.out" || fail "-j --check one.json"
 python3 - "$TMP/one.txt" "$TMP/one.json.out" <<'EOF' || fail "calibrate --check times: $(cat "$TMP/one.txt")"
