@@ -1061,8 +1061,14 @@ int cmd_gate(struct vt_cli *cli, int argc, char **argv)
 		}
 	vt_error_init(&err);
 	if (vt_report_load_max(a.baseline, cli->model.max_input, &base, &err)) {
-		if (!(a.update && err.code == -ENOENT))
+		if (!(a.update && err.code == -ENOENT)) {
+			/* the first run of a new gate: say how to make one */
+			if (err.code == -ENOENT)
+				snprintf(err.msg + strlen(err.msg), sizeof(err.msg) - strlen(err.msg),
+					 " (a first baseline is made by 'vmaptool gate "
+					 "--update-baseline --baseline=%s TRACE...')", a.baseline);
 			return vt_report_error(&err);
+		}
 		base = NULL;
 	}
 	if (base && !a.update && vt_report_cost_of(base)) {

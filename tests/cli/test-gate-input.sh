@@ -183,5 +183,10 @@ expect 3 "^a-bad.json:1:[0-9]+: error: invalid JSON" \
 expect 3 "^a-bad.json:1:[0-9]+: error: invalid JSON" \
 	"$V" gate --baseline=b.json a-bad.json default.json
 
+# no baseline yet (a new gate's first run): exit 4 as a missing file is,
+# with how to make one
+expect 4 "^none\.json: error: cannot open report 'none\.json': No such file or directory \(a first baseline is made by 'vmaptool gate --update-baseline --baseline=none\.json TRACE\.\.\.'\)$" \
+	"$V" gate --baseline=none.json default.json
+
 echo "gate refuses bad baselines, reports and inputs with exit 3"
 test_done
