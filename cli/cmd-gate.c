@@ -362,7 +362,10 @@ static int option_diffs(FILE *f, const struct vt_cli *cli,
 			continue;
 		opt_word(t, x, a, sizeof(a));
 		opt_word(t, y, b, sizeof(b));
-		fprintf(f, "%s--%s=%s (baseline %s)", n++ ? ", " : "", t->name, a, b);
+		/* one the command line did not type: --kernel set it */
+		fprintf(f, "%s--%s=%s (baseline %s%s%s)", n++ ? ", " : "", t->name, a, b,
+			given && !cli->opt_given[i] ? "; by --kernel=" : "",
+			given && !cli->opt_given[i] ? vt_kernels[cur->kernel].name : "");
 	}
 	return n;
 }

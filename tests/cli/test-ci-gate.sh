@@ -106,6 +106,9 @@ set -e
 [ $rc = 2 ] || die "other options: exit $rc, expected 2"
 grep -q -- '--kernel=v6.12 (baseline mainline)' err && grep -q -- '--purge-at-end=on (baseline off)' err ||
 	die "the differences are not named: $(cat err)"
+# an option --kernel set says so (the command line did not type it)
+grep -q -- '--barriers=eager (baseline lazy; by --kernel=v6.12)' err ||
+	die "an option --kernel set is not said to be its: $(cat err)"
 "${G[@]}" --rebaseline-options --purge-at-end "$repo"/traces/*.json >out 2>err ||
 	die "--rebaseline-options: $(cat err)"
 grep -q "replaying with the baseline's options" err || die "--rebaseline-options does not say so"
