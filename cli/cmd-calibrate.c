@@ -453,6 +453,8 @@ static void fmt_value(char *buf, size_t len, enum vt_fig_quantity q, double v)
 {
 	if (q == VT_Q_SPEEDUP || q == VT_Q_TIME_RATIO)
 		snprintf(buf, len, "%.3f", v);
+	else if (v >= 1e9)	/* 17.41 s, not 1.741e+04 ms */
+		snprintf(buf, len, "%.4g s", v / 1e9);
 	else if (v >= 1e6)
 		snprintf(buf, len, "%.4g ms", v / 1e6);
 	else if (v >= 1e3)

@@ -75,9 +75,13 @@ int vt_jr_number(const struct vt_jr *r, const json_t *obj, const char *key,
 		*out = def;
 		return 0;
 	}
-	if (!json_is_number(v))
+	if (!json_is_number(v)) {
+		if (isinf(min) && isinf(max))	/* no range to name */
+			return vt_jr_fail(r, "\"%s\" must be a number, not %s", key,
+					  vt_jr_type(v));
 		return vt_jr_fail(r, "\"%s\" must be a number from %g to %g, not %s",
 				  key, min, max, vt_jr_type(v));
+	}
 	d = json_number_value(v);
 	if (!(d >= min && d <= max))
 		return vt_jr_fail(r, "\"%s\" must be a number from %g to %g, not %g",

@@ -156,6 +156,16 @@ EOF
 "$VT_BIN" calibrate --check="$TMP/typo.json" >"$TMP/typo.txt" 2>"$TMP/err" || fail "--check typo.json: $(cat "$TMP/err")"
 [ "$(cat "$TMP/err")" = "vmaptool: warning: figure 'typo': unknown strategy 'batchd'; did you mean 'batched'? (left pending)" ] &&
 	grep -q "2 figures: 0 expressed, 2 pending" "$TMP/typo.txt" || fail "a strategy typo in --check: $(cat "$TMP/err" "$TMP/typo.txt")"
+# a number with no range says so without one ("from -inf to inf")
+python3 - "$TMP/one.json" "$TMP/scale.json" <<'EOF'
+import json, sys
+f = json.load(open(sys.argv[1]))
+f[0]["experiment"] = dict(f[0]["experiment"], scale="x")
+json.dump(f, open(sys.argv[2], "w"))
+EOF
+"$VT_BIN" calibrate --check="$TMP/scale.json" >/dev/null 2>"$TMP/err"
+[ $? = 3 ] && grep -q '"scale" must be a number, not a string' "$TMP/err" && ! grep -q inf "$TMP/err" ||
+	fail "scale of a string: $(cat "$TMP/err")"
 # the times in the table are the JSON's predicted_before_ns/_after_ns
 "$VT_BIN" calibrate -j --check="$TMP/one.json" >"$TMP/one.json.out" || fail "-j --check one.json"
 python3 - "$TMP/one.txt" "$TMP/one.json.out" <<'EOF' || fail "calibrate --check times: $(cat "$TMP/one.txt")"
