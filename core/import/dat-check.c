@@ -19,7 +19,6 @@ struct dat {
 	bool big_endian;
 	unsigned int page_size;
 	uint64_t max;		/* --max-input: what a section may inflate to */
-	const char *name;
 	struct vt_error *err;
 };
 
@@ -35,8 +34,8 @@ static int bad(struct dat *d, uint64_t off, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	return vt_error_set(d->err, VT_ERR_IMPORT,
-			    "'%s': corrupt trace-cmd recording: %s (at byte %llu of %llu)",
-			    d->name, what, (unsigned long long)off,
+			    "corrupt trace-cmd recording: %s (at byte %llu of a %llu-byte file)",
+			    what, (unsigned long long)off,
 			    (unsigned long long)d->size);
 }
 
@@ -55,8 +54,8 @@ static int rd(struct dat *d, uint64_t off, void *buf, size_t n, const char *what
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			return r < 0 ? vt_error_set(d->err, -errno, "cannot read recording '%s': %s",
-						    d->name, strerror(errno))
+			return r < 0 ? vt_error_set(d->err, -errno, "cannot read the recording: %s",
+						    strerror(errno))
 				     : bad(d, off, "truncated in %s", what);
 		done += r;
 	}
@@ -297,8 +296,8 @@ static int section(struct dat *d, uint64_t off, uint64_t want_id,
 				   (unsigned long long)csize, (unsigned long long)*len);
 		if (usize > d->max)
 			return vt_error_set(d->err, VT_ERR_INPUT_LIMIT,
-					    "'%s': the compressed %s section (at byte %llu) declares %llu bytes uncompressed, more than the --max-input limit of %llu bytes",
-					    d->name, section_name(want_id), (unsigned long long)off,
+					    "the compressed %s section (at byte %llu) declares %llu bytes uncompressed, more than the --max-input limit of %llu bytes",
+					    section_name(want_id), (unsigned long long)off,
 					    (unsigned long long)usize, (unsigned long long)d->max);
 	}
 	return 0;
@@ -376,12 +375,16 @@ int vt_dat_check(int fd, uint64_t size, uint64_t max, const char *name,
 {
 	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a',
 						 'c', 'i', 'n', 'g' };
-	struct dat d = { .fd = fd, .size = size, .name = name, .err = err,
+	struct dat d = { .fd = fd, .size = size, .err = err,
 			 .max = max ? max : VT_MAX_INPUT_DEFAULT };
 	unsigned char m[10], b[2];
 	char ver[8];
 	uint64_t off = 0, ps;
 	int ret;
+
+	/* the errors' location: their messages do not repeat the name */
+	if (err && !err->file[0])
+		snprintf(err->file, sizeof(err->file), "%s", name);
 
 	if ((ret = rd(&d, 0, m, sizeof(m), "the magic")))
 		return ret;
@@ -392,8 +395,8 @@ int vt_dat_check(int fd, uint64_t size, uint64_t max, const char *name,
 		return ret;
 	if (strcmp(ver, "6") && strcmp(ver, "7"))
 		return vt_error_set(err, VT_ERR_IMPORT,
-				    "'%s': trace-cmd file version '%.7s' is not supported (6 and 7 are)",
-				    name, ver);
+				    "trace-cmd file version '%.7s' is not supported (6 and 7 are)",
+				    ver);
 	if ((ret = rd(&d, off, b, 2, "the endianness and long size")))
 		return ret;
 	if (b[0] > 1)

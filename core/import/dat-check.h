@@ -23,7 +23,9 @@
  * size; and the uncompressed size every compressed section declares
  * against @max (--max-input; 0: VT_MAX_INPUT_DEFAULT), because libtracecmd
  * allocates it whole.  0, VT_ERR_IMPORT with what is wrong and where in
- * @err, or VT_ERR_INPUT_LIMIT naming the section and the limit.
+ * @err, or VT_ERR_INPUT_LIMIT naming the section and the limit; @name is
+ * the error's file (err->file, when not set already), which the message
+ * does not repeat.
  */
 int vt_dat_check(int fd, uint64_t size, uint64_t max, const char *name,
 		 struct vt_error *err);

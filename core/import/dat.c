@@ -235,8 +235,7 @@ int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
 	if (!c->tep) {
 		free(c);
 		return vt_error_set(err, VT_ERR_IMPORT,
-				    "'%s': no event formats in the recording",
-				    im->name);
+				    "no event formats in the recording");
 	}
 	/*
 	 * The page size of the file header against the ring-buffer page the
@@ -251,8 +250,8 @@ int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
 		if (sub > 0 && ps != sub) {
 			free(c);
 			return vt_error_set(err, VT_ERR_IMPORT,
-					    "'%s': corrupt trace-cmd recording: page size %d in the file header, but its header_page format describes %d-byte pages",
-					    im->name, ps, sub);
+					    "corrupt trace-cmd recording: page size %d in the file header, but its header_page format describes %d-byte pages",
+					    ps, sub);
 		}
 	}
 	rc = tracecmd_iterate_events(im->src->dat, NULL, 0, dat_cb, c);
@@ -262,8 +261,7 @@ int vt_im_dat_run(struct vt_import *im, struct vt_error *err)
 		return vt_err_oom(err);
 	if (rc < 0)
 		return vt_error_set(err, VT_ERR_IMPORT,
-				    "'%s': cannot read the trace data",
-				    im->name);
+				    "cannot read the trace data");
 	return 0;
 }
 

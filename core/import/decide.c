@@ -786,15 +786,14 @@ int vt_im_finish(struct vt_import *im, struct vt_error *err)
 
 	if (!im->sum.records && !im->sum.functions)
 		return vt_error_set(err, VT_ERR_IMPORT,
-				    "'%s' holds no trace events%s", im->name,
+				    "the recording holds no trace events%s",
 				    im->sum.bad_lines ?
 				    " (not an ftrace or trace-cmd recording)" : "");
 	/* an empty trace would replay to nothing with exit 0: a CI job
 	 * importing a recording made without the events would pass */
 	if (!im->sum.alloc_vmap_area && !im->sum.free_vmap_area)
 		return vt_error_set(err, VT_ERR_IMPORT,
-				    "'%s' holds no vmalloc:alloc_vmap_area or free_vmap_area_noflush events (nor, before 6.2, the kp/alloc_va and kp/free_va kprobes): nothing to reconstruct (see docs/recording.md)",
-				    im->name);
+				    "the recording holds no vmalloc:alloc_vmap_area or free_vmap_area_noflush events (nor, before 6.2, the kp/alloc_va and kp/free_va kprobes): nothing to reconstruct (see docs/recording.md)");
 	rc = finish(im, err);
 	if (rc < 0)
 		return rc;

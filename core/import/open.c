@@ -101,8 +101,8 @@ static int open_common(struct vt_import *im, const unsigned char *head,
 						    "out of memory reading the trace-cmd recording '%s'",
 						    im->name);
 			return vt_error_set(err, VT_ERR_IMPORT,
-					    "'%s': corrupt or unsupported trace-cmd recording%s",
-					    im->name, rc == ENOMEM ?
+					    "corrupt or unsupported trace-cmd recording%s",
+					    rc == ENOMEM ?
 					    " (a size in it asks for more memory than any "
 					    "recording within --max-input needs)" : "");
 		}

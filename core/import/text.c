@@ -233,13 +233,11 @@ static int text_fill(struct vt_import *im, struct vt_error *err)
 		}
 		if (r != LZMA_OK)
 			return vt_error_set(err, VT_ERR_IMPORT,
-					    "corrupt xz data in '%s' (lzma error %d)",
-					    im->name, (int)r);
+					    "corrupt xz data (lzma error %d)", (int)r);
 		if (im->src->in_eof && !im->src->lz.avail_in &&
 		    im->src->lz.avail_out == want)
 			return vt_error_set(err, VT_ERR_IMPORT,
-					    "truncated xz data in '%s'",
-					    im->name);
+					    "truncated xz data");
 	}
 	im->src->lbuf_len += want - im->src->lz.avail_out;
 	if (text_limit(im, want - im->src->lz.avail_out, err))
